@@ -17,7 +17,9 @@ namespace bugcam::rules {
 // Basic types
 
 enum class Color : std::uint8_t { kWhite = 0, kBlack = 1 };
-constexpr Color operator!(Color c) { return c == Color::kWhite ? Color::kBlack : Color::kWhite; }
+constexpr Color operator!(Color c) {
+  return c == Color::kWhite ? Color::kBlack : Color::kWhite;
+}
 
 // Order matters: holdings index by the first five; promotion/drop pieces are kKnight..kQueen
 // (plus kPawn for drops).
@@ -41,9 +43,15 @@ struct Piece {
 // Squares 0..63: a1 = 0, b1 = 1, ..., h8 = 63.
 using Square = int;
 constexpr Square kNoSquare = -1;
-constexpr Square make_square(int file, int rank) { return rank * 8 + file; }
-constexpr int file_of(Square s) { return s & 7; }
-constexpr int rank_of(Square s) { return s >> 3; }
+constexpr Square make_square(int file, int rank) {
+  return rank * 8 + file;
+}
+constexpr int file_of(Square s) {
+  return s & 7;
+}
+constexpr int rank_of(Square s) {
+  return s >> 3;
+}
 std::string square_name(Square s);
 std::optional<Square> parse_square(std::string_view text);
 
@@ -130,6 +138,9 @@ struct RuleSet {
   NoMoveWithoutCheck no_move_without_check = NoMoveWithoutCheck::kWait;
   // Repetition: the same position on one board this many times (holdings excluded).
   int repetition_count = 3;
+  // A player mated right after capturing may be answered by the partner dropping that
+  // piece, if the partner is to move; a mate by that drop too draws the game (000 art. 1.9).
+  bool partner_may_answer_mate = false;
 
   bool may_promote_to(PieceType t) const {
     return t >= PieceType::kKnight && t <= PieceType::kQueen &&
@@ -159,7 +170,7 @@ class Position {
   Color side_to_move() const { return side_to_move_; }
   int holding(Color c, PieceType t) const { return holdings_[idx(c)][static_cast<int>(t)]; }
   // Castling rights as KQkq bits: 1 = white king side, 2 = white queen side, 4, 8 for Black.
-  unsigned castling_rights() const { return castling_; }
+  unsigned castling_rights() const { return castling_ & kCastlingRightsMask; }
   Square en_passant() const { return en_passant_; }  // kNoSquare when none
   int halfmove_clock() const { return halfmove_clock_; }
   int fullmove_number() const { return fullmove_number_; }
@@ -214,6 +225,10 @@ class Position {
 
  private:
   static constexpr int idx(Color c) { return static_cast<int>(c); }
+  // castling_ holds the KQkq rights in its low four bits and, above them, whether each king
+  // has never moved (needed where castling with a dropped rook is allowed).
+  static constexpr unsigned kCastlingRightsMask = 15u;
+  friend class MoveGenerator;
   void put_fast(Square s, Piece p);
   void remove_fast(Square s);
   std::uint64_t compute_key() const;
@@ -248,9 +263,9 @@ std::uint64_t perft(Position pos, int depth, const RuleSet& rules);
 // Errors that point into their input.
 
 struct SourceLocation {
-  std::string file;  // may be empty for in-memory text
-  int line = 0;      // 1-based; 0 when unknown
-  int column = 0;    // 1-based; 0 when unknown
+  std::string file;         // may be empty for in-memory text
+  int line = 0;             // 1-based; 0 when unknown
+  int column = 0;           // 1-based; 0 when unknown
   std::string str() const;  // "file:line:column"
 };
 
@@ -276,7 +291,9 @@ std::string to_san(const Position& pos, Move m, const RuleSet& rules);
 // The two-board game.
 
 enum class BoardId : std::uint8_t { kA = 0, kB = 1 };
-constexpr BoardId other(BoardId b) { return b == BoardId::kA ? BoardId::kB : BoardId::kA; }
+constexpr BoardId other(BoardId b) {
+  return b == BoardId::kA ? BoardId::kB : BoardId::kA;
+}
 char board_letter(BoardId b);  // 'A' or 'B'
 
 // Team 1 is WhiteA and BlackB, team 2 BlackA and WhiteB.
@@ -333,8 +350,12 @@ class Game {
   std::array<Position, 2> boards_;
   std::array<std::vector<std::uint64_t>, 2> history_;
   std::optional<GameResult> result_;
-  // Board whose mate may still be answered on the other board (art. 1.9).
+  // Board whose mate may still be answered on the other board (art. 1.9), and the piece
+  // type the answering drop must be.
   std::optional<BoardId> pending_mate_;
+  PieceType pending_drop_ = PieceType::kNone;
+  // Per board and colour: the type that player's last move captured (kNone if none).
+  std::array<std::array<PieceType, 2>, 2> last_capture_{};
 };
 
 // ---------------------------------------------------------------------------
@@ -366,19 +387,19 @@ std::string to_bfen(const Position& a, const Position& b);
 struct BpgnMove {
   BoardId board = BoardId::kA;
   Color color = Color::kWhite;
-  int number = 1;                    // the move number as written (per board)
-  std::string san;                   // as written, e.g. "N@f3" or "$146@g4"
-  std::optional<double> clock;       // mover's remaining time in seconds after the move
-  std::optional<double> timestamp;   // {[%ts S]}: seconds from the start of the game
-  std::vector<std::string> comments; // other comments after the move, braces stripped
-  SourceLocation where;              // of the move text
+  int number = 1;                     // the move number as written (per board)
+  std::string san;                    // as written, e.g. "N@f3" or "$146@g4"
+  std::optional<double> clock;        // mover's remaining time in seconds after the move
+  std::optional<double> timestamp;    // {[%ts S]}: seconds from the start of the game
+  std::vector<std::string> comments;  // other comments after the move, braces stripped
+  SourceLocation where;               // of the move text
 };
 
 struct BpgnGame {
   std::vector<std::pair<std::string, std::string>> tags;  // in file order
   std::vector<BpgnMove> moves;                            // in the order completed
   std::string result = "*";
-  std::string result_comment;  // e.g. "BlackA checkmated"
+  std::string result_comment;         // e.g. "BlackA checkmated"
   std::vector<std::string> comments;  // comments before the first move
   SourceLocation where;               // of the first tag
 
