@@ -273,6 +273,18 @@ TEST(WriteBpgn, LongMovetextIsWrappedAndClocksKeepEveryDigit) {
   }
 }
 
+TEST(WriteBpgn, CommentOnTheLastMoveIsNotTakenForTheReasonTheGameEnded) {
+  // The record ends without a result token; its last comment belongs to the move.
+  const BpgnGame game = parse_bpgn("1A. e4 {a note}").at(0);
+  ASSERT_EQ(game.moves.at(0).comments, std::vector<std::string>{"a note"});
+  EXPECT_EQ(game.result_comment, "");
+  const std::string written = write_bpgn(game);
+  EXPECT_NE(written.find("1A. e4 {a note}\n{} *\n"), std::string::npos) << written;
+  const BpgnGame again = parse_bpgn(written).at(0);
+  EXPECT_EQ(again.moves.at(0).comments, std::vector<std::string>{"a note"});
+  EXPECT_EQ(again.result_comment, "");
+}
+
 // Every real game, written and read again, has the same moves, clocks, timestamps, tags,
 // comments and result; and replays to the same moves.
 TEST(WriteBpgn, EveryRealGameRoundTrips) {
