@@ -74,6 +74,15 @@ for san in "${sans[@]}"; do
   i=$((i + 1))
 done
 
+# Dictionaries of the notation's tokens help the mutations reach past the first characters.
+printf '%s\n' '"[Event \""' '"\"]"' '"[FEN \""' '" | "' '"{[%clk "' '"{[%ts "' '"]}"' '"1A. "' \
+  '"1a. "' '"1B. "' '"1b. "' '"{C: "' '"} 1-0"' '"0-1"' '"1/2-1/2"' '" *"' '"$146@"' '"P@"' \
+  '"N@"' '"=Q"' '"O-O-O"' '"0-0"' '"x"' '"+"' '"#"' '"e.p."' '";"' '"("' '")"' >"$seeds/bpgn.dict"
+printf '%s\n' '"/"' '"~"' '"["' '"]"' '" w "' '" b "' '" KQkq "' '" - "' '" | "' '"8"' \
+  '"rnbqkbnr"' '"PPPPPPPP"' '"QRBNPqrbnp"' '" 45 56"' >"$seeds/bfen.dict"
+printf '%s\n' '"@"' '"$146"' '"=Q"' '"=N"' '"O-O"' '"-O"' '"x"' '"+"' '"#"' '"!?"' '" e.p."' \
+  '"\x0A"' >"$seeds/san.dict"
+
 status=0
 for target in $targets; do
   corpus="$build/corpus/$target"
@@ -81,7 +90,8 @@ for target in $targets; do
   mkdir -p "$corpus" "$artifacts"
   echo "== $target: $seconds s"
   if ! "$build/fuzz/$target" -max_total_time="$seconds" -max_len=16384 -timeout=10 \
-    -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" "$seeds/$target"; then
+    -print_final_stats=1 -dict="$seeds/${target#fuzz_}.dict" -artifact_prefix="$artifacts/" \
+    "$corpus" "$seeds/$target"; then
     echo "== $target FAILED: see $artifacts" >&2
     status=1
   fi
