@@ -47,7 +47,7 @@ void PostProcess::motion_blur(cv::Mat& image, const cv::Mat& hand_ids, const Wor
     const int grow = static_cast<int>(std::ceil(len / 2)) + 1;
     cv::dilate(mask, mask,
                cv::getStructuringElement(cv::MORPH_ELLIPSE, {2 * grow + 1, 2 * grow + 1}));
-    const int samples = std::min(16, static_cast<int>(std::ceil(len / 1.5)) + 1);
+    const int samples = std::min(8, static_cast<int>(std::ceil(len / 2.0)) + 1);
     for (int y = 0; y < image.rows; ++y) {
       const std::uint8_t* m = mask.ptr<std::uint8_t>(y);
       auto* out = image.ptr<cv::Vec3b>(y);

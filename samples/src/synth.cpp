@@ -241,8 +241,15 @@ SynthResult synthesize(const rules::BpgnGame& game, const fs::path& out_dir,
       throw SynthError("incident '" + text + "': ply " +
                        plies[static_cast<std::size_t>(req.ply)].san + " captures nothing");
     }
-    if (req.type == IncidentType::kPremove && req.ply == 0) {
-      throw SynthError("incident '" + text + "': the first ply cannot be a premove");
+    if (req.type == IncidentType::kPremove) {
+      bool follows_a_press = false;
+      for (int k = 0; k < req.ply; ++k) {
+        follows_a_press |= plies[static_cast<std::size_t>(k)].board ==
+                           plies[static_cast<std::size_t>(req.ply)].board;
+      }
+      if (!follows_a_press) {
+        throw SynthError("incident '" + text + "': the first move on a board cannot be a premove");
+      }
     }
     if (req.type == IncidentType::kIllegalMove) {
       in.illegal_to = illegal_target(plies[static_cast<std::size_t>(req.ply)]);

@@ -35,8 +35,8 @@ struct ActionDraft {
     pos = rest;
     keys.push_back({0, rest, 0});
   }
-  void go(Vec3 p, float g, double speed = 80.0) {
-    t += std::max(0.1, static_cast<double>(length(p - pos)) / speed);
+  void go(Vec3 p, float g, double speed = 110.0) {
+    t += std::max(0.08, static_cast<double>(length(p - pos)) / speed);
     pos = p;
     grip = g;
     keys.push_back({t, p, g});
@@ -90,7 +90,7 @@ class TimelineBuilder {
   Vec3 rest(int player) const {
     const float side = seat_side(player);
     const Vec3 c = tl_.layout_.board_center[static_cast<std::size_t>(board_of_player(player))];
-    return {c.x - side * 10, side * (tl_.layout_.frame_half + 30), 14};
+    return {c.x - side * 10, side * (tl_.layout_.frame_half + 18), 14};
   }
   float carry_height(int type) const {
     return tl_.layout_.board_top + tl_.style_.design.king_height + grasp(type) + 1.5f;
@@ -103,7 +103,7 @@ class TimelineBuilder {
     const PlacedPiece& p = piece(uid);
     a.go(above(p.position, p.type), 0.15f);
     a.go(at(p.position, p.type), 0.15f, 35);
-    a.wait(0.12, 1.0f);
+    a.wait(0.1, 1.0f);
     PieceEvent e;
     e.t = a.t;
     e.uid = uid;
@@ -163,7 +163,7 @@ class TimelineBuilder {
     press_offset = a.t;
     a.go(b + Vec3{0, 0, 6}, 0.3f, 40);
   }
-  void finish(ActionDraft& a, int player) { a.go(rest(player), 0.0f, 90); }
+  void finish(ActionDraft& a, int player) { a.go(rest(player), 0.0f, 120); }
 
   // Commits a drafted action to start at `start`.
   void commit(ActionDraft& a, int player, double start) {
@@ -511,6 +511,14 @@ void TimelineBuilder::build() {
     }
   }
 
+  // Captures never passed before the footage ends.
+  for (const Unpassed& u : unpassed_) {
+    const PlyInput& ply = tl.plies_[static_cast<std::size_t>(u.ply)];
+    tl.incidents_.push_back({IncidentType::kCaptureNotPassed, ply.board, ply.color, u.since, -1,
+                             u.ply,
+                             std::string(player_name(player_index(ply.board, ply.color))) +
+                                 " kept a captured piece (" + ply.san + ")"});
+  }
   // Clock times from the presses: both clocks start at lead_in with White's time running.
   std::sort(presses_.begin(), presses_.end(),
             [](const Press& x, const Press& y) { return x.t < y.t; });

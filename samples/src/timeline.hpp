@@ -87,7 +87,7 @@ struct HandKey {
 };
 
 struct TimelineOptions {
-  double max_think = 2.2;   // long thinks are shortened to this (seconds beyond the motion)
+  double max_think = 1.2;   // long thinks are shortened to this (seconds beyond the motion)
   double min_think = 0.25;  // reaction time before the hand starts
   double lead_in = 1.0;     // seconds of still footage before the clocks start
   double tail = 1.5;        // after the last press
