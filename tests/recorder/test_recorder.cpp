@@ -1,0 +1,163 @@
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "bugcam/recorder.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace bugcam;
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::path(::testing::TempDir()) / name;
+  fs::remove_all(dir);
+  return dir;
+}
+
+std::string read(const fs::path& file) {
+  std::ifstream in(file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The committed moves of a real game, as the tracker would report them.
+std::vector<tracker::TrackedMove> real_moves() {
+  const std::string path = std::string(BUGCAM_SHARED_DIR) + "/data/bpgn/fics_mbprog_64.bpgn";
+  const rules::BpgnGame game = rules::parse_bpgn(read(path), path).at(0);
+  const rules::Replay replayed = rules::replay(game);
+  std::vector<tracker::TrackedMove> moves;
+  for (std::size_t i = 0; i < replayed.plies.size() && i < 40; ++i) {
+    const rules::ReplayedPly& ply = replayed.plies[i];
+    tracker::TrackedMove m;
+    m.board = ply.board;
+    m.side = ply.before.side_to_move();
+    m.number = ply.before.fullmove_number();
+    m.ply = tracker::ply_label(m.board, m.side, m.number);
+    m.san = ply.san;
+    m.move = ply.move;
+    m.t = 1.0 + 0.5 * static_cast<double>(i);
+    m.clock = 170.0 - static_cast<double>(i);
+    m.press = static_cast<int>(i);
+    moves.push_back(m);
+  }
+  return moves;
+}
+
+std::size_t bpgn_moves(const fs::path& dir) {
+  const auto games = rules::parse_bpgn(read(dir / "game.bpgn"), "game.bpgn");
+  EXPECT_EQ(games.size(), 1u);
+  EXPECT_FALSE(rules::replay(games.at(0)).error.has_value());
+  return games.at(0).moves.size();
+}
+
+TEST(Recorder, WritesBpgnEventsAndIncidents) {
+  const fs::path dir = fresh_dir("recorder_basic");
+  const auto moves = real_moves();
+  {
+    recorder::Recorder rec({dir, {{"TimeControl", "180+0"}, {"WhiteA", "Ann"}}, false});
+    capture::ClockEvent start;
+    start.kind = capture::ClockEvent::Kind::kStart;
+    rec.record(start);
+    for (std::size_t i = 0; i < 4; ++i) rec.record(tracker::TrackerEvent{moves[i]});
+    tracker::Incident incident;
+    incident.type = tracker::IncidentType::kHiddenPiece;
+    incident.board = rules::BoardId::kB;
+    incident.side = rules::Color::kBlack;
+    incident.t = 41.2;
+    incident.t_end = 47.9;
+    incident.ply = "14b";
+    incident.detail = "a knight not visible";
+    incident.frames = {412};
+    rec.record(tracker::TrackerEvent{incident});
+    rec.set_result("1-0", "BlackA checkmated");
+  }
+  const std::string bpgn = read(dir / "game.bpgn");
+  EXPECT_NE(bpgn.find("[Variant \"Bughouse\"]"), std::string::npos);
+  EXPECT_NE(bpgn.find("[WhiteA \"Ann\"]"), std::string::npos);
+  EXPECT_NE(bpgn.find("1A. e4 {170"), std::string::npos) << bpgn;
+  EXPECT_NE(bpgn.find("{[%ts 1"), std::string::npos) << bpgn;
+  EXPECT_NE(bpgn.find("{BlackA checkmated} 1-0"), std::string::npos) << bpgn;
+  EXPECT_EQ(bpgn_moves(dir), 4u);
+
+  const auto incidents = nlohmann::json::parse(read(dir / "incidents.json"));
+  ASSERT_EQ(incidents.size(), 1u);
+  EXPECT_EQ(incidents[0]["type"], "hidden_piece");
+  EXPECT_EQ(incidents[0]["board"], "B");
+  EXPECT_EQ(incidents[0]["side"], "black");
+  EXPECT_EQ(incidents[0]["ply"], "14b");
+  EXPECT_EQ(incidents[0]["frames"][0], "frames/0412.jpg");
+
+  const auto kinds = recorder::read_event_kinds(dir / "events.pb");
+  const std::vector<std::string> want = {"started", "clock", "move",    "move",
+                                         "move",    "move",  "incident"};
+  EXPECT_EQ(kinds, want);
+}
+
+TEST(Recorder, AKilledRecordingKeepsEveryCommittedMoveAndResumes) {
+  const fs::path dir = fresh_dir("recorder_killed");
+  const auto moves = real_moves();
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    recorder::Recorder rec({dir, {}, false});
+    for (const auto& m : moves) {
+      rec.record(tracker::TrackerEvent{m});
+      const char committed = 1;  // tell the parent this move is committed
+      if (::write(pipe_fds[1], &committed, 1) != 1) ::_exit(3);
+      ::usleep(20000);
+    }
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::size_t committed = 0;
+  char byte = 0;
+  while (committed < 15 && ::read(pipe_fds[0], &byte, 1) == 1) ++committed;
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::close(pipe_fds[0]);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  ASSERT_EQ(committed, 15u);
+  const std::size_t kept = bpgn_moves(dir);
+  EXPECT_GE(kept, committed);  // nothing the child reported committed is lost
+  EXPECT_LT(kept, moves.size());
+
+  // Resume: the moves come back, and the recording continues after them.
+  recorder::Recorder resumed({dir, {}, true});
+  ASSERT_EQ(resumed.moves().size(), kept);
+  EXPECT_EQ(resumed.moves().back().san, moves[kept - 1].san);
+  EXPECT_DOUBLE_EQ(resumed.resume_time(), moves[kept - 1].t);
+  for (std::size_t i = kept; i < moves.size(); ++i) {
+    resumed.record(tracker::TrackerEvent{moves[i]});
+  }
+  EXPECT_EQ(bpgn_moves(dir), moves.size());
+  // The event log of the killed run is still readable, with the new run after it.
+  const auto kinds = recorder::read_event_kinds(dir / "events.pb");
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), "started"), 2);
+  EXPECT_GE(std::count(kinds.begin(), kinds.end(), "move"), static_cast<long>(moves.size()));
+}
+
+TEST(Recorder, ResumeNamesADamagedGameFile) {
+  const fs::path dir = fresh_dir("recorder_damaged");
+  fs::create_directories(dir);
+  std::ofstream(dir / "game.bpgn") << "[Event \"x\"]\n\n1A. e5 *\n";
+  try {
+    recorder::Recorder rec({dir, {}, true});
+    FAIL();
+  } catch (const recorder::RecorderError& e) {
+    EXPECT_NE(std::string(e.what()).find("game.bpgn"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace

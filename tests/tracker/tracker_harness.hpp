@@ -1,0 +1,93 @@
+// Runs the tracker on simulated observations of real games and scores what it committed.
+#pragma once
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bugcam/tracker.hpp"
+#include "bugcam/tracker_simulation.hpp"
+
+namespace bugcam::tracker::testing {
+
+inline std::vector<rules::BpgnGame> load_games(const std::string& file_name) {
+  const std::string path = std::string(BUGCAM_SHARED_DIR) + "/data/bpgn/" + file_name;
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return rules::parse_bpgn(text.str(), path);
+}
+
+struct Outcome {
+  Simulation sim;
+  std::vector<TrackedMove> committed;
+  std::vector<Incident> incidents;
+  std::vector<Correction> corrections;
+  int right = 0;  // committed moves equal to the truth at the same place
+  bool exact = false;
+};
+
+inline Outcome run_tracker(const rules::BpgnGame& game, const SimulationOptions& options,
+                           TrackerConfig config = {}) {
+  Outcome out;
+  Tracker* tracker_ptr = nullptr;
+  std::optional<Tracker> tracker;
+  std::vector<SimulatedInput> inputs;
+  out.sim = simulate(game, options, [&](const SimulatedInput& input) { inputs.push_back(input); });
+  // No time control: the simulation stretches games to keep causes before effects, so
+  // clocks derived from the real game's time control would run out early.
+  if (std::getenv("BUGCAM_TRACKER_TRACE") != nullptr) config.debug = &std::cerr;
+  tracker.emplace(std::move(config));
+  tracker_ptr = &*tracker;
+  const auto drain = [&] {
+    for (TrackerEvent& e : tracker_ptr->take_events()) {
+      if (auto* m = std::get_if<TrackedMove>(&e)) {
+        if (!m->provisional) out.committed.push_back(*m);
+      } else if (auto* i = std::get_if<Incident>(&e)) {
+        out.incidents.push_back(*i);
+      } else if (auto* c = std::get_if<Correction>(&e)) {
+        out.corrections.push_back(*c);
+      }
+    }
+  };
+  for (const SimulatedInput& input : inputs) {
+    std::visit([&](const auto& item) { tracker_ptr->add(item); }, input);
+    drain();
+  }
+  tracker_ptr->finish();
+  drain();
+  // Moves right: per board, the committed sequence against the true one.
+  for (int b = 0; b < 2; ++b) {
+    std::vector<std::string> want;
+    std::vector<std::string> got;
+    for (const TrackedMove& m : out.sim.truth) {
+      if (static_cast<int>(m.board) == b) want.push_back(m.ply + m.san);
+    }
+    for (const TrackedMove& m : out.committed) {
+      if (static_cast<int>(m.board) == b) got.push_back(m.ply + m.san);
+    }
+    bool reported = false;
+    for (std::size_t i = 0; i < want.size() && i < got.size(); ++i) {
+      if (want[i] == got[i]) {
+        ++out.right;
+      } else if (!reported && std::getenv("BUGCAM_TRACKER_DEBUG") != nullptr) {
+        reported = true;
+        std::cout << "  board " << b << " first difference at " << i << ": want";
+        for (std::size_t j = i >= 2 ? i - 2 : 0; j < want.size() && j < i + 4; ++j)
+          std::cout << " " << want[j];
+        std::cout << " got";
+        for (std::size_t j = i >= 2 ? i - 2 : 0; j < got.size() && j < i + 4; ++j)
+          std::cout << " " << got[j];
+        std::cout << "\n";
+      }
+    }
+  }
+  out.exact = out.right == static_cast<int>(out.sim.truth.size()) &&
+              out.committed.size() == out.sim.truth.size();
+  return out;
+}
+
+}  // namespace bugcam::tracker::testing

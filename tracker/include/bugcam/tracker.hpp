@@ -1,0 +1,221 @@
+// The tracker follows a bughouse game from evidence: per-square occupancy and colour seen
+// on both boards, what is visible in the four holding areas, and clock presses. At each
+// press it scores every legal move and drop by how well the position it leads to matches
+// what was seen, keeps a beam of game histories over both boards, commits moves a few
+// presses late (publishing corrections of what it showed provisionally), and reports
+// incidents (SPEC.md section 6) instead of skipping what no legal move explains.
+//
+// Inputs must be given in time order (ties in any order). Output is deterministic.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "bugcam/capture.hpp"
+#include "bugcam/rules.hpp"
+
+namespace bugcam::tracker {
+
+using capture::ClockEvent;
+using rules::BoardId;
+using rules::Color;
+
+// ---------------------------------------------------------------------------
+// Inputs (what vision reports)
+
+// One square in one frame: probabilities of empty / a white piece / a black piece (they
+// need not be normalised), or covered by a hand (then the probabilities are ignored).
+struct SquareEvidence {
+  float empty = 1.0f;
+  float white = 0.0f;
+  float black = 0.0f;
+  bool occluded = false;
+};
+
+// A player's seat: the board they play on and their colour.
+struct Seat {
+  BoardId board = BoardId::kA;
+  Color color = Color::kWhite;
+  friend bool operator==(const Seat&, const Seat&) = default;
+};
+
+// One board in one frame, in board coordinates (index = rules::Square, a1 = 0).
+struct BoardObservation {
+  BoardId board = BoardId::kA;
+  double t = 0.0;
+  int frame = 0;
+  std::array<SquareEvidence, 64> squares{};
+  // Seats whose arm reaches over this board in this frame, as vision attributes arms by
+  // where they enter the image. An arm from a seat of the other board is
+  // `partner_board_touched`. Empty when vision does not attribute arms.
+  std::vector<Seat> hands;
+};
+
+// What one player's holding area shows: visible pieces by type (pawn..queen).
+struct HoldingsObservation {
+  Seat seat;
+  double t = 0.0;
+  int frame = 0;
+  std::array<int, 5> visible{};
+  bool occluded = false;  // a hand covers the area: no evidence
+};
+
+// A clock's lever as vision sees it: whose side is down (who pressed last), if known.
+// Used with `--clocks vision`; see LeverPressDetector.
+struct LeverObservation {
+  BoardId board = BoardId::kA;
+  double t = 0.0;
+  int frame = 0;
+  std::optional<Color> down;
+};
+
+// Asked only when doubt remains about a piece's type (a drop or a promotion that later
+// moves have not decided): probabilities for pawn..queen of the piece on `square` of
+// `board` in frame `frame`, or nullopt when it cannot tell.
+using PieceTypeOracle = std::function<std::optional<std::array<float, 5>>(
+    BoardId board, rules::Square square, int frame)>;
+
+// ---------------------------------------------------------------------------
+// Outputs
+
+enum class IncidentType : std::uint8_t {
+  kIllegalMove,
+  kHiddenPiece,
+  kCaptureNotPassed,
+  kPremove,
+  kMoveWithoutPress,
+  kPressWithoutMove,
+  kFlagFall,
+  kPositionDisturbed,
+  kPartnerBoardTouched,
+};
+std::string_view incident_name(IncidentType type);  // "illegal_move", ...
+std::optional<IncidentType> incident_from_name(std::string_view name);
+
+struct Incident {
+  IncidentType type = IncidentType::kIllegalMove;
+  BoardId board = BoardId::kA;  // the board of the player concerned
+  Color side = Color::kWhite;   // that player's colour
+  double t = 0.0;
+  double t_end = 0.0;
+  std::string ply;          // "14b" where a move is concerned, else empty
+  std::string detail;       // one sentence for the arbiter
+  std::vector<int> frames;  // frame numbers worth a snapshot
+};
+
+// A move as the tracker decided it. `provisional` moves are the best guess right after the
+// press (for live display); committed moves are final and come in press order.
+struct TrackedMove {
+  BoardId board = BoardId::kA;
+  Color side = Color::kWhite;
+  int number = 1;   // move number on its board
+  std::string ply;  // "14b"
+  std::string san;  // as the engine writes it
+  rules::Move move;
+  double t = 0.0;               // the press that completed it (seconds on the video's timeline)
+  std::optional<double> clock;  // mover's remaining time in seconds after the press
+  int press = 0;                // index of that press among all presses (both boards)
+  bool provisional = false;
+};
+
+// A provisional move that the committed history replaced (or dropped: `now` empty).
+struct Correction {
+  BoardId board = BoardId::kA;
+  int press = 0;
+  std::string ply;
+  std::string was;  // SAN shown provisionally
+  std::string now;  // SAN committed
+  double t = 0.0;
+};
+
+using TrackerEvent = std::variant<TrackedMove, Correction, Incident>;
+
+// ---------------------------------------------------------------------------
+
+struct TrackerConfig {
+  const rules::RuleSet* rules = &rules::otb_rules();
+  rules::Position start_a = rules::Position::start();
+  rules::Position start_b = rules::Position::start();
+  // Time control, to derive remaining clocks where clock events do not carry them.
+  std::optional<double> base_seconds;
+  double increment_seconds = 0.0;
+  // Hypotheses kept, and how many presses (both boards) a move waits before it is final
+  // unless every hypothesis already agrees on it.
+  int beam_width = 24;
+  int commit_lag = 8;
+  // Seconds after a press when its evidence is taken to be in.
+  double settle_seconds = 0.5;
+  // Log-priors of the hypotheses that mean an incident (natural log).
+  double prior_press_without_move = -9.0;
+  double prior_move_without_press = -9.0;
+  double prior_resync = -16.0;
+  // A shortfall in a holding area is hidden_piece when it lasts this long.
+  double hidden_piece_seconds = 3.0;
+  // An arm over the partner's board counts when it stays this long.
+  double partner_touch_seconds = 0.3;
+  PieceTypeOracle piece_types;
+  // Where to write the scoring of every press, for tuning; nullptr for none.
+  std::ostream* debug = nullptr;
+};
+
+class Tracker {
+ public:
+  explicit Tracker(TrackerConfig config = {});
+  ~Tracker();
+  Tracker(const Tracker&) = delete;
+  Tracker& operator=(const Tracker&) = delete;
+
+  void add(const ClockEvent& event);
+  void add(const BoardObservation& observation);
+  void add(const HoldingsObservation& observation);
+
+  // Resuming a recording: plays moves already committed (in order) before any input.
+  void replay_committed(BoardId board, rules::Move move, double t);
+
+  // End of input: decides and commits everything still pending.
+  void finish();
+
+  // Events since the last call, in the order they happened.
+  std::vector<TrackerEvent> take_events();
+
+  // The boards after the committed moves.
+  const rules::Position& committed_board(BoardId board) const;
+  int presses_seen() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Turns lever observations into press events: a press when the lever comes down on the
+// other side and stays there for `stable_frames` frames, timed halfway between the last
+// frame showing the old side and the first showing the new one.
+class LeverPressDetector {
+ public:
+  explicit LeverPressDetector(int stable_frames = 2) : stable_frames_(stable_frames) {}
+  std::optional<ClockEvent> add(const LeverObservation& observation);
+
+ private:
+  struct PerBoard {
+    std::optional<Color> settled;
+    double settled_last_t = 0.0;
+    std::optional<Color> candidate;
+    double candidate_first_t = 0.0;
+    int candidate_frames = 0;
+  };
+  int stable_frames_;
+  std::array<PerBoard, 2> boards_{};
+};
+
+// The ply label of SPEC.md: move number, then the board letter, upper case for White
+// ("14A"), lower case for Black ("14a").
+std::string ply_label(BoardId board, Color side, int number);
+
+}  // namespace bugcam::tracker

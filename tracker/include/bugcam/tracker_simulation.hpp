@@ -1,0 +1,56 @@
+// Synthetic tracker input from a known game: what vision would report (per-square
+// occupancy and colour with misreads, hands covering the squares a move touches, holdings
+// areas) and the clock presses, with incidents injected on request. For tests, benchmarks
+// and tuning of the tracker; the rendered-video counterpart is `bugcam synth`.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <variant>
+#include <vector>
+
+#include "bugcam/tracker.hpp"
+
+namespace bugcam::tracker {
+
+struct Injection {
+  IncidentType type = IncidentType::kIllegalMove;
+  int ply = 0;  // 0-based index into the game's moves (in completion order)
+};
+
+struct SimulationOptions {
+  double fps = 30.0;
+  // Probability that a visible square reads wrong in a frame; misreads come in spells.
+  double misread = 0.02;
+  double misread_spell_frames = 5.0;
+  std::uint64_t seed = 1;
+  bool holdings = true;  // report the four holding areas
+  double holdings_hz = 5.0;
+  int max_plies = -1;  // stop after this many plies (-1: all)
+  std::vector<Injection> injections;
+};
+
+using SimulatedInput = std::variant<ClockEvent, BoardObservation, HoldingsObservation>;
+
+struct ExpectedIncident {
+  IncidentType type;
+  BoardId board;
+  Color side;
+  double t;
+};
+
+struct Simulation {
+  // What was really played, in press order (illegal moves excluded).
+  std::vector<TrackedMove> truth;
+  std::vector<ExpectedIncident> incidents;
+  std::optional<double> base_seconds;
+  double duration = 0.0;
+};
+
+// Calls `sink` with every input in time order. Throws std::invalid_argument when the game
+// cannot be replayed.
+Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& options,
+                    const std::function<void(const SimulatedInput&)>& sink,
+                    const rules::RuleSet& rules = rules::otb_rules());
+
+}  // namespace bugcam::tracker

@@ -1,0 +1,487 @@
+// Synthetic observations of a known game (see tracker_simulation.hpp).
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include "bugcam/tracker_simulation.hpp"
+#include "bughouse.hpp"
+
+namespace bugcam::tracker {
+namespace {
+
+using rules::Move;
+using rules::PieceType;
+using rules::Position;
+using rules::Square;
+
+int index(BoardId b) {
+  return static_cast<int>(b);
+}
+int seat_index(Seat s) {
+  return static_cast<int>(s.board) * 2 + static_cast<int>(s.color);
+}
+
+using BoardState = std::array<std::uint8_t, 64>;  // 0 empty, 1 white, 2 black
+
+BoardState state_of(const Position& p) {
+  BoardState out{};
+  for (int s = 0; s < 64; ++s) {
+    const rules::Piece piece = p.piece_at(s);
+    out[s] = piece.empty() ? 0 : (piece.color == Color::kWhite ? 1 : 2);
+  }
+  return out;
+}
+
+struct StateChange {
+  double t;
+  BoardState state;
+};
+struct Cover {
+  double t0;
+  double t1;
+  std::uint64_t mask;
+  std::vector<Seat> hands;
+};
+struct HoldingsChange {
+  double t;
+  int type;
+  int delta;
+};
+struct Interval {
+  double t0;
+  double t1;
+};
+
+std::uint64_t bit(Square s) {
+  return std::uint64_t{1} << s;
+}
+
+// The squares a hand covers making a move: both ends, the path between them, and the arm
+// reaching in from the mover's edge of the board.
+std::uint64_t hand_mask(const Position& before, Move m) {
+  std::uint64_t mask = bit(m.to());
+  const Color mover = before.side_to_move();
+  if (!m.is_drop()) {
+    mask |= bit(m.from());
+    const int df = rules::file_of(m.to()) - rules::file_of(m.from());
+    const int dr = rules::rank_of(m.to()) - rules::rank_of(m.from());
+    if (df == 0 || dr == 0 || std::abs(df) == std::abs(dr)) {
+      const int steps = std::max(std::abs(df), std::abs(dr));
+      for (int i = 1; i < steps; ++i) {
+        const int file = rules::file_of(m.from()) + (df > 0 ? i : df < 0 ? -i : 0);
+        const int rank = rules::rank_of(m.from()) + (dr > 0 ? i : dr < 0 ? -i : 0);
+        mask |= bit(rules::make_square(file, rank));
+      }
+    }
+    if (m.kind() == Move::Kind::kCastle) {
+      const int rank = rules::rank_of(m.from());
+      mask |= bit(rules::make_square(rules::file_of(m.to()) == 6 ? 7 : 0, rank));
+      mask |= bit(rules::make_square(rules::file_of(m.to()) == 6 ? 5 : 3, rank));
+    }
+    if (m.kind() == Move::Kind::kEnPassant) {
+      mask |= bit(m.to() + (mover == Color::kWhite ? -8 : 8));
+    }
+  }
+  const int step = mover == Color::kWhite ? -1 : 1;
+  for (int i = 1; i <= 2; ++i) {
+    const int rank = rules::rank_of(m.to()) + step * i;
+    if (rank >= 0 && rank < 8) mask |= bit(rules::make_square(rules::file_of(m.to()), rank));
+  }
+  return mask;
+}
+
+// A move that breaks the rules: a piece of the side to move stepping to a nearby empty
+// square it cannot legally reach, not leaving its own king in check.
+std::optional<Move> illegal_move_for(const Position& p, const rules::RuleSet& rules) {
+  const rules::MoveList legal = p.legal_moves(rules);
+  const Color mover = p.side_to_move();
+  for (int pass = 0; pass < 2; ++pass) {
+    for (Square from = 0; from < 64; ++from) {
+      const rules::Piece piece = p.piece_at(from);
+      if (piece.empty() || piece.color != mover) continue;
+      const bool preferred = piece.type != PieceType::kPawn && piece.type != PieceType::kKing;
+      if (preferred != (pass == 0)) continue;
+      for (Square to = 0; to < 64; ++to) {
+        const int df = std::abs(rules::file_of(to) - rules::file_of(from));
+        const int dr = std::abs(rules::rank_of(to) - rules::rank_of(from));
+        if (std::max(df, dr) != 2 || std::min(df, dr) != 0 || !p.piece_at(to).empty()) continue;
+        const Move m = Move::normal(from, to);
+        if (legal.contains(m) || piece.type == PieceType::kRook ||
+            piece.type == PieceType::kQueen) {
+          continue;
+        }
+        Position after = p;
+        after.remove(from);
+        after.put(to, piece, p.is_promoted(from));
+        if (after.attacked_by(!mover, after.king_square(mover))) continue;
+        return m;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+class Noise {
+ public:
+  explicit Noise(std::uint64_t seed) : engine_(seed) {}
+  double uniform() { return std::uniform_real_distribution<double>(0.0, 1.0)(engine_); }
+  int below(int n) { return std::uniform_int_distribution<int>(0, n - 1)(engine_); }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+}  // namespace
+
+Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& options,
+                    const std::function<void(const SimulatedInput&)>& sink,
+                    const rules::RuleSet& rules) {
+  const rules::Replay replayed = rules::replay(game, rules);
+  if (replayed.plies.empty() && replayed.error) throw std::invalid_argument(replayed.error->what());
+  Simulation sim;
+  if (const auto tc = game.tag("TimeControl")) {
+    try {
+      sim.base_seconds = std::stod(*tc);
+    } catch (const std::exception&) {
+    }
+  }
+
+  // Press times from the clocks: on each board, the time both players have used so far.
+  const std::size_t plies = options.max_plies >= 0
+                                ? std::min<std::size_t>(options.max_plies, replayed.plies.size())
+                                : replayed.plies.size();
+  std::vector<double> press_t(plies);
+  {
+    std::array<std::array<double, 2>, 2> remaining{};
+    for (auto& r : remaining) r = {sim.base_seconds.value_or(0.0), sim.base_seconds.value_or(0.0)};
+    std::array<double, 2> last_same_board = {0.0, 0.0};
+    std::array<int, 2> count = {0, 0};
+    double last = 0.0;
+    for (std::size_t i = 0; i < plies; ++i) {
+      const rules::BpgnMove& record = game.moves[i];
+      const int b = index(record.board);
+      double t = 0.0;
+      if (sim.base_seconds && record.clock) {
+        remaining[b][static_cast<int>(record.color)] = *record.clock;
+        t = 1.0 + 2.0 * *sim.base_seconds - remaining[b][0] - remaining[b][1];
+      } else {
+        t = 1.0 + 2.0 * ++count[b];
+      }
+      t = std::max({t, last + 0.05, last_same_board[b] + 0.6});
+      press_t[i] = t;
+      last = t;
+      last_same_board[b] = t;
+    }
+  }
+  const auto injected = [&](IncidentType type, std::size_t ply) {
+    return std::any_of(
+        options.injections.begin(), options.injections.end(),
+        [&](const Injection& j) { return j.type == type && j.ply == static_cast<int>(ply); });
+  };
+
+  std::array<Position, 2> boards = {Position::start(), Position::start()};
+  if (const auto fen = game.tag("FEN"); fen && !fen->empty()) {
+    const rules::Bfen bfen = rules::parse_bfen(*fen);
+    boards[0] = bfen.a.position;
+    if (bfen.b) boards[1] = bfen.b->position;
+  }
+  std::array<std::vector<StateChange>, 2> changes;
+  std::array<std::vector<Cover>, 2> covers;
+  std::array<std::vector<HoldingsChange>, 4> holdings;
+  std::array<std::vector<Interval>, 4> holdings_covers;
+  std::array<std::vector<Interval>, 4> holdings_hidden;
+  std::vector<ClockEvent> clock_events;
+  for (int b = 0; b < 2; ++b) changes[b].push_back({0.0, state_of(boards[b])});
+  const auto counts_of = [&](Seat seat) {
+    std::array<int, 5> c{};
+    for (int t = 0; t < 5; ++t) {
+      c[t] = boards[index(seat.board)].holding(seat.color, static_cast<PieceType>(t));
+    }
+    return c;
+  };
+  std::array<std::array<int, 5>, 4> initial_holdings{};
+  for (int s = 0; s < 4; ++s) {
+    initial_holdings[s] = counts_of(Seat{static_cast<BoardId>(s / 2), static_cast<Color>(s % 2)});
+  }
+
+  std::array<double, 2> previous_press = {0.0, 0.0};
+  double shift = 0.0;
+  std::array<std::array<std::vector<double>, 5>, 4> arrivals;  // per seat and type
+  std::array<double, 2> previous_change = {0.0, 0.0};
+  bool diverged =
+      false;  // after an injected illegal move or disturbance, the record may stop fitting
+  for (std::size_t i = 0; i < plies; ++i) {
+    const rules::BpgnMove& record = game.moves[i];
+    const BoardId board = record.board;
+    const int b = index(board);
+    Position& p = boards[b];
+    if (p.side_to_move() != record.color) break;
+    Move move;
+    try {
+      move = rules::parse_san(p, record.san, rules);
+    } catch (const rules::ParseError&) {
+      if (diverged) break;
+      throw std::invalid_argument("cannot replay " + record.san);
+    }
+    const Seat mover{board, record.color};
+    // A drop waits for its piece to arrive; later presses keep their spacing.
+    double t = std::max({press_t[i] + shift, previous_press[0] + 0.05, previous_press[1] + 0.05});
+    if (move.is_drop()) {
+      auto& waiting = arrivals[seat_index(mover)][static_cast<int>(move.piece())];
+      if (!waiting.empty()) {
+        t = std::max(t, waiting.front() + 2.0);
+        waiting.erase(waiting.begin());
+      }
+    }
+    shift = t - press_t[i];
+    const double gap = t - previous_press[b];
+    const double duration = std::clamp(0.5 * gap, 0.25, 0.9);
+    double hand0 = t - duration - 0.1;
+    double hand1 = t - 0.1;
+    double change_t = 0.5 * (hand0 + hand1);
+    if (injected(IncidentType::kPremove, i) && previous_press[b] > 0.0) {
+      // Placed before the opponent pressed.
+      change_t = std::max(previous_change[b] + 0.1, previous_press[b] - 0.35);
+      hand0 = change_t - 0.1;
+      hand1 = change_t + 0.1;
+      if (hand1 < previous_press[b] - 0.12) {
+        sim.incidents.push_back({IncidentType::kPremove, board, record.color, change_t});
+      }
+    }
+    change_t = std::max(change_t, previous_change[b] + 0.02);
+    std::uint64_t mask = hand_mask(p, move);
+
+    bool illegal = false;
+    if (injected(IncidentType::kIllegalMove, i)) {
+      if (const std::optional<Move> wrong = illegal_move_for(p, rules)) {
+        const rules::Piece piece = p.piece_at(wrong->from());
+        const bool promoted = p.is_promoted(wrong->from());
+        p.remove(wrong->from());
+        p.put(wrong->to(), piece, promoted);
+        p.set_en_passant(rules::kNoSquare);
+        p.set_move_counters(0, p.fullmove_number() + (record.color == Color::kBlack ? 1 : 0));
+        p.set_side_to_move(!record.color);
+        mask = bit(wrong->from()) | bit(wrong->to());
+        illegal = true;
+        diverged = true;
+        sim.incidents.push_back({IncidentType::kIllegalMove, board, record.color, t});
+      }
+    }
+    PieceType passed = PieceType::kNone;
+    TrackedMove truth;
+    if (!illegal) {
+      truth.board = board;
+      truth.side = record.color;
+      truth.number = p.fullmove_number();
+      truth.ply = ply_label(board, record.color, truth.number);
+      truth.san = rules::to_san(p, move, rules);
+      truth.move = move;
+      truth.t = t;
+      if (move.is_drop()) {
+        const int s = seat_index(mover);
+        holdings_covers[s].push_back({hand0 - 0.3, hand0 + 0.1});
+        holdings[s].push_back({hand0, static_cast<int>(move.piece()), -1});
+      }
+      passed = detail::play_on_boards(boards, board, move, rules);
+    }
+    if (injected(IncidentType::kPositionDisturbed, i)) {
+      // A hand knocks an untouched piece of the opponent to a neighbouring empty square.
+      Position& q = boards[b];
+      for (Square s = 0; s < 64 && !diverged; ++s) {
+        const rules::Piece piece = q.piece_at(s);
+        if (piece.empty() || piece.color == record.color || piece.type == PieceType::kKing ||
+            (mask & bit(s))) {
+          continue;
+        }
+        for (int d : {1, -1, 8, -8}) {
+          const Square to = s + d;
+          if (to < 0 || to >= 64 || std::abs(rules::file_of(to) - rules::file_of(s)) > 1) continue;
+          if (!q.piece_at(to).empty() || (mask & bit(to))) continue;
+          if (piece.type == PieceType::kPawn &&
+              (rules::rank_of(to) == 0 || rules::rank_of(to) == 7))
+            continue;
+          Position trial = q;
+          trial.remove(s);
+          trial.put(to, piece, q.is_promoted(s));
+          if (trial.attacked_by(!trial.side_to_move(), trial.king_square(trial.side_to_move()))) {
+            continue;
+          }
+          q = trial;
+          mask |= bit(s) | bit(to);
+          diverged = true;
+          sim.incidents.push_back({IncidentType::kPositionDisturbed, board, record.color, t});
+          break;
+        }
+      }
+    }
+    changes[b].push_back({change_t, state_of(boards[b])});
+    covers[b].push_back({hand0, hand1, mask, {mover}});
+    previous_change[b] = change_t;
+
+    if (passed != PieceType::kNone) {
+      const Seat partner{rules::other(board), !record.color};
+      double arrival = t + 0.6;
+      if (injected(IncidentType::kCaptureNotPassed, i)) {
+        // Passed only after the capturer's next move on the board.
+        double next = t + 8.0;
+        for (std::size_t j = i + 1; j < plies; ++j) {
+          if (game.moves[j].board == board && game.moves[j].color == record.color) {
+            next = press_t[j];
+            break;
+          }
+        }
+        arrival = next + 1.0;
+        sim.incidents.push_back({IncidentType::kCaptureNotPassed, board, record.color, t});
+      }
+      if (injected(IncidentType::kHiddenPiece, i)) {
+        holdings_hidden[seat_index(partner)].push_back({t + 2.0, t + 7.0});
+        sim.incidents.push_back(
+            {IncidentType::kHiddenPiece, partner.board, partner.color, t + 2.0});
+      }
+      holdings[seat_index(partner)].push_back({arrival, static_cast<int>(passed), +1});
+      arrivals[seat_index(partner)][static_cast<int>(passed)].push_back(arrival);
+    }
+
+    const bool pressed = !injected(IncidentType::kMoveWithoutPress, i);
+    if (!pressed) {
+      sim.incidents.push_back({IncidentType::kMoveWithoutPress, board, record.color, t});
+    }
+    if (injected(IncidentType::kPressWithoutMove, i) && gap > 1.0) {
+      ClockEvent extra;
+      extra.t = previous_press[b] + 0.3 * gap;
+      extra.board = board;
+      extra.side = record.color;
+      clock_events.push_back(extra);
+      sim.incidents.push_back({IncidentType::kPressWithoutMove, board, record.color, extra.t});
+    }
+    if (pressed) {
+      ClockEvent press;
+      press.t = t;
+      press.board = board;
+      press.side = record.color;
+      clock_events.push_back(press);
+    }
+    if (injected(IncidentType::kFlagFall, i)) {
+      ClockEvent flag;
+      flag.t = t + 0.2;
+      flag.board = board;
+      flag.kind = ClockEvent::Kind::kFlag;
+      flag.side = !record.color;
+      clock_events.push_back(flag);
+      sim.incidents.push_back({IncidentType::kFlagFall, board, !record.color, flag.t});
+    }
+    if (injected(IncidentType::kPartnerBoardTouched, i)) {
+      const Seat partner{rules::other(board),
+                         record.color == Color::kWhite ? Color::kBlack : Color::kWhite};
+      covers[b].push_back({t + 0.2, t + 0.9, bit(0) | bit(1) | bit(8), {partner}});
+      sim.incidents.push_back(
+          {IncidentType::kPartnerBoardTouched, partner.board, partner.color, t + 0.2});
+    }
+    if (!illegal) sim.truth.push_back(truth);
+    previous_press[b] = t;
+    sim.duration = t + 1.5;
+  }
+  for (auto& h : holdings) {
+    std::stable_sort(h.begin(), h.end(), [](const auto& a, const auto& x) { return a.t < x.t; });
+  }
+  std::stable_sort(clock_events.begin(), clock_events.end(),
+                   [](const ClockEvent& a, const ClockEvent& x) { return a.t < x.t; });
+
+  // Emit everything in time order, frame by frame.
+  Noise noise(options.seed);
+  std::array<std::array<int, 64>, 2> misread_as{};  // -1 when reading right
+  for (auto& board : misread_as) board.fill(-1);
+  const double enter = options.misread / std::max(1.0, options.misread_spell_frames);
+  const double leave = 1.0 / std::max(1.0, options.misread_spell_frames);
+  std::size_t next_clock = 0;
+  std::array<std::size_t, 2> change_index = {0, 0};
+  double next_holdings_t = 0.0;
+  const int frames = static_cast<int>(std::ceil(sim.duration * options.fps));
+  for (int frame = 0; frame <= frames; ++frame) {
+    const double t = frame / options.fps;
+    while (next_clock < clock_events.size() && clock_events[next_clock].t <= t) {
+      sink(clock_events[next_clock++]);
+    }
+    if (options.holdings && t >= next_holdings_t) {
+      next_holdings_t += 1.0 / options.holdings_hz;
+      for (int s = 0; s < 4; ++s) {
+        HoldingsObservation o;
+        o.seat = Seat{static_cast<BoardId>(s / 2), static_cast<Color>(s % 2)};
+        o.t = t;
+        o.frame = frame;
+        o.visible = initial_holdings[s];
+        for (const HoldingsChange& c : holdings[s]) {
+          if (c.t > t) break;
+          o.visible[c.type] = std::max(0, o.visible[c.type] + c.delta);
+        }
+        for (const Interval& cover : holdings_covers[s]) {
+          if (t >= cover.t0 && t <= cover.t1) o.occluded = true;
+        }
+        for (const Interval& hidden : holdings_hidden[s]) {
+          if (t >= hidden.t0 && t <= hidden.t1) {
+            // The hidden piece is the last one that arrived.
+            for (int type = 4; type >= 0; --type) {
+              if (o.visible[type] > 0) {
+                --o.visible[type];
+                break;
+              }
+            }
+          }
+        }
+        sink(o);
+      }
+    }
+    for (int b = 0; b < 2; ++b) {
+      while (change_index[b] + 1 < changes[b].size() && changes[b][change_index[b] + 1].t <= t) {
+        ++change_index[b];
+      }
+      const BoardState& truth = changes[b][change_index[b]].state;
+      BoardObservation o;
+      o.board = static_cast<BoardId>(b);
+      o.t = t;
+      o.frame = frame;
+      std::uint64_t covered = 0;
+      for (const Cover& cover : covers[b]) {
+        if (t >= cover.t0 && t <= cover.t1) {
+          covered |= cover.mask;
+          for (const Seat& seat : cover.hands) {
+            if (std::find(o.hands.begin(), o.hands.end(), seat) == o.hands.end()) {
+              o.hands.push_back(seat);
+            }
+          }
+        }
+      }
+      for (int s = 0; s < 64; ++s) {
+        SquareEvidence& e = o.squares[s];
+        if (covered & bit(s)) {
+          e.occluded = true;
+          continue;
+        }
+        int& wrong = misread_as[b][s];
+        if (wrong < 0 && noise.uniform() < enter) {
+          wrong = (truth[s] + 1 + noise.below(2)) % 3;
+        } else if (wrong >= 0 && noise.uniform() < leave) {
+          wrong = -1;
+        }
+        const int reading = wrong >= 0 ? wrong : truth[s];
+        std::array<float, 3> p{};
+        const double sure = 0.55 + 0.4 * noise.uniform();
+        const double rest = (1.0 - sure) * noise.uniform();
+        p[reading] = static_cast<float>(sure);
+        p[(reading + 1) % 3] = static_cast<float>(rest);
+        p[(reading + 2) % 3] = static_cast<float>(1.0 - sure - rest);
+        e.empty = p[0];
+        e.white = p[1];
+        e.black = p[2];
+      }
+      sink(o);
+    }
+  }
+  while (next_clock < clock_events.size()) sink(clock_events[next_clock++]);
+  std::stable_sort(sim.incidents.begin(), sim.incidents.end(),
+                   [](const ExpectedIncident& a, const ExpectedIncident& x) { return a.t < x.t; });
+  return sim;
+}
+
+}  // namespace bugcam::tracker

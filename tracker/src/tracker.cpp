@@ -1,0 +1,1170 @@
+// The beam over both boards, late commits, and the incidents derived from the committed
+// history. See tracker.hpp for the outline and DESIGN.md "The ideas that make it accurate".
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include "bugcam/tracker.hpp"
+#include "bughouse.hpp"
+#include "evidence.hpp"
+
+namespace bugcam::tracker {
+
+using detail::BoardEvidence;
+using detail::BoardLikelihood;
+using detail::SquareState;
+using rules::Move;
+using rules::MoveList;
+using rules::PieceType;
+using rules::Position;
+using rules::Square;
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// Weight of one piece of difference between a holding area's visible and expected content.
+constexpr double kHoldingsWeight = 1.5;
+// How many first plies a hypothesis of unpressed moves tries, best by evidence first.
+constexpr int kUnpressedBranching = 3;
+// How many of the best hypotheses try unpressed-move sequences (they are costly).
+constexpr int kUnpressedHypotheses = 4;
+// A placement this much before the opponent's press is a premove.
+constexpr double kPremoveSlack = 0.1;
+// An oracle is asked when the best hypothesis leads the alternatives by less than this.
+constexpr double kTypeDoubtMargin = 4.0;
+
+int index(BoardId b) {
+  return static_cast<int>(b);
+}
+int index(Color c) {
+  return static_cast<int>(c);
+}
+int seat_index(Seat s) {
+  return index(s.board) * 2 + index(s.color);
+}
+Seat seat_of(int i) {
+  return Seat{static_cast<BoardId>(i / 2), static_cast<Color>(i % 2)};
+}
+std::string seat_name(Seat s) {
+  return std::string(s.color == Color::kWhite ? "White " : "Black ") + rules::board_letter(s.board);
+}
+std::string piece_name(PieceType t) {
+  static constexpr std::array<const char*, 6> kNames = {"pawn", "knight", "bishop",
+                                                        "rook", "queen",  "king"};
+  return kNames[static_cast<int>(t)];
+}
+Seat partner_of(Seat s) {
+  return Seat{rules::other(s.board), !s.color};
+}
+
+SquareState state_of(std::uint64_t white, std::uint64_t black, int s) {
+  const std::uint64_t bit = std::uint64_t{1} << s;
+  if (white & bit) return SquareState::kWhite;
+  if (black & bit) return SquareState::kBlack;
+  return SquareState::kEmpty;
+}
+
+double board_score(const Position& p, const BoardLikelihood& l) {
+  const std::uint64_t white = p.pieces(Color::kWhite);
+  const std::uint64_t black = p.pieces(Color::kBlack);
+  double score = 0.0;
+  for (int s = 0; s < 64; ++s) score += l[s][static_cast<int>(state_of(white, black, s))];
+  return score;
+}
+
+// The change in board_score that a move makes, from the squares it changes.
+double move_delta(Position& p, Move m, const BoardLikelihood& l, const rules::RuleSet& rules) {
+  const std::uint64_t w0 = p.pieces(Color::kWhite);
+  const std::uint64_t b0 = p.pieces(Color::kBlack);
+  const Position::Undo undo = p.make(m, rules);
+  const std::uint64_t w1 = p.pieces(Color::kWhite);
+  const std::uint64_t b1 = p.pieces(Color::kBlack);
+  p.unmake(m, undo);
+  std::uint64_t changed = (w0 ^ w1) | (b0 ^ b1);
+  double delta = 0.0;
+  while (changed) {
+    const int s = __builtin_ctzll(changed);
+    changed &= changed - 1;
+    delta +=
+        l[s][static_cast<int>(state_of(w1, b1, s))] - l[s][static_cast<int>(state_of(w0, b0, s))];
+  }
+  return delta;
+}
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+struct PlyRecord {
+  BoardId board = BoardId::kA;
+  Color side = Color::kWhite;
+  int number = 1;
+  Move move;
+  std::string san;
+  bool pressed = true;
+  PieceType captured = PieceType::kNone;  // as it goes to the partner (promoted -> pawn)
+  std::optional<double> placed_since;     // when its destination took on the mover's colour
+  friend bool operator==(const PlyRecord& a, const PlyRecord& b) {
+    return a.board == b.board && a.move == b.move && a.side == b.side;
+  }
+};
+
+enum class NodeKind : std::uint8_t { kMove, kPressWithoutMove, kUnpressedMoves, kResync };
+
+// What one hypothesis says happened at one press.
+struct Node {
+  std::shared_ptr<const Node> parent;
+  int press = 0;
+  NodeKind kind = NodeKind::kMove;
+  std::vector<PlyRecord> plies;
+  // kResync: whether the change looks like one (illegal) move by the presser, and what.
+  bool resync_illegal = false;
+  std::string resync_detail;
+  Position resync_board;                 // the board as seen, with identities carried over
+  std::vector<PieceType> resync_passed;  // pieces the presser captured, for the partner
+  bool same_content(const Node& o) const {
+    return kind == o.kind && plies == o.plies && resync_detail == o.resync_detail;
+  }
+};
+using NodePtr = std::shared_ptr<const Node>;
+
+struct Hypothesis {
+  std::array<Position, 2> boards;
+  double score = 0.0;
+  NodePtr head;
+};
+
+struct Press {
+  int index = 0;
+  BoardId board = BoardId::kA;
+  Color side = Color::kWhite;
+  double t = 0.0;
+  int frame = 0;
+  std::optional<double> clock;
+  std::optional<double> previous_press_t;  // the previous press on the same board
+};
+
+// A candidate child of a hypothesis, before it is built.
+struct Candidate {
+  int parent = 0;
+  double score = 0.0;
+  NodeKind kind = NodeKind::kMove;
+  std::array<Move, 3> moves{};
+  int move_count = 0;
+  int order = 0;  // generation order: the tie-break that keeps results deterministic
+};
+
+struct ClockState {
+  std::array<std::optional<double>, 2> remaining;
+  double last_t = 0.0;
+  bool flagged[2] = {false, false};
+};
+
+struct HoldingsChange {
+  double t;
+  std::array<int, 5> counts;
+};
+
+struct Shortfall {
+  double start = 0.0;
+  double last = 0.0;
+  int first_frame = 0;
+  bool from_capture = false;  // already reported as capture_not_passed
+};
+
+struct PendingPass {
+  Seat capturer;
+  PieceType type;
+  double t_capture;
+  std::string ply;
+  std::optional<double> deadline;  // the capturer's next press on that board
+  bool observed = false;           // the partner's area was seen in the window
+  bool passed = false;
+  std::optional<int> visible_before;  // that type in the partner's area before the capture
+  int frame = 0;
+};
+
+struct HandTouch {
+  double start = 0.0;
+  double last = 0.0;
+  int first_frame = 0;
+  int last_frame = 0;
+  bool active = false;
+};
+
+PieceType apply_move(std::array<Position, 2>& boards, BoardId b, Move m,
+                     const rules::RuleSet& rules) {
+  return detail::play_on_boards(boards, b, m, rules);
+}
+
+}  // namespace
+
+struct Tracker::Impl {
+  explicit Impl(TrackerConfig c) : config(std::move(c)) {
+    Hypothesis start;
+    start.boards = {config.start_a, config.start_b};
+    beam.push_back(std::move(start));
+    committed = {config.start_a, config.start_b};
+    for (auto& clock : clocks) {
+      if (config.base_seconds) clock.remaining = {*config.base_seconds, *config.base_seconds};
+    }
+    for (int s = 0; s < 4; ++s) record_holdings(s, 0.0);
+  }
+
+  TrackerConfig config;
+  std::array<BoardEvidence, 2> evidence;
+  std::vector<Hypothesis> beam;
+  std::deque<Press> pending;      // presses waiting for their evidence
+  std::deque<Press> uncommitted;  // processed presses not yet committed
+  int next_press = 0;
+  int next_commit = 0;
+  std::array<std::optional<double>, 2> last_press_t;
+  std::array<ClockState, 2> clocks;
+  std::array<Position, 2> committed;
+  std::map<int, std::string> provisional;  // press -> SAN shown
+  std::vector<TrackerEvent> events;
+  double latest_t = 0.0;
+  bool finished = false;
+
+  // Holdings accounting.
+  std::array<std::vector<HoldingsChange>, 4> expected;
+  std::array<std::deque<HoldingsObservation>, 4> holdings_seen;  // not yet evaluated
+  std::array<std::deque<HoldingsObservation>, 4> holdings_history;
+  std::array<std::array<std::optional<Shortfall>, 5>, 4> shortfalls;
+  std::array<std::optional<HoldingsObservation>, 4> latest_holdings;
+  std::vector<PendingPass> passes;
+  std::map<std::pair<int, int>, HandTouch> touches;  // (over board, seat) -> touch
+
+  // ---------------------------------------------------------------------------
+  // Inputs
+
+  void add_clock(const ClockEvent& e) {
+    latest_t = std::max(latest_t, e.t);
+    ClockState& clock = clocks[index(e.board)];
+    switch (e.kind) {
+      case ClockEvent::Kind::kStart:
+        clock.last_t = e.t;
+        if (e.white_ms) clock.remaining[0] = *e.white_ms / 1000.0;
+        if (e.black_ms) clock.remaining[1] = *e.black_ms / 1000.0;
+        break;
+      case ClockEvent::Kind::kPress: {
+        const Color side = e.side.value_or(Color::kWhite);
+        Press press;
+        press.index = next_press++;
+        press.board = e.board;
+        press.side = side;
+        press.t = e.t;
+        press.frame = evidence[index(e.board)].latest_frame();
+        press.previous_press_t = last_press_t[index(e.board)];
+        last_press_t[index(e.board)] = e.t;
+        std::optional<double>& mine = clock.remaining[index(side)];
+        const std::optional<int> reported = side == Color::kWhite ? e.white_ms : e.black_ms;
+        if (mine) {
+          const double before_press = *mine - (e.t - clock.last_t);
+          if (before_press < 0.0) report_flag(e.board, side, clock.last_t + *mine, press.frame);
+          mine = before_press + config.increment_seconds;
+        }
+        if (reported) mine = *reported / 1000.0;
+        const std::optional<int> other_ms = side == Color::kWhite ? e.black_ms : e.white_ms;
+        if (other_ms) clock.remaining[index(!side)] = *other_ms / 1000.0;
+        clock.last_t = e.t;
+        press.clock = mine;
+        pending.push_back(press);
+        break;
+      }
+      case ClockEvent::Kind::kFlag:
+        report_flag(e.board, e.side.value_or(Color::kWhite), e.t,
+                    evidence[index(e.board)].latest_frame());
+        break;
+      case ClockEvent::Kind::kStop:
+        break;
+    }
+    process_ready();
+  }
+
+  void report_flag(BoardId board, Color side, double t, int frame) {
+    ClockState& clock = clocks[index(board)];
+    if (clock.flagged[index(side)]) return;
+    clock.flagged[index(side)] = true;
+    Incident incident;
+    incident.type = IncidentType::kFlagFall;
+    incident.board = board;
+    incident.side = side;
+    incident.t = t;
+    incident.t_end = t;
+    incident.detail = seat_name({board, side}) + "'s clock reached zero.";
+    incident.frames = {frame};
+    events.emplace_back(std::move(incident));
+  }
+
+  void add_board(const BoardObservation& o) {
+    latest_t = std::max(latest_t, o.t);
+    evidence[index(o.board)].add(o);
+    track_hands(o);
+    process_ready();
+  }
+
+  void track_hands(const BoardObservation& o) {
+    for (int s = 0; s < 4; ++s) {
+      const Seat seat = seat_of(s);
+      if (seat.board == o.board) continue;
+      HandTouch& touch = touches[{index(o.board), s}];
+      const bool present = std::find(o.hands.begin(), o.hands.end(), seat) != o.hands.end();
+      if (present) {
+        if (!touch.active) {
+          touch = HandTouch{o.t, o.t, o.frame, o.frame, true};
+        } else {
+          touch.last = o.t;
+          touch.last_frame = o.frame;
+        }
+      } else if (touch.active) {
+        close_touch(o.board, seat, touch);
+      }
+    }
+  }
+
+  void close_touch(BoardId over, Seat seat, HandTouch& touch) {
+    touch.active = false;
+    if (touch.last - touch.start + 1e-9 < config.partner_touch_seconds) return;
+    Incident incident;
+    incident.type = IncidentType::kPartnerBoardTouched;
+    incident.board = seat.board;
+    incident.side = seat.color;
+    incident.t = touch.start;
+    incident.t_end = touch.last;
+    std::ostringstream detail;
+    detail << seat_name(seat) << "'s hand reached over board " << rules::board_letter(over)
+           << ", the partner's board.";
+    incident.detail = detail.str();
+    incident.frames = {touch.first_frame, touch.last_frame};
+    events.emplace_back(std::move(incident));
+  }
+
+  void add_holdings(const HoldingsObservation& o) {
+    latest_t = std::max(latest_t, o.t);
+    if (o.occluded) return;
+    const int s = seat_index(o.seat);
+    latest_holdings[s] = o;
+    holdings_seen[s].push_back(o);
+    holdings_history[s].push_back(o);
+    while (!holdings_history[s].empty() && holdings_history[s].front().t < o.t - 60.0) {
+      holdings_history[s].pop_front();
+    }
+    evaluate_holdings();
+  }
+
+  // ---------------------------------------------------------------------------
+  // Presses
+
+  bool ready(const Press& p) const {
+    if (finished) return true;
+    for (std::size_t i = 1; i < pending.size(); ++i) {
+      if (pending[i].board == p.board) return true;  // the next press on the board is known
+    }
+    const BoardEvidence& board = evidence[index(p.board)];
+    const BoardEvidence& other = evidence[index(rules::other(p.board))];
+    if (board.seen() && board.latest_t() >= p.t + config.settle_seconds) return true;
+    if (!board.seen() && latest_t >= p.t + config.settle_seconds) return true;
+    return other.seen() && other.latest_t() >= p.t + config.settle_seconds + 1.0;
+  }
+
+  void process_ready() {
+    while (!pending.empty() && ready(pending.front())) {
+      const Press press = pending.front();
+      pending.pop_front();
+      process(press);
+      uncommitted.push_back(press);
+      commit_agreed(false);
+    }
+  }
+
+  double next_press_on_board(const Press& p) const {
+    for (const Press& q : pending) {
+      if (q.board == p.board) return q.t;
+    }
+    return kInfinity;
+  }
+
+  // Evidence for a drop's type from the holding area: the type whose visible count fell
+  // between the start of the mover's turn and the press. 0 when the area says nothing.
+  double drop_term(PieceType dropped, const Press& press) const {
+    const Seat seat{press.board, press.side};
+    const std::optional<HoldingsObservation>& now = latest_holdings[seat_index(seat)];
+    if (!now || now->t < press.t - 1.0) return 0.0;
+    // The most of that type seen during the mover's turn: a piece may arrive mid-turn.
+    const double turn_start = press.previous_press_t.value_or(0.0);
+    const int type = static_cast<int>(dropped);
+    int peak = -1;
+    for (const HoldingsObservation& o : holdings_history[seat_index(seat)]) {
+      if (o.t >= turn_start - 0.5 && o.t <= press.t) peak = std::max(peak, o.visible[type]);
+    }
+    if (peak < 0) return 0.0;
+    return now->visible[type] < peak ? 0.0 : -kHoldingsWeight * 2.0;
+  }
+
+  void process(const Press& press) {
+    const rules::RuleSet& rules = *config.rules;
+    const int b = index(press.board);
+    const double before = next_press_on_board(press);
+    const BoardLikelihood l = evidence[b].likelihood_at(press.t, before);
+    const Seat mover{press.board, press.side};
+    (void)mover;
+
+    std::vector<Candidate> candidates;
+    int order = 0;
+    const auto add = [&](int parent, double score, NodeKind kind, const Move* moves, int count) {
+      Candidate c;
+      c.parent = parent;
+      c.score = score;
+      c.kind = kind;
+      for (int i = 0; i < count; ++i) c.moves[c.move_count++] = moves[i];
+      c.order = order++;
+      candidates.push_back(c);
+    };
+
+    for (int h = 0; h < static_cast<int>(beam.size()); ++h) {
+      Position p = beam[h].boards[b];
+      const double base = beam[h].score + board_score(p, l);
+      MoveList moves;
+      if (p.side_to_move() == press.side) {
+        p.legal_moves(rules, moves);
+        for (Move m : moves) {
+          double score = base + move_delta(p, m, l, rules);
+          if (m.is_drop()) score += drop_term(m.piece(), press);
+          add(h, score, NodeKind::kMove, &m, 1);
+        }
+        if (!p.in_check()) {
+          add(h, base + config.prior_press_without_move, NodeKind::kPressWithoutMove, nullptr, 0);
+        }
+        if (h < kUnpressedHypotheses) {
+          // The presser moved earlier without pressing, the opponent answered, and the
+          // presser moved again and pressed.
+          expand_unpressed(h, p, {press.side, !press.side, press.side}, base, l, add);
+        }
+      } else if (h < kUnpressedHypotheses * 2) {
+        // The opponent moved without pressing, then the presser moved and pressed.
+        expand_unpressed(h, p, {!press.side, press.side}, base, l, add);
+      }
+    }
+    // Resync candidates are built separately: they need a new position, not a move.
+    std::vector<std::pair<int, BuiltResync>> resyncs;  // candidate order -> what was built
+    for (int h = 0; h < static_cast<int>(beam.size()) && h < kUnpressedHypotheses; ++h) {
+      auto built = build_resync(beam[h].boards, press, l);
+      if (!built) continue;
+      Candidate c;
+      c.parent = h;
+      c.kind = NodeKind::kResync;
+      c.score = beam[h].score + board_score(built->boards[b], l) + config.prior_resync;
+      c.order = order++;
+      candidates.push_back(c);
+      resyncs.emplace_back(c.order, std::move(*built));
+    }
+
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& x) {
+                       if (a.score != x.score) return a.score > x.score;
+                       return a.order < x.order;
+                     });
+
+    if (config.debug != nullptr) {
+      *config.debug << "press " << press.index << " " << rules::board_letter(press.board)
+                    << (press.side == Color::kWhite ? " white" : " black") << " t=" << press.t
+                    << " hyps=" << beam.size();
+      if (const auto& seen = latest_holdings[seat_index(mover)]) {
+        *config.debug << " holdings seen at " << seen->t << ":";
+        for (int v : seen->visible) *config.debug << " " << v;
+        *config.debug << " expected:";
+        for (int t = 0; t < 5; ++t) {
+          *config.debug << " "
+                        << beam.front().boards[b].holding(press.side, static_cast<PieceType>(t));
+        }
+      }
+      *config.debug << "\n";
+      for (std::size_t i = 0; i < candidates.size() && i < 6; ++i) {
+        const Candidate& c = candidates[i];
+        *config.debug << "  " << c.score << " parent " << c.parent << " kind "
+                      << static_cast<int>(c.kind);
+        for (int m = 0; m < c.move_count; ++m) *config.debug << " " << c.moves[m].uci();
+        *config.debug << "\n";
+      }
+    }
+    std::vector<Hypothesis> next;
+    std::vector<std::uint64_t> keys;
+    for (const Candidate& c : candidates) {
+      if (static_cast<int>(next.size()) >= config.beam_width) break;
+      const Hypothesis& parent = beam[c.parent];
+      Hypothesis child;
+      child.boards = parent.boards;
+      child.score = c.score;
+      auto node = std::make_shared<Node>();
+      node->parent = parent.head;
+      node->press = press.index;
+      node->kind = c.kind;
+      if (c.kind == NodeKind::kResync) {
+        for (const auto& [built_order, built] : resyncs) {
+          if (built_order != c.order) continue;
+          child.boards = built.boards;
+          node->resync_detail = built.detail;
+          node->resync_illegal = built.illegal;
+          node->resync_board = built.boards[b];
+          node->resync_passed = built.passed;
+        }
+      } else if (c.kind == NodeKind::kPressWithoutMove) {
+        Position& p = child.boards[b];
+        const bool black_passed = p.side_to_move() == Color::kBlack;
+        p.set_side_to_move(!p.side_to_move());
+        p.set_en_passant(rules::kNoSquare);
+        p.set_move_counters(p.halfmove_clock(), p.fullmove_number() + (black_passed ? 1 : 0));
+      } else {
+        for (int i = 0; i < c.move_count; ++i) {
+          const Position& p = child.boards[b];
+          PlyRecord ply;
+          ply.board = press.board;
+          ply.side = p.side_to_move();
+          ply.number = p.fullmove_number();
+          ply.move = c.moves[i];
+          ply.san = rules::to_san(p, c.moves[i], rules);
+          ply.pressed = i + 1 == c.move_count;
+          ply.captured = apply_move(child.boards, press.board, c.moves[i], rules);
+          if (ply.pressed) {
+            const SquareState colour =
+                ply.side == Color::kWhite ? SquareState::kWhite : SquareState::kBlack;
+            ply.placed_since = evidence[b].since(c.moves[i].to(), colour, press.t, before);
+          }
+          node->plies.push_back(std::move(ply));
+        }
+      }
+      const std::uint64_t key = state_key(child.boards);
+      if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;  // a better path
+      keys.push_back(key);
+      child.head = std::move(node);
+      next.push_back(std::move(child));
+    }
+    if (next.empty()) {
+      // Cannot happen (a resync or a pass is always possible), but never freeze: keep the
+      // hypotheses as they were, with an empty press.
+      for (Hypothesis& h : beam) {
+        auto node = std::make_shared<Node>();
+        node->parent = h.head;
+        node->press = press.index;
+        node->kind = NodeKind::kPressWithoutMove;
+        h.head = std::move(node);
+      }
+      next = std::move(beam);
+    }
+    // Keep scores small: only differences matter.
+    const double best = next.front().score;
+    for (Hypothesis& h : next) h.score -= best;
+    beam = std::move(next);
+    publish_provisional(press);
+  }
+
+  template <typename Add>
+  void expand_unpressed(int h, const Position& start, std::vector<Color> sides, double base,
+                        const BoardLikelihood& l, Add& add) {
+    const rules::RuleSet& rules = *config.rules;
+    // Greedy by evidence for every ply but the last, which tries every legal move.
+    struct Partial {
+      Position p;
+      double score;
+      std::array<Move, 3> moves;
+      int count;
+    };
+    std::vector<Partial> partials{{start, base + config.prior_move_without_press, {}, 0}};
+    for (std::size_t ply = 0; ply < sides.size(); ++ply) {
+      std::vector<Partial> grown;
+      for (Partial& partial : partials) {
+        if (partial.p.side_to_move() != sides[ply]) continue;
+        MoveList moves;
+        partial.p.legal_moves(rules, moves);
+        std::vector<std::pair<double, int>> scored;
+        for (int i = 0; i < moves.size(); ++i) {
+          scored.emplace_back(partial.score + move_delta(partial.p, moves[i], l, rules), i);
+        }
+        const bool last = ply + 1 == sides.size();
+        if (!last) {
+          std::stable_sort(scored.begin(), scored.end(),
+                           [](const auto& a, const auto& x) { return a.first > x.first; });
+          if (scored.size() > kUnpressedBranching) scored.resize(kUnpressedBranching);
+        }
+        for (const auto& [score, i] : scored) {
+          Partial child{partial.p, score, partial.moves, partial.count};
+          child.moves[child.count++] = moves[i];
+          if (last) {
+            add(h, score, NodeKind::kUnpressedMoves, child.moves.data(), child.count);
+          } else {
+            child.p.make(moves[i], rules);
+            grown.push_back(std::move(child));
+          }
+        }
+      }
+      partials = std::move(grown);
+      if (partials.empty()) break;
+    }
+  }
+
+  struct BuiltResync {
+    std::array<Position, 2> boards;
+    std::string detail;
+    bool illegal = false;
+    std::vector<PieceType> passed;
+  };
+
+  // The position the evidence shows, with piece identities carried over where a piece of
+  // the same colour moved, taken from the holdings where one appeared from nowhere.
+  std::optional<BuiltResync> build_resync(const std::array<Position, 2>& boards, const Press& press,
+                                          const BoardLikelihood& l) const {
+    const int b = index(press.board);
+    const Position& p = boards[b];
+    const std::uint64_t white = p.pieces(Color::kWhite);
+    const std::uint64_t black = p.pieces(Color::kBlack);
+    std::vector<Square> vanished;
+    std::vector<std::pair<Square, Color>> appeared;
+    for (int s = 0; s < 64; ++s) {
+      const auto& sq = l[s];
+      if (sq[0] == 0.0 && sq[1] == 0.0 && sq[2] == 0.0) continue;  // no evidence
+      const auto seen =
+          static_cast<SquareState>(std::max_element(sq.begin(), sq.end()) - sq.begin());
+      const SquareState now = state_of(white, black, s);
+      // Only confident readings count: a square must clearly disagree.
+      if (seen == now || sq[static_cast<int>(seen)] - sq[static_cast<int>(now)] < 2.0) continue;
+      if (now != SquareState::kEmpty) vanished.push_back(s);
+      if (seen != SquareState::kEmpty) {
+        appeared.emplace_back(s, seen == SquareState::kWhite ? Color::kWhite : Color::kBlack);
+      }
+    }
+    if (vanished.empty() && appeared.empty()) return std::nullopt;
+    BuiltResync out{boards, {}, false, {}};
+    Position& q = out.boards[b];
+    std::vector<rules::Piece> lifted;
+    std::vector<bool> lifted_promoted;
+    for (Square s : vanished) {
+      lifted.push_back(p.piece_at(s));
+      lifted_promoted.push_back(p.is_promoted(s));
+      q.remove(s);
+    }
+    std::vector<bool> used(lifted.size(), false);
+    int own_moves = 0;
+    int own_from_holdings = 0;
+    int other_changes = 0;
+    std::vector<PieceType> captured;
+    for (const auto& [s, colour] : appeared) {
+      // A piece of the other colour that stood here was captured.
+      const rules::Piece before = p.piece_at(s);
+      if (!before.empty() && before.color != colour && colour == press.side) {
+        captured.push_back(p.is_promoted(s) ? PieceType::kPawn : before.type);
+      }
+      int match = -1;
+      for (std::size_t i = 0; i < lifted.size(); ++i) {
+        if (!used[i] && lifted[i].color == colour && vanished[i] != s) {
+          match = static_cast<int>(i);
+          break;
+        }
+      }
+      rules::Piece piece{colour, PieceType::kPawn};
+      bool promoted = false;
+      if (match >= 0) {
+        used[match] = true;
+        piece = lifted[match];
+        promoted = lifted_promoted[match];
+        if (colour == press.side)
+          ++own_moves;
+        else
+          ++other_changes;
+      } else {
+        // From the holdings: the most valuable piece held, else a pawn.
+        PieceType held = PieceType::kNone;
+        for (int t = 4; t >= 0; --t) {
+          if (q.holding(colour, static_cast<PieceType>(t)) > 0) {
+            held = static_cast<PieceType>(t);
+            break;
+          }
+        }
+        if (held != PieceType::kNone) {
+          piece.type = held;
+          q.add_holding(colour, held, -1);
+          if (colour == press.side)
+            ++own_from_holdings;
+          else
+            ++other_changes;
+        } else {
+          ++other_changes;
+        }
+      }
+      if (piece.type == PieceType::kPawn && (rules::rank_of(s) == 0 || rules::rank_of(s) == 7)) {
+        return std::nullopt;  // a pawn cannot stand there: no sensible position
+      }
+      q.put(s, piece, promoted);
+    }
+    for (std::size_t i = 0; i < lifted.size(); ++i) {
+      if (used[i]) continue;
+      const bool taken_by_presser =
+          lifted[i].color != press.side &&
+          std::any_of(appeared.begin(), appeared.end(),
+                      [&](const auto& a) { return a.first == vanished[i]; });
+      if (!taken_by_presser) ++other_changes;
+    }
+    if (q.king_square(Color::kWhite) == rules::kNoSquare ||
+        q.king_square(Color::kBlack) == rules::kNoSquare) {
+      return std::nullopt;
+    }
+    // Castling rights that the change broke go.
+    unsigned rights = q.castling_rights();
+    const auto moved = [&](Square s) {
+      return std::find(vanished.begin(), vanished.end(), s) != vanished.end();
+    };
+    if (moved(rules::make_square(4, 0))) rights &= ~3u;
+    if (moved(rules::make_square(7, 0))) rights &= ~1u;
+    if (moved(rules::make_square(0, 0))) rights &= ~2u;
+    if (moved(rules::make_square(4, 7))) rights &= ~12u;
+    if (moved(rules::make_square(7, 7))) rights &= ~4u;
+    if (moved(rules::make_square(0, 7))) rights &= ~8u;
+    q.set_castling_rights(rights);
+    q.set_en_passant(rules::kNoSquare);
+    const Color to_move = !press.side;
+    q.set_move_counters(0, p.fullmove_number() + (press.side == Color::kBlack ? 1 : 0));
+    q.set_side_to_move(to_move);
+    // The side that just pressed must not be left in check.
+    if (q.attacked_by(to_move, q.king_square(press.side))) return std::nullopt;
+    for (PieceType t : captured)
+      out.boards[index(rules::other(press.board))].add_holding(!press.side, t);
+    out.passed = captured;
+    out.illegal = other_changes == 0 && own_moves + own_from_holdings == 1;
+    std::ostringstream detail;
+    detail << "squares changed:";
+    for (Square s : vanished) detail << " " << rules::square_name(s) << " emptied";
+    for (const auto& [s, colour] : appeared) {
+      detail << " " << rules::square_name(s) << (colour == Color::kWhite ? " white" : " black");
+    }
+    out.detail = detail.str();
+    return out;
+  }
+
+  std::uint64_t state_key(const std::array<Position, 2>& boards) const {
+    std::uint64_t h = 0;
+    for (const Position& p : boards) {
+      h = mix(h, p.key());
+      for (int c = 0; c < 2; ++c) {
+        for (int t = 0; t < 5; ++t) {
+          h = mix(h, static_cast<std::uint64_t>(
+                         p.holding(static_cast<Color>(c), static_cast<PieceType>(t))));
+        }
+      }
+    }
+    return h;
+  }
+
+  static std::string node_san(const Node& node) {
+    std::string out;
+    for (const PlyRecord& ply : node.plies) {
+      if (!out.empty()) out += " ";
+      out += ply.san;
+    }
+    return out;
+  }
+
+  void publish_provisional(const Press& press) {
+    const Node& node = *beam.front().head;
+    provisional[press.index] = node_san(node);
+    for (const PlyRecord& ply : node.plies) {
+      TrackedMove move = tracked(ply, press);
+      move.provisional = true;
+      events.emplace_back(std::move(move));
+    }
+  }
+
+  TrackedMove tracked(const PlyRecord& ply, const Press& press) const {
+    TrackedMove move;
+    move.board = ply.board;
+    move.side = ply.side;
+    move.number = ply.number;
+    move.ply = ply_label(ply.board, ply.side, ply.number);
+    move.san = ply.san;
+    move.move = ply.move;
+    move.t = press.t;
+    if (ply.pressed) move.clock = press.clock;
+    move.press = press.index;
+    return move;
+  }
+
+  // ---------------------------------------------------------------------------
+  // Commits
+
+  static const Node* node_at(const NodePtr& head, int press) {
+    const Node* node = head.get();
+    while (node != nullptr && node->press > press) node = node->parent.get();
+    return node != nullptr && node->press == press ? node : nullptr;
+  }
+
+  void commit_agreed(bool force_all) {
+    while (!uncommitted.empty()) {
+      const Press press = uncommitted.front();
+      const int newest = uncommitted.back().index;
+      const Node* best = node_at(beam.front().head, press.index);
+      bool agreed = true;
+      for (const Hypothesis& h : beam) {
+        const Node* n = node_at(h.head, press.index);
+        if (n == nullptr || !n->same_content(*best)) {
+          agreed = false;
+          break;
+        }
+      }
+      if (!agreed && !force_all && newest - press.index < config.commit_lag) break;
+      if (!agreed) best = resolve_type_doubt(press);
+      commit(press, *best);
+      // Keep only the hypotheses that share the committed history.
+      const Node committed_copy = *best;
+      std::vector<Hypothesis> kept;
+      for (Hypothesis& h : beam) {
+        const Node* n = node_at(h.head, press.index);
+        if (n != nullptr && n->same_content(committed_copy)) kept.push_back(std::move(h));
+      }
+      beam = std::move(kept);
+      uncommitted.pop_front();
+      ++next_commit;
+    }
+    evaluate_holdings();
+    const double keep_from = uncommitted.empty() ? latest_t : uncommitted.front().t;
+    for (BoardEvidence& e : evidence) e.forget_before(keep_from - 30.0);
+  }
+
+  // Where hypotheses differ only in the type of a dropped or promoted piece, asks the
+  // oracle and lets its answer reorder them. Returns the node to commit.
+  const Node* resolve_type_doubt(const Press& press) {
+    const Node* best = node_at(beam.front().head, press.index);
+    if (!config.piece_types || best->kind != NodeKind::kMove || best->plies.size() != 1) {
+      return best;
+    }
+    const Move m = best->plies[0].move;
+    if (!m.is_drop() && m.kind() != Move::Kind::kPromotion) return best;
+    bool doubt = false;
+    for (const Hypothesis& h : beam) {
+      const Node* n = node_at(h.head, press.index);
+      if (n == nullptr || n->kind != NodeKind::kMove || n->plies.size() != 1) continue;
+      const Move o = n->plies[0].move;
+      if (o != m && o.to() == m.to() && o.kind() == m.kind() && o.from() == m.from() &&
+          -h.score < kTypeDoubtMargin) {
+        doubt = true;
+      }
+    }
+    if (!doubt) return best;
+    const std::optional<std::array<float, 5>> types =
+        config.piece_types(press.board, m.to(), press.frame);
+    if (!types) return best;
+    double best_score = -kInfinity;
+    for (Hypothesis& h : beam) {
+      const Node* n = node_at(h.head, press.index);
+      if (n == nullptr || n->kind != NodeKind::kMove || n->plies.size() != 1) continue;
+      const Move o = n->plies[0].move;
+      if (o.to() != m.to() || o.kind() != m.kind() || o.from() != m.from()) continue;
+      const double p = std::max(1e-3f, (*types)[static_cast<int>(o.piece())]);
+      const double score = h.score + std::log(p);
+      if (score > best_score) {
+        best_score = score;
+        best = n;
+      }
+    }
+    return best;
+  }
+
+  void incident(IncidentType type, Seat seat, double t, double t_end, std::string ply,
+                std::string detail, std::vector<int> frames) {
+    Incident i;
+    i.type = type;
+    i.board = seat.board;
+    i.side = seat.color;
+    i.t = t;
+    i.t_end = t_end;
+    i.ply = std::move(ply);
+    i.detail = std::move(detail);
+    i.frames = std::move(frames);
+    events.emplace_back(std::move(i));
+  }
+
+  void commit(const Press& press, const Node& node) {
+    const rules::RuleSet& rules = *config.rules;
+    const Seat presser{press.board, press.side};
+    const std::string committed_san = node_san(node);
+    if (const auto shown = provisional.find(press.index);
+        shown != provisional.end() && shown->second != committed_san) {
+      Correction correction;
+      correction.board = press.board;
+      correction.press = press.index;
+      correction.ply = node.plies.empty() ? ""
+                                          : ply_label(press.board, node.plies.back().side,
+                                                      node.plies.back().number);
+      correction.was = shown->second;
+      correction.now = committed_san;
+      correction.t = press.t;
+      events.emplace_back(std::move(correction));
+    }
+    provisional.erase(press.index);
+
+    const Position& board_before = committed[index(press.board)];
+    const std::string next_label =
+        ply_label(press.board, board_before.side_to_move(), board_before.fullmove_number());
+    switch (node.kind) {
+      case NodeKind::kPressWithoutMove: {
+        incident(IncidentType::kPressWithoutMove, presser, press.t, press.t, next_label,
+                 seat_name(presser) + " pressed the clock without a move on the board.",
+                 {press.frame});
+        Position& p = committed[index(press.board)];
+        const bool black_passed = p.side_to_move() == Color::kBlack;
+        p.set_side_to_move(!p.side_to_move());
+        p.set_en_passant(rules::kNoSquare);
+        p.set_move_counters(p.halfmove_clock(), p.fullmove_number() + (black_passed ? 1 : 0));
+        break;
+      }
+      case NodeKind::kResync: {
+        const IncidentType type =
+            node.resync_illegal ? IncidentType::kIllegalMove : IncidentType::kPositionDisturbed;
+        const std::string what =
+            node.resync_illegal ? seat_name(presser) + " completed a move that breaks the rules"
+                                : "Board " + std::string(1, rules::board_letter(press.board)) +
+                                      " changed in a way no move explains";
+        incident(
+            type, presser, press.previous_press_t.value_or(0.0), press.t, next_label,
+            what + " (" + node.resync_detail + "); recording continues from the position seen.",
+            {press.frame});
+        committed[index(press.board)] = node.resync_board;
+        for (PieceType t : node.resync_passed) {
+          committed[index(rules::other(press.board))].add_holding(!press.side, t);
+        }
+        break;
+      }
+      case NodeKind::kMove:
+      case NodeKind::kUnpressedMoves:
+        for (const PlyRecord& ply : node.plies) {
+          const Seat seat{ply.board, ply.side};
+          const std::string label = ply_label(ply.board, ply.side, ply.number);
+          if (!ply.pressed && ply.side != press.side) {
+            incident(IncidentType::kMoveWithoutPress, seat,
+                     press.previous_press_t.value_or(press.t), press.t, label,
+                     seat_name(seat) + " played " + label + ". " + ply.san +
+                         " without pressing the clock.",
+                     {press.frame});
+          } else if (!ply.pressed) {
+            incident(IncidentType::kMoveWithoutPress, seat,
+                     press.previous_press_t.value_or(press.t), press.t, label,
+                     seat_name(seat) + " played " + label + ". " + ply.san +
+                         " without pressing the clock before the opponent's answer.",
+                     {press.frame});
+          }
+          if (ply.pressed && ply.placed_since && press.previous_press_t &&
+              *ply.placed_since < *press.previous_press_t - kPremoveSlack &&
+              node.kind == NodeKind::kMove) {
+            incident(IncidentType::kPremove, seat, *ply.placed_since, *press.previous_press_t,
+                     label,
+                     seat_name(seat) + " played " + label + ". " + ply.san +
+                         " before the opponent had pressed the clock.",
+                     {press.frame});
+          }
+          if (ply.move.is_drop()) check_drop_was_visible(seat, ply, press);
+          const PieceType passed = apply_move(committed, ply.board, ply.move, rules);
+          if (passed != PieceType::kNone) {
+            PendingPass pass;
+            pass.capturer = seat;
+            pass.type = passed;
+            pass.t_capture = press.t;
+            pass.ply = label + ". " + ply.san;
+            pass.frame = press.frame;
+            passes.push_back(pass);
+          }
+          TrackedMove move = tracked(ply, press);
+          events.emplace_back(std::move(move));
+        }
+        break;
+    }
+    // The capturer's next press on the board is the deadline for passing earlier captures.
+    for (PendingPass& pass : passes) {
+      if (!pass.deadline && pass.capturer == presser && pass.t_capture < press.t) {
+        pass.deadline = press.t;
+      }
+    }
+    for (int s = 0; s < 4; ++s) record_holdings(s, press.t);
+  }
+
+  void record_holdings(int s, double t) {
+    const Seat seat = seat_of(s);
+    std::array<int, 5> counts{};
+    for (int type = 0; type < 5; ++type) {
+      counts[type] = committed[index(seat.board)].holding(seat.color, static_cast<PieceType>(type));
+    }
+    if (!expected[s].empty() && expected[s].back().counts == counts) return;
+    expected[s].push_back({t, counts});
+  }
+
+  std::array<int, 5> expected_at(int s, double t) const {
+    std::array<int, 5> counts{};
+    for (const HoldingsChange& change : expected[s]) {
+      if (change.t > t) break;
+      counts = change.counts;
+    }
+    return counts;
+  }
+
+  void check_drop_was_visible(Seat seat, const PlyRecord& ply, const Press& press) {
+    const int s = seat_index(seat);
+    const int type = static_cast<int>(ply.move.piece());
+    // Since the piece was last expected to arrive.
+    double since = 0.0;
+    int previous = 0;
+    for (const HoldingsChange& change : expected[s]) {
+      if (change.t > press.t) break;
+      if (change.counts[type] > previous) since = change.t;
+      previous = change.counts[type];
+    }
+    bool observed = false;
+    bool visible = false;
+    for (const HoldingsObservation& o : holdings_history[s]) {
+      if (o.t < since || o.t > press.t) continue;
+      observed = true;
+      if (o.visible[type] > 0) visible = true;
+    }
+    const std::optional<Shortfall>& open = shortfalls[s][type];
+    if (!observed || visible || (open && press.t - open->start >= config.hidden_piece_seconds)) {
+      return;
+    }
+    const std::string label = ply_label(ply.board, ply.side, ply.number);
+    incident(IncidentType::kHiddenPiece, seat, since, press.t, label,
+             seat_name(seat) + " dropped a " + piece_name(ply.move.piece()) + " (" + label + ". " +
+                 ply.san + ") that had not been visible in their holdings.",
+             {press.frame});
+  }
+
+  // Compares holding areas with what the committed history says they hold, for every
+  // observation the history is already final for.
+  void evaluate_holdings() {
+    const double horizon = finished               ? kInfinity
+                           : !uncommitted.empty() ? uncommitted.front().t
+                           : !pending.empty()     ? pending.front().t
+                                                  : latest_t;
+    for (int s = 0; s < 4; ++s) {
+      while (!holdings_seen[s].empty() && holdings_seen[s].front().t < horizon) {
+        const HoldingsObservation o = holdings_seen[s].front();
+        holdings_seen[s].pop_front();
+        const std::array<int, 5> want = expected_at(s, o.t);
+        for (PendingPass& pass : passes) {
+          if (seat_index(partner_of(pass.capturer)) != s || pass.passed) continue;
+          const int type = static_cast<int>(pass.type);
+          if (o.t <= pass.t_capture) {
+            pass.visible_before = o.visible[type];
+            continue;
+          }
+          if (pass.deadline && o.t > *pass.deadline) continue;
+          pass.observed = true;
+          // Passed when the count reaches what the history says, or at least rises (the
+          // partner may have dropped another of the type meanwhile).
+          if (o.visible[type] >= want[type] ||
+              (pass.visible_before && o.visible[type] > *pass.visible_before)) {
+            pass.passed = true;
+          }
+        }
+        for (int type = 0; type < 5; ++type) {
+          std::optional<Shortfall>& open = shortfalls[s][type];
+          if (o.visible[type] < want[type]) {
+            if (!open) open = Shortfall{o.t, o.t, o.frame, false};
+            open->last = o.t;
+          } else if (open) {
+            close_shortfall(s, type, o.t);
+          }
+        }
+      }
+    }
+    // Passes whose deadline the evaluated observations have passed.
+    for (PendingPass& pass : passes) {
+      if (pass.passed || !pass.deadline || (*pass.deadline >= horizon && !finished)) continue;
+      if (pass.observed) {
+        const Seat partner = partner_of(pass.capturer);
+        incident(IncidentType::kCaptureNotPassed, pass.capturer, pass.t_capture, *pass.deadline,
+                 pass.ply,
+                 seat_name(pass.capturer) + " captured a " + piece_name(pass.type) + " (" +
+                     pass.ply + ") that did not reach " + seat_name(partner) +
+                     "'s holdings before " + seat_name(pass.capturer) + "'s next move.",
+                 {pass.frame});
+        std::optional<Shortfall>& open =
+            shortfalls[seat_index(partner)][static_cast<int>(pass.type)];
+        if (open) open->from_capture = true;
+      }
+      pass.passed = true;  // decided
+    }
+    std::erase_if(passes, [](const PendingPass& p) { return p.passed; });
+  }
+
+  void close_shortfall(int s, int type, double t_end) {
+    std::optional<Shortfall>& open = shortfalls[s][type];
+    if (!open) return;
+    const Shortfall shortfall = *open;
+    open.reset();
+    if (shortfall.from_capture || t_end - shortfall.start < config.hidden_piece_seconds) return;
+    const Seat seat = seat_of(s);
+    incident(IncidentType::kHiddenPiece, seat, shortfall.start, t_end, "",
+             "A " + piece_name(static_cast<PieceType>(type)) + " that " + seat_name(seat) +
+                 " holds was not visible in their holding area.",
+             {shortfall.first_frame});
+  }
+
+  void finish_all() {
+    finished = true;
+    process_ready();
+    commit_agreed(true);
+    evaluate_holdings();
+    for (int s = 0; s < 4; ++s) {
+      for (int type = 0; type < 5; ++type) {
+        if (shortfalls[s][type]) close_shortfall(s, type, shortfalls[s][type]->last);
+      }
+    }
+    for (auto& [key, touch] : touches) {
+      if (touch.active) close_touch(static_cast<BoardId>(key.first), seat_of(key.second), touch);
+    }
+  }
+};
+
+Tracker::Tracker(TrackerConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
+Tracker::~Tracker() = default;
+
+void Tracker::add(const ClockEvent& event) {
+  impl_->add_clock(event);
+}
+void Tracker::add(const BoardObservation& observation) {
+  impl_->add_board(observation);
+}
+void Tracker::add(const HoldingsObservation& observation) {
+  impl_->add_holdings(observation);
+}
+
+void Tracker::replay_committed(BoardId board, rules::Move move, double t) {
+  Impl& impl = *impl_;
+  const rules::RuleSet& rules = *impl.config.rules;
+  apply_move(impl.committed, board, move, rules);
+  for (Hypothesis& h : impl.beam) apply_move(h.boards, board, move, rules);
+  impl.last_press_t[index(board)] = t;
+  impl.clocks[index(board)].last_t = t;
+  impl.latest_t = std::max(impl.latest_t, t);
+  for (int s = 0; s < 4; ++s) impl.record_holdings(s, t);
+}
+
+void Tracker::finish() {
+  impl_->finish_all();
+}
+
+std::vector<TrackerEvent> Tracker::take_events() {
+  std::vector<TrackerEvent> out;
+  out.swap(impl_->events);
+  return out;
+}
+
+const rules::Position& Tracker::committed_board(BoardId board) const {
+  return impl_->committed[index(board)];
+}
+
+int Tracker::presses_seen() const {
+  return impl_->next_press;
+}
+
+}  // namespace bugcam::tracker
