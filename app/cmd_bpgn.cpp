@@ -229,7 +229,8 @@ int run_replay(const ReplayOptions& options) {
                                                            : undo.captured.type);
       }
       const rules::BpgnMove& record = game.moves[i];
-      if (record.clock) clocks[b][static_cast<int>(record.color)] = record.clock;
+      // A move without a clock reading leaves the mover's time unknown from here on.
+      clocks[b][static_cast<int>(record.color)] = record.clock;
       rules::Bfen bfen;
       bfen.a.position = boards[0];
       bfen.b = rules::BoardFen{boards[1], {}};
