@@ -115,7 +115,8 @@ class ImageDirectorySource final : public FrameSource {
 class CameraSource final : public FrameSource {
  public:
   CameraSource(std::string name, int device) : name_(std::move(name)) {
-    if (!capture_.open(device, cv::CAP_ANY) || !capture_.isOpened()) {
+    // V4L2 directly: probing every backend (GStreamer, FireWire) is slow and leaks.
+    if (!capture_.open(device, cv::CAP_V4L2) || !capture_.isOpened()) {
       throw CaptureError(name_ + ": cannot open the camera");
     }
     fps_ = capture_.get(cv::CAP_PROP_FPS);
