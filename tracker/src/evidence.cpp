@@ -9,7 +9,7 @@ namespace {
 // A reading this sure of a different state, this many frames in a row, starts a new run
 // even without a hand.
 constexpr double kChangeConfidence = 0.7;
-constexpr int kChangeFrames = 3;
+constexpr int kChangeFrames = 10;
 // Floor of a state's probability: one square's evidence can cost a hypothesis at most
 // log(kFloor), so a single stubborn misread never outweighs the rules.
 constexpr double kFloor = 0.01;

@@ -390,21 +390,32 @@ struct Tracker::Impl {
     return kInfinity;
   }
 
-  // Evidence for a drop's type from the holding area: the type whose visible count fell
-  // between the start of the mover's turn and the press. 0 when the area says nothing.
-  double drop_term(PieceType dropped, const Press& press) const {
+  // Evidence for a drop's type from the holding area: which types' visible counts fell
+  // during the mover's turn (between two unoccluded views). A piece may arrive mid-turn, so
+  // only falls count, not the level. Falls of no type (a piece grabbed as it arrived, or the
+  // area unseen) say nothing; a fall of another type only speaks against this one.
+  std::array<bool, 5> holdings_falls(const Press& press) const {
     const Seat seat{press.board, press.side};
-    const std::optional<HoldingsObservation>& now = latest_holdings[seat_index(seat)];
-    if (!now || now->t < press.t - 1.0) return 0.0;
-    // The most of that type seen during the mover's turn: a piece may arrive mid-turn.
     const double turn_start = press.previous_press_t.value_or(0.0);
-    const int type = static_cast<int>(dropped);
-    int peak = -1;
+    std::array<bool, 5> fell{};
+    const HoldingsObservation* previous = nullptr;
     for (const HoldingsObservation& o : holdings_history[seat_index(seat)]) {
-      if (o.t >= turn_start - 0.5 && o.t <= press.t) peak = std::max(peak, o.visible[type]);
+      if (o.t < turn_start - 0.5) continue;
+      if (o.t > press.t + 0.3) break;
+      if (previous != nullptr) {
+        for (int type = 0; type < 5; ++type) {
+          if (o.visible[type] < previous->visible[type]) fell[type] = true;
+        }
+      }
+      previous = &o;
     }
-    if (peak < 0) return 0.0;
-    return now->visible[type] < peak ? 0.0 : -kHoldingsWeight * 2.0;
+    return fell;
+  }
+
+  static double drop_term(PieceType dropped, const std::array<bool, 5>& fell) {
+    if (fell[static_cast<int>(dropped)]) return 0.0;
+    return std::any_of(fell.begin(), fell.end(), [](bool f) { return f; }) ? -kHoldingsWeight * 2.0
+                                                                           : 0.0;
   }
 
   void process(const Press& press) {
@@ -413,7 +424,7 @@ struct Tracker::Impl {
     const double before = next_press_on_board(press);
     const BoardLikelihood l = evidence[b].likelihood_at(press.t, before);
     const Seat mover{press.board, press.side};
-    (void)mover;
+    const std::array<bool, 5> fell = holdings_falls(press);
 
     std::vector<Candidate> candidates;
     int order = 0;
@@ -435,7 +446,7 @@ struct Tracker::Impl {
         p.legal_moves(rules, moves);
         for (Move m : moves) {
           double score = base + move_delta(p, m, l, rules);
-          if (m.is_drop()) score += drop_term(m.piece(), press);
+          if (m.is_drop()) score += drop_term(m.piece(), fell);
           add(h, score, NodeKind::kMove, &m, 1);
         }
         if (!p.in_check()) {
@@ -489,7 +500,15 @@ struct Tracker::Impl {
         const Candidate& c = candidates[i];
         *config.debug << "  " << c.score << " parent " << c.parent << " kind "
                       << static_cast<int>(c.kind);
-        for (int m = 0; m < c.move_count; ++m) *config.debug << " " << c.moves[m].uci();
+        for (int m = 0; m < c.move_count; ++m) {
+          *config.debug << " " << c.moves[m].uci();
+          if (c.move_count == 1) {
+            for (Square s : {c.moves[m].from(), c.moves[m].to()}) {
+              *config.debug << " [" << rules::square_name(s) << " " << l[s][0] << "," << l[s][1]
+                            << "," << l[s][2] << "]";
+            }
+          }
+        }
         *config.debug << "\n";
       }
     }
