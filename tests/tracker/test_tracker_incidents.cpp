@@ -52,10 +52,21 @@ TEST(TrackerIncidents, MoveWithoutPress) {
 TEST(TrackerIncidents, DISABLED_PressWithoutMove) {
   expect_found(IncidentType::kPressWithoutMove, 21);
 }
-TEST(TrackerIncidents, DISABLED_IllegalMove) {
+TEST(TrackerIncidents, IllegalMove) {
   expect_found(IncidentType::kIllegalMove, 24);
+  // The move keeps its place in the record, marked, and the game goes on from the board.
+  const Outcome outcome = run_with(IncidentType::kIllegalMove, 24);
+  const auto illegal = std::find_if(outcome.committed.begin(), outcome.committed.end(),
+                                    [](const TrackedMove& m) { return m.illegal; });
+  ASSERT_NE(illegal, outcome.committed.end());
+  EXPECT_EQ(illegal->san, "Bf1-f3");
+  for (const Incident& i : outcome.incidents) {
+    if (i.type == IncidentType::kIllegalMove) {
+      EXPECT_FALSE(i.position.empty());
+    }
+  }
 }
-TEST(TrackerIncidents, DISABLED_PositionDisturbed) {
+TEST(TrackerIncidents, PositionDisturbed) {
   expect_found(IncidentType::kPositionDisturbed, 24);
 }
 TEST(TrackerIncidents, CaptureNotPassed) {

@@ -13,8 +13,12 @@ constexpr int kChangeFrames = 10;
 // Floor of a state's probability: one square's evidence can cost a hypothesis at most
 // log(kFloor), so a single stubborn misread never outweighs the rules.
 constexpr double kFloor = 0.01;
-// Frames for a run to count fully; a run of fewer frames counts proportionally.
-constexpr double kFullWeightFrames = 3.0;
+// A run counts as one independent reading per this many frames (misreads come in spells
+// of a few frames, so frames within one are not independent), up to kMaxReadings: a
+// disagreement that lasts the whole run is no misread, and must be able to outweigh the
+// low prior of an illegal move or a disturbed position.
+constexpr double kFramesPerReading = 5.0;
+constexpr double kMaxReadings = 6.0;
 
 std::array<double, 3> normalised(const SquareEvidence& e) {
   const double total = std::max(1e-9, double{e.empty} + e.white + e.black);
@@ -104,7 +108,7 @@ BoardLikelihood BoardEvidence::likelihood_at(double t, double before) const {
   for (int s = 0; s < 64; ++s) {
     const Run* run = run_at(s, t, before);
     if (run == nullptr || run->frames == 0) continue;
-    const double weight = std::min(1.0, run->frames / kFullWeightFrames);
+    const double weight = std::min(kMaxReadings, run->frames / kFramesPerReading);
     for (int i = 0; i < 3; ++i) {
       const double mean = run->sum[i] / run->frames;
       out[s][i] = weight * std::log(kFloor + (1.0 - 3.0 * kFloor) * mean);

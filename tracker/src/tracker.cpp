@@ -36,6 +36,8 @@ constexpr int kUnpressedHypotheses = 4;
 constexpr double kPremoveSlack = 0.1;
 // An oracle is asked when the best hypothesis leads the alternatives by less than this.
 constexpr double kTypeDoubtMargin = 4.0;
+// How many of a hypothesis' best legal moves are tried with a disturbance beside them.
+constexpr std::size_t kDisturbedMoves = 2;
 
 int index(BoardId b) {
   return static_cast<int>(b);
@@ -127,6 +129,7 @@ struct Node {
   std::string resync_detail;
   Position resync_board;                 // the board as seen, with identities carried over
   std::vector<PieceType> resync_passed;  // pieces the presser captured, for the partner
+  Move resync_move;                      // the illegal move's shape
   bool same_content(const Node& o) const {
     return kind == o.kind && plies == o.plies && resync_detail == o.resync_detail;
   }
@@ -347,14 +350,15 @@ struct Tracker::Impl {
 
   void add_holdings(const HoldingsObservation& o) {
     latest_t = std::max(latest_t, o.t);
-    if (o.occluded) return;
     const int s = seat_index(o.seat);
-    latest_holdings[s] = o;
-    holdings_seen[s].push_back(o);
+    // Covered views are kept in the history only: a hand there is evidence of a drop.
     holdings_history[s].push_back(o);
     while (!holdings_history[s].empty() && holdings_history[s].front().t < o.t - 60.0) {
       holdings_history[s].pop_front();
     }
+    if (o.occluded) return;
+    latest_holdings[s] = o;
+    holdings_seen[s].push_back(o);
     evaluate_holdings();
   }
 
@@ -394,28 +398,42 @@ struct Tracker::Impl {
   // during the mover's turn (between two unoccluded views). A piece may arrive mid-turn, so
   // only falls count, not the level. Falls of no type (a piece grabbed as it arrived, or the
   // area unseen) say nothing; a fall of another type only speaks against this one.
-  std::array<bool, 5> holdings_falls(const Press& press) const {
+  struct HoldingsFalls {
+    std::array<bool, 5> fell{};  // per type
+    int views = 0;               // unoccluded views during the turn
+    bool hand = false;           // a hand covered the area during the turn
+  };
+  HoldingsFalls holdings_falls(const Press& press) const {
     const Seat seat{press.board, press.side};
     const double turn_start = press.previous_press_t.value_or(0.0);
-    std::array<bool, 5> fell{};
+    HoldingsFalls out;
     const HoldingsObservation* previous = nullptr;
     for (const HoldingsObservation& o : holdings_history[seat_index(seat)]) {
       if (o.t < turn_start - 0.5) continue;
       if (o.t > press.t + 0.3) break;
+      if (o.occluded) {
+        out.hand = true;
+        continue;
+      }
+      ++out.views;
       if (previous != nullptr) {
         for (int type = 0; type < 5; ++type) {
-          if (o.visible[type] < previous->visible[type]) fell[type] = true;
+          if (o.visible[type] < previous->visible[type]) out.fell[type] = true;
         }
       }
       previous = &o;
     }
-    return fell;
+    return out;
   }
 
-  static double drop_term(PieceType dropped, const std::array<bool, 5>& fell) {
-    if (fell[static_cast<int>(dropped)]) return 0.0;
-    return std::any_of(fell.begin(), fell.end(), [](bool f) { return f; }) ? -kHoldingsWeight * 2.0
-                                                                           : 0.0;
+  static double drop_term(PieceType dropped, const HoldingsFalls& falls) {
+    if (falls.fell[static_cast<int>(dropped)]) return 0.0;
+    if (std::any_of(falls.fell.begin(), falls.fell.end(), [](bool f) { return f; })) {
+      return -kHoldingsWeight * 2.0;
+    }
+    // Nothing fell: the piece may have been in the player's hand since an earlier turn, but
+    // an area seen all turn without a hand over it speaks against a drop.
+    return !falls.hand && falls.views >= 2 ? -kHoldingsWeight : 0.0;
   }
 
   void process(const Press& press) {
@@ -424,7 +442,7 @@ struct Tracker::Impl {
     const double before = next_press_on_board(press);
     const BoardLikelihood l = evidence[b].likelihood_at(press.t, before);
     const Seat mover{press.board, press.side};
-    const std::array<bool, 5> fell = holdings_falls(press);
+    const HoldingsFalls fell = holdings_falls(press);
 
     std::vector<Candidate> candidates;
     int order = 0;
@@ -464,16 +482,36 @@ struct Tracker::Impl {
     }
     // Resync candidates are built separately: they need a new position, not a move.
     std::vector<std::pair<int, BuiltResync>> resyncs;  // candidate order -> what was built
+    const std::size_t plain_candidates = candidates.size();
     for (int h = 0; h < static_cast<int>(beam.size()) && h < kUnpressedHypotheses; ++h) {
-      auto built = build_resync(beam[h].boards, press, l);
-      if (!built) continue;
-      Candidate c;
-      c.parent = h;
-      c.kind = NodeKind::kResync;
-      c.score = beam[h].score + board_score(built->boards[b], l) + config.prior_resync;
-      c.order = order++;
-      candidates.push_back(c);
-      resyncs.emplace_back(c.order, std::move(*built));
+      // The position as seen, and the best few legal moves with a disturbance beside them.
+      std::vector<std::pair<double, Move>> best_moves;
+      for (std::size_t i = 0; i < plain_candidates; ++i) {
+        const Candidate& c = candidates[i];
+        if (c.parent == h && c.kind == NodeKind::kMove)
+          best_moves.emplace_back(c.score, c.moves[0]);
+      }
+      std::stable_sort(best_moves.begin(), best_moves.end(),
+                       [](const auto& a, const auto& x) { return a.first > x.first; });
+      if (best_moves.size() > kDisturbedMoves) best_moves.resize(kDisturbedMoves);
+      // Moves first: where a move and a disturbance give the same position as the change
+      // taken whole, the move is recorded.
+      std::vector<std::optional<Move>> firsts;
+      for (const auto& [score, m] : best_moves) firsts.emplace_back(m);
+      firsts.emplace_back(std::nullopt);
+      for (const std::optional<Move>& first : firsts) {
+        auto built = build_resync(beam[h].boards, press, l, first);
+        if (!built) continue;
+        Candidate c;
+        c.parent = h;
+        c.kind = NodeKind::kResync;
+        c.score = beam[h].score + board_score(built->boards[b], l) +
+                  (built->illegal ? config.prior_illegal_move : config.prior_resync);
+        if (first && first->is_drop()) c.score += drop_term(first->piece(), fell);
+        c.order = order++;
+        candidates.push_back(c);
+        resyncs.emplace_back(c.order, std::move(*built));
+      }
     }
 
     std::stable_sort(candidates.begin(), candidates.end(),
@@ -532,6 +570,8 @@ struct Tracker::Impl {
           node->resync_illegal = built.illegal;
           node->resync_board = built.boards[b];
           node->resync_passed = built.passed;
+          node->resync_move = built.illegal_move;
+          if (built.legal) node->plies.push_back(*built.legal);
         }
       } else if (c.kind == NodeKind::kPressWithoutMove) {
         Position& p = child.boards[b];
@@ -631,15 +671,36 @@ struct Tracker::Impl {
     std::array<Position, 2> boards;
     std::string detail;
     bool illegal = false;
+    Move illegal_move;  // its shape (from, to, or a drop), for the record
     std::vector<PieceType> passed;
+    std::optional<PlyRecord> legal;  // the legal move played before the disturbance
   };
 
+  PlyRecord ply_record(const Position& p, BoardId board, Move m) const {
+    PlyRecord ply;
+    ply.board = board;
+    ply.side = p.side_to_move();
+    ply.number = p.fullmove_number();
+    ply.move = m;
+    ply.san = rules::to_san(p, m, *config.rules);
+    return ply;
+  }
+
   // The position the evidence shows, with piece identities carried over where a piece of
-  // the same colour moved, taken from the holdings where one appeared from nowhere.
+  // the same colour moved, taken from the holdings where one appeared from nowhere. With
+  // `first`, the presser's legal move is played first and only what it leaves unexplained
+  // is the disturbance (a piece knocked aside while moving).
   std::optional<BuiltResync> build_resync(const std::array<Position, 2>& boards, const Press& press,
-                                          const BoardLikelihood& l) const {
+                                          const BoardLikelihood& l,
+                                          std::optional<Move> first) const {
     const int b = index(press.board);
-    const Position& p = boards[b];
+    BuiltResync out{boards, {}, false, {}, {}, {}};
+    if (first) {
+      PlyRecord ply = ply_record(boards[b], press.board, *first);
+      ply.captured = apply_move(out.boards, press.board, *first, *config.rules);
+      out.legal = std::move(ply);
+    }
+    const Position p = out.boards[b];
     const std::uint64_t white = p.pieces(Color::kWhite);
     const std::uint64_t black = p.pieces(Color::kBlack);
     std::vector<Square> vanished;
@@ -658,7 +719,18 @@ struct Tracker::Impl {
       }
     }
     if (vanished.empty() && appeared.empty()) return std::nullopt;
-    BuiltResync out{boards, {}, false, {}};
+    if (first) {
+      // A disturbance touching the moved piece's squares is no disturbance: the presser's
+      // own move went elsewhere, which the variant without a legal move describes.
+      const auto touched = [&](Square s) {
+        return std::find(vanished.begin(), vanished.end(), s) != vanished.end() ||
+               std::any_of(appeared.begin(), appeared.end(),
+                           [&](const auto& a) { return a.first == s; });
+      };
+      if (touched(first->to()) || (!first->is_drop() && touched(first->from()))) {
+        return std::nullopt;
+      }
+    }
     Position& q = out.boards[b];
     std::vector<rules::Piece> lifted;
     std::vector<bool> lifted_promoted;
@@ -678,11 +750,16 @@ struct Tracker::Impl {
       if (!before.empty() && before.color != colour && colour == press.side) {
         captured.push_back(p.is_promoted(s) ? PieceType::kPawn : before.type);
       }
+      // The nearest piece of that colour that left its square moved here.
       int match = -1;
+      int match_distance = 99;
       for (std::size_t i = 0; i < lifted.size(); ++i) {
-        if (!used[i] && lifted[i].color == colour && vanished[i] != s) {
+        if (used[i] || lifted[i].color != colour || vanished[i] == s) continue;
+        const int distance = std::max(std::abs(rules::file_of(vanished[i]) - rules::file_of(s)),
+                                      std::abs(rules::rank_of(vanished[i]) - rules::rank_of(s)));
+        if (distance < match_distance) {
           match = static_cast<int>(i);
-          break;
+          match_distance = distance;
         }
       }
       rules::Piece piece{colour, PieceType::kPawn};
@@ -691,10 +768,12 @@ struct Tracker::Impl {
         used[match] = true;
         piece = lifted[match];
         promoted = lifted_promoted[match];
-        if (colour == press.side)
+        if (colour == press.side) {
           ++own_moves;
-        else
+          out.illegal_move = Move::normal(vanished[match], s);
+        } else {
           ++other_changes;
+        }
       } else {
         // From the holdings: the most valuable piece held, else a pawn.
         PieceType held = PieceType::kNone;
@@ -707,10 +786,12 @@ struct Tracker::Impl {
         if (held != PieceType::kNone) {
           piece.type = held;
           q.add_holding(colour, held, -1);
-          if (colour == press.side)
+          if (colour == press.side) {
             ++own_from_holdings;
-          else
+            out.illegal_move = Move::drop(held, s);
+          } else {
             ++other_changes;
+          }
         } else {
           ++other_changes;
         }
@@ -746,14 +827,17 @@ struct Tracker::Impl {
     q.set_castling_rights(rights);
     q.set_en_passant(rules::kNoSquare);
     const Color to_move = !press.side;
-    q.set_move_counters(0, p.fullmove_number() + (press.side == Color::kBlack ? 1 : 0));
-    q.set_side_to_move(to_move);
+    if (!first) {
+      q.set_move_counters(0, p.fullmove_number() + (press.side == Color::kBlack ? 1 : 0));
+      q.set_side_to_move(to_move);
+    }
     // The side that just pressed must not be left in check.
     if (q.attacked_by(to_move, q.king_square(press.side))) return std::nullopt;
     for (PieceType t : captured)
       out.boards[index(rules::other(press.board))].add_holding(!press.side, t);
     out.passed = captured;
-    out.illegal = other_changes == 0 && own_moves + own_from_holdings == 1;
+    // After a legal move, whatever else changed is a disturbance.
+    out.illegal = !first && other_changes == 0 && own_moves + own_from_holdings == 1;
     std::ostringstream detail;
     detail << "squares changed:";
     for (Square s : vanished) detail << " " << rules::square_name(s) << " emptied";
@@ -906,7 +990,6 @@ struct Tracker::Impl {
   }
 
   void commit(const Press& press, const Node& node) {
-    const rules::RuleSet& rules = *config.rules;
     const Seat presser{press.board, press.side};
     const std::string committed_san = node_san(node);
     if (const auto shown = provisional.find(press.index);
@@ -940,63 +1023,58 @@ struct Tracker::Impl {
         break;
       }
       case NodeKind::kResync: {
-        const IncidentType type =
-            node.resync_illegal ? IncidentType::kIllegalMove : IncidentType::kPositionDisturbed;
-        const std::string what =
-            node.resync_illegal ? seat_name(presser) + " completed a move that breaks the rules"
-                                : "Board " + std::string(1, rules::board_letter(press.board)) +
-                                      " changed in a way no move explains";
-        incident(
-            type, presser, press.previous_press_t.value_or(0.0), press.t, next_label,
-            what + " (" + node.resync_detail + "); recording continues from the position seen.",
-            {press.frame});
+        // A legal move beside the disturbance is recorded as any move is.
+        commit_plies(node, press);
+        const Position before = committed[index(press.board)];
         committed[index(press.board)] = node.resync_board;
         for (PieceType t : node.resync_passed) {
           committed[index(rules::other(press.board))].add_holding(!press.side, t);
+        }
+        const IncidentType type =
+            node.resync_illegal ? IncidentType::kIllegalMove : IncidentType::kPositionDisturbed;
+        const std::string lan = node.resync_illegal ? long_form(before, node.resync_move) : "";
+        std::string what;
+        if (node.resync_illegal) {
+          what = seat_name(presser) + " completed " + next_label + ". " + lan +
+                 ", a move that breaks the rules";
+        } else {
+          what = "Board " + std::string(1, rules::board_letter(press.board)) +
+                 " changed in a way no move explains";
+        }
+        Incident i;
+        i.type = type;
+        i.board = presser.board;
+        i.side = presser.color;
+        i.t = press.previous_press_t.value_or(0.0);
+        i.t_end = press.t;
+        i.ply = node.plies.empty()
+                    ? next_label
+                    : ply_label(press.board, node.plies.back().side, node.plies.back().number);
+        i.detail =
+            what + " (" + node.resync_detail + "); recording continues from the position seen.";
+        i.frames = {press.frame};
+        i.position = rules::to_bfen(committed[0], committed[1]);
+        events.emplace_back(std::move(i));
+        if (node.resync_illegal) {
+          // The move stands until claimed (000 art. 1.14): it keeps its place in the record.
+          TrackedMove move;
+          move.board = press.board;
+          move.side = press.side;
+          move.number = before.fullmove_number();
+          move.ply = next_label;
+          move.san = lan;
+          move.move = node.resync_move;
+          move.t = press.t;
+          move.clock = press.clock;
+          move.press = press.index;
+          move.illegal = true;
+          events.emplace_back(std::move(move));
         }
         break;
       }
       case NodeKind::kMove:
       case NodeKind::kUnpressedMoves:
-        for (const PlyRecord& ply : node.plies) {
-          const Seat seat{ply.board, ply.side};
-          const std::string label = ply_label(ply.board, ply.side, ply.number);
-          if (!ply.pressed && ply.side != press.side) {
-            incident(IncidentType::kMoveWithoutPress, seat,
-                     press.previous_press_t.value_or(press.t), press.t, label,
-                     seat_name(seat) + " played " + label + ". " + ply.san +
-                         " without pressing the clock.",
-                     {press.frame});
-          } else if (!ply.pressed) {
-            incident(IncidentType::kMoveWithoutPress, seat,
-                     press.previous_press_t.value_or(press.t), press.t, label,
-                     seat_name(seat) + " played " + label + ". " + ply.san +
-                         " without pressing the clock before the opponent's answer.",
-                     {press.frame});
-          }
-          if (ply.pressed && ply.placed_since && press.previous_press_t &&
-              *ply.placed_since < *press.previous_press_t - kPremoveSlack &&
-              node.kind == NodeKind::kMove) {
-            incident(IncidentType::kPremove, seat, *ply.placed_since, *press.previous_press_t,
-                     label,
-                     seat_name(seat) + " played " + label + ". " + ply.san +
-                         " before the opponent had pressed the clock.",
-                     {press.frame});
-          }
-          if (ply.move.is_drop()) check_drop_was_visible(seat, ply, press);
-          const PieceType passed = apply_move(committed, ply.board, ply.move, rules);
-          if (passed != PieceType::kNone) {
-            PendingPass pass;
-            pass.capturer = seat;
-            pass.type = passed;
-            pass.t_capture = press.t;
-            pass.ply = label + ". " + ply.san;
-            pass.frame = press.frame;
-            passes.push_back(pass);
-          }
-          TrackedMove move = tracked(ply, press);
-          events.emplace_back(std::move(move));
-        }
+        commit_plies(node, press);
         break;
     }
     // The capturer's next press on the board is the deadline for passing earlier captures.
@@ -1006,6 +1084,63 @@ struct Tracker::Impl {
       }
     }
     for (int s = 0; s < 4; ++s) record_holdings(s, press.t);
+  }
+
+  // The long form of a move as seen, for one the rules do not allow: "Bf1-f3", "Nc4xe5",
+  // "P@h8".
+  static std::string long_form(const Position& before, Move m) {
+    if (m.is_drop()) {
+      return std::string(1, rules::piece_letter(m.piece())) + "@" + rules::square_name(m.to());
+    }
+    const rules::Piece piece = before.piece_at(m.from());
+    std::string out;
+    if (!piece.empty() && piece.type != PieceType::kPawn) out += rules::piece_letter(piece.type);
+    out += rules::square_name(m.from());
+    out += before.piece_at(m.to()).empty() ? "-" : "x";
+    out += rules::square_name(m.to());
+    return out;
+  }
+
+  void commit_plies(const Node& node, const Press& press) {
+    const rules::RuleSet& rules = *config.rules;
+    for (const PlyRecord& ply : node.plies) {
+      const Seat seat{ply.board, ply.side};
+      const std::string label = ply_label(ply.board, ply.side, ply.number);
+      if (!ply.pressed && ply.side != press.side) {
+        incident(
+            IncidentType::kMoveWithoutPress, seat, press.previous_press_t.value_or(press.t),
+            press.t, label,
+            seat_name(seat) + " played " + label + ". " + ply.san + " without pressing the clock.",
+            {press.frame});
+      } else if (!ply.pressed) {
+        incident(IncidentType::kMoveWithoutPress, seat, press.previous_press_t.value_or(press.t),
+                 press.t, label,
+                 seat_name(seat) + " played " + label + ". " + ply.san +
+                     " without pressing the clock before the opponent's answer.",
+                 {press.frame});
+      }
+      if (ply.pressed && ply.placed_since && press.previous_press_t &&
+          *ply.placed_since < *press.previous_press_t - kPremoveSlack &&
+          node.kind == NodeKind::kMove) {
+        incident(IncidentType::kPremove, seat, *ply.placed_since, *press.previous_press_t, label,
+                 seat_name(seat) + " played " + label + ". " + ply.san +
+                     " before the opponent had pressed the clock.",
+                 {press.frame});
+      }
+      if (ply.move.is_drop()) check_drop_was_visible(seat, ply, press);
+      const PieceType passed = apply_move(committed, ply.board, ply.move, rules);
+      if (passed != PieceType::kNone) {
+        PendingPass pass;
+        pass.capturer = seat;
+        pass.type = passed;
+        pass.t_capture = press.t;
+        pass.ply = label + ". " + ply.san;
+        pass.frame = press.frame;
+        passes.push_back(pass);
+      }
+      TrackedMove move = tracked(ply, press);
+      events.emplace_back(std::move(move));
+    }
   }
 
   void record_holdings(int s, double t) {
@@ -1041,7 +1176,7 @@ struct Tracker::Impl {
     bool observed = false;
     bool visible = false;
     for (const HoldingsObservation& o : holdings_history[s]) {
-      if (o.t < since || o.t > press.t) continue;
+      if (o.occluded || o.t < since || o.t > press.t) continue;
       observed = true;
       if (o.visible[type] > 0) visible = true;
     }
