@@ -47,6 +47,16 @@ SquareState Run::mean_state() const {
 }
 
 void BoardEvidence::add(const BoardObservation& observation) {
+  for (const Seat& seat : observation.hands) {
+    auto& stretches = hands_[static_cast<int>(seat.board) * 2 + static_cast<int>(seat.color)];
+    // A stretch goes on while the hand is seen in consecutive frames.
+    if (!stretches.empty() && stretches.back().end >= previous_t_ - 1e-9 && seen_) {
+      stretches.back().end = observation.t;
+    } else {
+      stretches.push_back({observation.t, observation.t});
+    }
+  }
+  previous_t_ = observation.t;
   seen_ = true;
   latest_t_ = observation.t;
   latest_frame_ = observation.frame;
@@ -136,7 +146,18 @@ std::optional<double> BoardEvidence::since(int square, SquareState state, double
   return start;
 }
 
+std::optional<double> BoardEvidence::hand_left(Seat seat, double t) const {
+  const auto& stretches = hands_[static_cast<int>(seat.board) * 2 + static_cast<int>(seat.color)];
+  for (auto it = stretches.rbegin(); it != stretches.rend(); ++it) {
+    if (it->start <= t) return std::min(it->end, t);
+  }
+  return std::nullopt;
+}
+
 void BoardEvidence::forget_before(double t) {
+  for (auto& stretches : hands_) {
+    while (stretches.size() > 1 && stretches.front().end < t) stretches.pop_front();
+  }
   for (SquareTimeline& line : squares_) {
     while (line.runs.size() > 1 && line.runs.front().end < t) line.runs.pop_front();
   }

@@ -136,10 +136,30 @@ struct Node {
 };
 using NodePtr = std::shared_ptr<const Node>;
 
+// Per board, the position before a press without a move, while the opponent has not yet
+// answered it: a press back (the opponent's press without a move) restores it, so the
+// record's move numbers go on as if neither press had happened.
+using PassedFrom = std::array<std::optional<Position>, 2>;
+
+void pass_turn(std::array<Position, 2>& boards, PassedFrom& passed_from, int b) {
+  if (passed_from[b]) {
+    boards[b] = *passed_from[b];
+    passed_from[b].reset();
+    return;
+  }
+  passed_from[b] = boards[b];
+  Position& p = boards[b];
+  const bool black_passed = p.side_to_move() == Color::kBlack;
+  p.set_side_to_move(!p.side_to_move());
+  p.set_en_passant(rules::kNoSquare);
+  p.set_move_counters(p.halfmove_clock(), p.fullmove_number() + (black_passed ? 1 : 0));
+}
+
 struct Hypothesis {
   std::array<Position, 2> boards;
   double score = 0.0;
   NodePtr head;
+  PassedFrom passed_from;
 };
 
 struct Press {
@@ -229,6 +249,7 @@ struct Tracker::Impl {
   std::array<std::optional<double>, 2> last_press_t;
   std::array<ClockState, 2> clocks;
   std::array<Position, 2> committed;
+  PassedFrom committed_passed_from;
   std::map<int, std::string> provisional;  // press -> SAN shown
   std::vector<TrackerEvent> events;
   double latest_t = 0.0;
@@ -440,7 +461,14 @@ struct Tracker::Impl {
     const rules::RuleSet& rules = *config.rules;
     const int b = index(press.board);
     const double before = next_press_on_board(press);
-    const BoardLikelihood l = evidence[b].likelihood_at(press.t, before);
+    // The position the presser left is what stood when their hand left the board: the
+    // opponent may already be moving (a premove) by the time the clock is pressed.
+    // A hand that has not been over the board since the previous press made no move.
+    const std::optional<double> hand_left =
+        evidence[b].hand_left(Seat{press.board, press.side}, press.t);
+    const double evidence_t =
+        hand_left && *hand_left > press.previous_press_t.value_or(0.0) ? *hand_left : press.t;
+    const BoardLikelihood l = evidence[b].likelihood_at(evidence_t, before);
     const Seat mover{press.board, press.side};
     const HoldingsFalls fell = holdings_falls(press);
 
@@ -558,6 +586,8 @@ struct Tracker::Impl {
       Hypothesis child;
       child.boards = parent.boards;
       child.score = c.score;
+      child.passed_from = parent.passed_from;
+      if (c.kind != NodeKind::kPressWithoutMove) child.passed_from[b].reset();
       auto node = std::make_shared<Node>();
       node->parent = parent.head;
       node->press = press.index;
@@ -574,11 +604,7 @@ struct Tracker::Impl {
           if (built.legal) node->plies.push_back(*built.legal);
         }
       } else if (c.kind == NodeKind::kPressWithoutMove) {
-        Position& p = child.boards[b];
-        const bool black_passed = p.side_to_move() == Color::kBlack;
-        p.set_side_to_move(!p.side_to_move());
-        p.set_en_passant(rules::kNoSquare);
-        p.set_move_counters(p.halfmove_clock(), p.fullmove_number() + (black_passed ? 1 : 0));
+        pass_turn(child.boards, child.passed_from, b);
       } else {
         for (int i = 0; i < c.move_count; ++i) {
           const Position& p = child.boards[b];
@@ -1010,16 +1036,15 @@ struct Tracker::Impl {
     const Position& board_before = committed[index(press.board)];
     const std::string next_label =
         ply_label(press.board, board_before.side_to_move(), board_before.fullmove_number());
+    if (node.kind != NodeKind::kPressWithoutMove) {
+      committed_passed_from[index(press.board)].reset();
+    }
     switch (node.kind) {
       case NodeKind::kPressWithoutMove: {
         incident(IncidentType::kPressWithoutMove, presser, press.t, press.t, next_label,
                  seat_name(presser) + " pressed the clock without a move on the board.",
                  {press.frame});
-        Position& p = committed[index(press.board)];
-        const bool black_passed = p.side_to_move() == Color::kBlack;
-        p.set_side_to_move(!p.side_to_move());
-        p.set_en_passant(rules::kNoSquare);
-        p.set_move_counters(p.halfmove_clock(), p.fullmove_number() + (black_passed ? 1 : 0));
+        pass_turn(committed, committed_passed_from, index(press.board));
         break;
       }
       case NodeKind::kResync: {
