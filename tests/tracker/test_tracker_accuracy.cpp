@@ -65,9 +65,12 @@ Totals run_clips(double misread) {
 TEST(TrackerAccuracy, TwentyClipsWithThreePercentMisreads) {
   const Totals t = run_clips(std::getenv("MISREAD") ? std::atof(std::getenv("MISREAD")) : 0.03);
   ASSERT_EQ(t.games, 20);
-  EXPECT_GE(t.right, 0.99 * t.moves);
-  EXPECT_GE(t.exact, 10);
-  EXPECT_LE(t.false_incidents, 10);
+  // Measured 1168/1171 moves right (99.74 %), 19/20 games exact, no false incident. The
+  // issue's targets: >= 99.5 % of moves, >= 90 % of games (18/20), <= 1 false incident per
+  // 10 clips (2 here).
+  EXPECT_GE(t.right, 0.997 * t.moves);
+  EXPECT_GE(t.exact, 19);
+  EXPECT_EQ(t.false_incidents, 0);
 }
 
 }  // namespace

@@ -207,6 +207,7 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
 
   std::array<double, 2> previous_press = {0.0, 0.0};
   double shift = 0.0;
+  Noise timing(options.seed ^ 0x5eedu);
   std::array<std::array<std::vector<double>, 5>, 4> arrivals;  // per seat and type
   std::array<double, 2> previous_change = {0.0, 0.0};
   bool diverged =
@@ -228,9 +229,10 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
     // A drop waits for its piece to arrive; later presses keep their spacing.
     double t = std::max({press_t[i] + shift, previous_press[0] + 0.05, previous_press[1] + 0.05});
     if (move.is_drop()) {
+      // The partner may grab a piece as it arrives or leave it lying a while.
       auto& waiting = arrivals[seat_index(mover)][static_cast<int>(move.piece())];
       if (!waiting.empty()) {
-        t = std::max(t, waiting.front() + 2.0);
+        t = std::max(t, waiting.front() + 0.3 + 1.7 * timing.uniform());
         waiting.erase(waiting.begin());
       }
     }

@@ -36,6 +36,11 @@ constexpr int kUnpressedHypotheses = 4;
 constexpr double kPremoveSlack = 0.1;
 // An oracle is asked when the best hypothesis leads the alternatives by less than this.
 constexpr double kTypeDoubtMargin = 4.0;
+// A passed piece may be grabbed for a drop as it arrives, never seen lying in the holding
+// area (000 art. 1.6 gives the capturer until their next move to pass it). A drop this soon
+// after the capture, with a hand seen over the area meanwhile, proves the pass; and the
+// decision on a pass waits this long after its deadline for such a drop's press.
+constexpr double kGrabSeconds = 4.0;
 // How many of a hypothesis' best legal moves are tried with a disturbance beside them.
 constexpr std::size_t kDisturbedMoves = 2;
 
@@ -447,6 +452,33 @@ struct Tracker::Impl {
     return out;
   }
 
+  // The holding area as first seen after the press, if soon enough to tell what is left.
+  const HoldingsObservation* holdings_after(const Press& press) const {
+    for (const HoldingsObservation& o :
+         holdings_history[seat_index(Seat{press.board, press.side})]) {
+      if (o.occluded || o.t < press.t) continue;
+      return o.t <= press.t + 1.0 ? &o : nullptr;
+    }
+    return nullptr;
+  }
+
+  // How much better (positive) or worse the area seen after the press fits the holdings
+  // left by dropping `dropped` than the holdings before it: tells drop types apart when
+  // the piece was grabbed as it arrived and no fall was seen.
+  static double holdings_level_term(const Position& before, Color side, PieceType dropped,
+                                    const HoldingsObservation* after) {
+    if (after == nullptr) return 0.0;
+    int mismatch_before = 0;
+    int mismatch_after = 0;
+    for (int type = 0; type < 5; ++type) {
+      const int held = before.holding(side, static_cast<PieceType>(type));
+      const int left = held - (type == static_cast<int>(dropped) ? 1 : 0);
+      mismatch_before += std::abs(after->visible[type] - held);
+      mismatch_after += std::abs(after->visible[type] - left);
+    }
+    return kHoldingsWeight * std::clamp(mismatch_before - mismatch_after, -1, 1);
+  }
+
   static double drop_term(PieceType dropped, const HoldingsFalls& falls) {
     if (falls.fell[static_cast<int>(dropped)]) return 0.0;
     if (std::any_of(falls.fell.begin(), falls.fell.end(), [](bool f) { return f; })) {
@@ -471,6 +503,7 @@ struct Tracker::Impl {
     const BoardLikelihood l = evidence[b].likelihood_at(evidence_t, before);
     const Seat mover{press.board, press.side};
     const HoldingsFalls fell = holdings_falls(press);
+    const HoldingsObservation* seen_after = holdings_after(press);
 
     std::vector<Candidate> candidates;
     int order = 0;
@@ -492,7 +525,10 @@ struct Tracker::Impl {
         p.legal_moves(rules, moves);
         for (Move m : moves) {
           double score = base + move_delta(p, m, l, rules);
-          if (m.is_drop()) score += drop_term(m.piece(), fell);
+          if (m.is_drop()) {
+            score += drop_term(m.piece(), fell) +
+                     holdings_level_term(p, press.side, m.piece(), seen_after);
+          }
           add(h, score, NodeKind::kMove, &m, 1);
         }
         if (!p.in_check()) {
@@ -535,7 +571,10 @@ struct Tracker::Impl {
         c.kind = NodeKind::kResync;
         c.score = beam[h].score + board_score(built->boards[b], l) +
                   (built->illegal ? config.prior_illegal_move : config.prior_resync);
-        if (first && first->is_drop()) c.score += drop_term(first->piece(), fell);
+        if (first && first->is_drop()) {
+          c.score += drop_term(first->piece(), fell) +
+                     holdings_level_term(beam[h].boards[b], press.side, first->piece(), seen_after);
+        }
         c.order = order++;
         candidates.push_back(c);
         resyncs.emplace_back(c.order, std::move(*built));
@@ -774,6 +813,7 @@ struct Tracker::Impl {
       // A piece of the other colour that stood here was captured.
       const rules::Piece before = p.piece_at(s);
       if (!before.empty() && before.color != colour && colour == press.side) {
+        if (before.type == PieceType::kKing) return std::nullopt;  // kings are not taken
         captured.push_back(p.is_promoted(s) ? PieceType::kPawn : before.type);
       }
       // The nearest piece of that colour that left its square moved here.
@@ -1152,7 +1192,10 @@ struct Tracker::Impl {
                      " before the opponent had pressed the clock.",
                  {press.frame});
       }
-      if (ply.move.is_drop()) check_drop_was_visible(seat, ply, press);
+      if (ply.move.is_drop()) {
+        check_drop_was_visible(seat, ply, press);
+        credit_pass_by_drop(seat, ply.move.piece(), press.t);
+      }
       const PieceType passed = apply_move(committed, ply.board, ply.move, rules);
       if (passed != PieceType::kNone) {
         PendingPass pass;
@@ -1187,6 +1230,24 @@ struct Tracker::Impl {
     return counts;
   }
 
+  // Whether a hand covered the seat's holding area between t0 and t1.
+  bool hand_over_holdings(int s, double t0, double t1) const {
+    return std::any_of(
+        holdings_history[s].begin(), holdings_history[s].end(),
+        [&](const HoldingsObservation& o) { return o.occluded && o.t >= t0 && o.t <= t1; });
+  }
+
+  // A drop by the partner of a captured piece's type, with their hand over the holding area
+  // before the capturer's deadline, shows the piece was passed and grabbed at once.
+  void credit_pass_by_drop(Seat dropper, PieceType type, double t_drop) {
+    for (PendingPass& pass : passes) {
+      if (pass.passed || !(partner_of(pass.capturer) == dropper) || pass.type != type) continue;
+      if (pass.t_capture > t_drop) continue;
+      const double until = pass.deadline ? std::min(*pass.deadline, t_drop) : t_drop;
+      if (hand_over_holdings(seat_index(dropper), pass.t_capture, until)) pass.passed = true;
+    }
+  }
+
   void check_drop_was_visible(Seat seat, const PlyRecord& ply, const Press& press) {
     const int s = seat_index(seat);
     const int type = static_cast<int>(ply.move.piece());
@@ -1209,6 +1270,9 @@ struct Tracker::Impl {
     if (!observed || visible || (open && press.t - open->start >= config.hidden_piece_seconds)) {
       return;
     }
+    // Grabbed as it arrived (or taken in hand during this turn, before another arrived).
+    const double turn_start = std::min(since, press.previous_press_t.value_or(since));
+    if (press.t - since < kGrabSeconds && hand_over_holdings(s, turn_start, press.t)) return;
     const std::string label = ply_label(ply.board, ply.side, ply.number);
     incident(IncidentType::kHiddenPiece, seat, since, press.t, label,
              seat_name(seat) + " dropped a " + piece_name(ply.move.piece()) + " (" + label + ". " +
@@ -1257,7 +1321,10 @@ struct Tracker::Impl {
     }
     // Passes whose deadline the evaluated observations have passed.
     for (PendingPass& pass : passes) {
-      if (pass.passed || !pass.deadline || (*pass.deadline >= horizon && !finished)) continue;
+      if (pass.passed || !pass.deadline ||
+          (*pass.deadline + kGrabSeconds >= horizon && !finished)) {
+        continue;
+      }
       if (pass.observed) {
         const Seat partner = partner_of(pass.capturer);
         incident(IncidentType::kCaptureNotPassed, pass.capturer, pass.t_capture, *pass.deadline,
