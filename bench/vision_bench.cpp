@@ -29,7 +29,11 @@ void BM_ReadFrame(benchmark::State& state) {
   state.counters["fps"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_ReadFrame)->Args({1280, 720})->Args({1920, 1080})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReadFrame)
+    ->Args({1280, 720})
+    ->Args({1920, 1080})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_Calibrate(benchmark::State& state) {
   cv::setNumThreads(1);
@@ -38,7 +42,11 @@ void BM_Calibrate(benchmark::State& state) {
     benchmark::DoNotOptimize(bugcam::calibration::calibrate(truth.image));
   }
 }
-BENCHMARK(BM_Calibrate)->Args({1280, 720})->Args({1920, 1080})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Calibrate)
+    ->Args({1280, 720})
+    ->Args({1920, 1080})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_DriftCheck(benchmark::State& state) {
   cv::setNumThreads(1);

@@ -366,6 +366,7 @@ class BpgnReader {
     std::size_t after = i + 1;
     while (after < word.size() && word[after] == '.') ++after;
     std::string_view san = word.substr(after);
+    const std::string number(word.substr(0, after));
     SourceLocation san_where = where;
     san_where.column += static_cast<int>(after);
     if (san.empty()) {
@@ -373,20 +374,19 @@ class BpgnReader {
       san_where = here();
       if (at_end() || peek() == '{' || peek() == '[' || peek() == '(' || peek() == ')' ||
           peek() == '}') {
-        fail(san_where, "expected a move after '" + std::string(word) + "'");
+        fail(san_where, "expected a move after '" + number + "'");
       }
       san = read_word();
-      if (is_result_token(san)) {
-        fail(san_where, "expected a move after '" + std::string(word) + "', found the result '" +
-                            std::string(san) + "'");
-      }
-      std::size_t digits = 0;
-      while (digits < san.size() && is_digit(san[digits])) ++digits;
-      if (digits > 0 && digits < san.size() &&
-          std::string_view("AaBb.").find(san[digits]) != std::string_view::npos) {
-        fail(san_where,
-             "expected a move after '" + std::string(word) + "', found '" + std::string(san) + "'");
-      }
+    }
+    if (is_result_token(san)) {
+      fail(san_where,
+           "expected a move after '" + number + "', found the result '" + std::string(san) + "'");
+    }
+    std::size_t digits = 0;
+    while (digits < san.size() && is_digit(san[digits])) ++digits;
+    if (digits > 0 && digits < san.size() &&
+        std::string_view("AaBb.").find(san[digits]) != std::string_view::npos) {
+      fail(san_where, "expected a move after '" + number + "', found '" + std::string(san) + "'");
     }
     move.san = std::string(san);
     move.where = san_where;
@@ -414,7 +414,7 @@ std::string tag_value_text(std::string_view value) {
   std::string out;
   for (const char c : value) {
     if (c == '"' || c == '\\') out += '\\';
-    out += (c == '\n' || c == '\r') ? ' ' : c;
+    out += c == '\n' ? ' ' : c;  // a value cannot span lines
   }
   return out;
 }
@@ -547,7 +547,15 @@ std::string write_bpgn(const BpgnGame& game) {
     lines.add(unit);
   }
   lines.finish_line();
-  if (!game.result_comment.empty()) out += "{" + comment_text(game.result_comment) + "} ";
+  // A reader takes the comment right before the result as the reason the game ended; when
+  // there is no reason but the last move has a comment, an empty one keeps them apart.
+  const std::vector<std::string>& last_comments =
+      game.moves.empty() ? game.comments : game.moves.back().comments;
+  if (!game.result_comment.empty()) {
+    out += "{" + comment_text(game.result_comment) + "} ";
+  } else if (!last_comments.empty()) {
+    out += "{} ";
+  }
   out += is_result_token(game.result) ? game.result : std::string("*");
   out += '\n';
   return out;

@@ -1,6 +1,7 @@
 // SAN with drops. Reading is lenient about what people and servers write (n@f3, @e4, $146@g4,
 // e8Q, 0-0, a missing or redundant 'x', +/#/!/? marks) but strict about what the move is:
 // the text must match exactly one legal move. Writing follows FIDE with N@f3 and e8=Q.
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <stdexcept>
@@ -240,6 +241,14 @@ std::string long_form(const Position& pos, Move m) {
   return out;
 }
 
+// Sorted, so that messages do not depend on the order of move generation.
+std::string joined(std::vector<std::string> items) {
+  std::sort(items.begin(), items.end());
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
 std::string why_nothing_matches(const Position& pos, const SanPattern& pattern,
                                 const RuleSet& rules) {
   const Color us = pos.side_to_move();
@@ -308,19 +317,13 @@ Move parse_san(const Position& pos, std::string_view san, const RuleSet& rules) 
   }
   if (pattern.kind == SanPattern::Kind::kMove && pattern.promotion == PieceType::kNone &&
       candidates.front().kind() == Move::Kind::kPromotion) {
-    std::string pieces;
-    for (const Move m : candidates) {
-      if (!pieces.empty()) pieces += ", ";
-      pieces += written + "=" + piece_letter(m.piece());
-    }
-    reader.fail(0, "'" + written + "' needs a promotion piece: " + pieces);
+    std::vector<std::string> forms;
+    for (const Move m : candidates) forms.push_back(written + "=" + piece_letter(m.piece()));
+    reader.fail(0, "'" + written + "' needs a promotion piece: " + joined(forms));
   }
-  std::string list;
-  for (const Move m : candidates) {
-    if (!list.empty()) list += ", ";
-    list += long_form(pos, m);
-  }
-  reader.fail(0, "ambiguous '" + written + "': " + list);
+  std::vector<std::string> forms;
+  for (const Move m : candidates) forms.push_back(long_form(pos, m));
+  reader.fail(0, "ambiguous '" + written + "': " + joined(forms));
 }
 
 std::string to_san(const Position& pos, Move m, const RuleSet& rules) {

@@ -1,0 +1,56 @@
+// Synthetic footage of over-the-board bughouse with exact ground truth (issue 3): a game
+// rendered as camera video of two boards, four holding areas, two clocks and the players'
+// hands, with the clock log, the true game record and per-frame truth beside it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "bugcam/rules.hpp"
+
+namespace bugcam::samples {
+
+struct SynthOptions {
+  std::uint64_t seed = 1;
+  int max_plies = -1;  // -1: the whole game
+  int width = 1280;
+  int height = 720;
+  double fps = 30;
+  // "TYPE@PLY": TYPE an incidents.json type (SPEC section 6), PLY a 1-based ply number in the
+  // order played or a BPGN move name such as "14b" or "3A".
+  std::vector<std::string> incidents;
+  // Straight down, no lens distortion, noise or blur: for tests that check geometry.
+  bool plain_camera = false;
+  // Also write truth_ids.png, the ID pass of the first frame (see truth.json "id_encoding").
+  bool write_id_frame = false;
+};
+
+struct SynthResult {
+  int frames = 0;
+  double duration = 0;  // seconds of video
+  int plies = 0;        // plies shown
+  std::filesystem::path video;
+};
+
+// Thrown for bad options (unknown incident type, ply out of range, an incident that does not
+// fit its ply); the message says which.
+class SynthError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Renders `game` into out_dir: video.mp4 (H.264; video.avi with MJPG where no H.264 encoder
+// is available), clocks.jsonl, truth.bpgn, truth.json and first_frame.png.
+SynthResult synthesize(const rules::BpgnGame& game, const std::filesystem::path& out_dir,
+                       const SynthOptions& options);
+
+// One still per seed, of the start position with a hand reaching in, tiled into one PNG.
+void write_contact_sheet(const std::filesystem::path& png, std::uint64_t first_seed, int count,
+                         int tile_width);
+
+// The bundled sample clip's directory (samples/clip in the source tree).
+std::filesystem::path bundled_sample_dir();
+
+}  // namespace bugcam::samples

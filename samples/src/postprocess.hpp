@@ -1,0 +1,41 @@
+// What a real camera adds after the optics form the image: motion blur on moving hands,
+// lens blur, radial distortion and sensor noise; and what the hand mask tells the truth
+// (which squares a hand hides).
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "camera.hpp"
+#include "scene.hpp"
+
+namespace bugcam::samples {
+
+class PostProcess {
+ public:
+  // The hand mask is rendered at this fraction of the frame size.
+  static constexpr float kMaskScale = 0.25f;
+
+  PostProcess(const Camera& camera, const Style& style, double fps);
+
+  // Smears each hand's pixels along its motion over half a frame time (a 180-degree shutter).
+  void motion_blur(cv::Mat& image, const cv::Mat& hand_ids, const World& now,
+                   const World& earlier) const;
+  // Squares of each board that a hand covers in the (undistorted) view.
+  std::array<std::vector<int>, 2> occluded_squares(const cv::Mat& hand_ids,
+                                                   const Layout& layout) const;
+  // Lens blur, distortion and noise; frame picks the noise pattern.
+  void finish(cv::Mat& image, int frame) const;
+  // An ID image through the same distortion, nearest neighbour.
+  cv::Mat distort_ids(const cv::Mat& ids) const;
+
+ private:
+  const Camera& camera_;
+  float blur_sigma_;
+  cv::Mat map_x_, map_y_;
+  std::vector<cv::Mat> noise_;  // CV_16SC3 patterns
+};
+
+}  // namespace bugcam::samples

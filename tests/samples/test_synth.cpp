@@ -1,0 +1,209 @@
+// bugcam synth end to end: the files it writes, that they agree with each other and with the
+// game, incidents on request, and determinism.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/videoio.hpp>
+
+#include "bugcam/rules.hpp"
+#include "bugcam/samples.hpp"
+
+namespace bugcam::samples {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kGame = R"([Event "test"]
+[WhiteA "a"][BlackA "b"][WhiteB "c"][BlackB "d"]
+[TimeControl "120+0"]
+[Result "*"]
+1A. e4 {118.0} 1a. d5 {117.0} 1B. d4 {116.5} 2A. exd5 {115.0} 1b. Nf6 {115.0} 2a. Qxd5 {112.0} 2B. P@e5 {113.0} *
+)";
+
+rules::BpgnGame test_game() {
+  return rules::parse_bpgn(kGame).front();
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("bugcam_samples_test_" + name);
+  fs::remove_all(d);
+  return d;
+}
+
+SynthOptions small_options(std::uint64_t seed) {
+  SynthOptions o;
+  o.seed = seed;
+  o.width = 320;
+  o.height = 180;
+  return o;
+}
+
+TEST(Synth, WritesConsistentTruthFiles) {
+  const fs::path dir = fresh_dir("files");
+  const SynthResult r = synthesize(test_game(), dir, small_options(4));
+  for (const char* f : {"clocks.jsonl", "truth.bpgn", "truth.json", "first_frame.png"}) {
+    EXPECT_TRUE(fs::exists(dir / f)) << f;
+  }
+  ASSERT_TRUE(fs::exists(r.video));
+  EXPECT_EQ(r.plies, 7);
+
+  // The video reads back with the frames and size promised.
+  cv::VideoCapture cap(r.video.string());
+  ASSERT_TRUE(cap.isOpened());
+  EXPECT_EQ(static_cast<int>(cap.get(cv::CAP_PROP_FRAME_WIDTH)), 320);
+  int frames = 0;
+  cv::Mat m;
+  while (cap.read(m)) ++frames;
+  EXPECT_EQ(frames, r.frames);
+
+  // truth.bpgn replays to the same moves, with increasing timestamps and falling clocks.
+  const auto truth = rules::parse_bpgn(read(dir / "truth.bpgn"));
+  ASSERT_EQ(truth.size(), 1u);
+  const rules::Replay replay = rules::replay(truth.front());
+  EXPECT_FALSE(replay.error.has_value());
+  ASSERT_EQ(replay.plies.size(), 7u);
+  EXPECT_EQ(replay.plies[6].san, "P@e5");
+  double last = 0;
+  for (const rules::BpgnMove& mv : truth.front().moves) {
+    ASSERT_TRUE(mv.timestamp && mv.clock);
+    EXPECT_GT(*mv.timestamp, last);
+    last = *mv.timestamp;
+    EXPECT_LT(*mv.clock, 120.0);
+  }
+
+  // clocks.jsonl: one press per ply at the BPGN timestamps, within the video.
+  std::ifstream log(dir / "clocks.jsonl");
+  std::string line;
+  std::vector<double> presses;
+  while (std::getline(log, line)) {
+    const auto e = nlohmann::json::parse(line);
+    if (e["event"] == "press") presses.push_back(e["t"].get<double>());
+  }
+  ASSERT_EQ(presses.size(), 7u);
+  for (std::size_t i = 0; i < presses.size(); ++i) {
+    EXPECT_NEAR(presses[i], *truth.front().moves[i].timestamp, 1e-6);
+    EXPECT_LT(presses[i], r.duration);
+  }
+
+  // truth.json: at the end, White B's pawn (from 2a. Qxd5) stands dropped on e5 of board B,
+  // and Black B holds the pawn White A took with 2A. exd5.
+  const auto j = nlohmann::json::parse(read(dir / "truth.json"));
+  const auto& final_state = j["states"].back();
+  EXPECT_EQ(final_state["B"]["pieces"][3].get<std::string>()[4], 'P');  // e5: rank 5 is row 3
+  EXPECT_EQ(final_state["B"]["occupancy"][3].get<std::string>()[4], 'w');
+  EXPECT_EQ(final_state["holdings"]["B:black"]["visible"]["P"], 1);
+  EXPECT_TRUE(final_state["holdings"]["B:white"]["visible"].empty());
+  EXPECT_EQ(j["boards"][0]["white_side"], "bottom");
+}
+
+TEST(Synth, SameInputsGiveIdenticalFiles) {
+  const fs::path a = fresh_dir("det_a"), b = fresh_dir("det_b");
+  SynthOptions o = small_options(9);
+  o.max_plies = 3;
+  synthesize(test_game(), a, o);
+  synthesize(test_game(), b, o);
+  for (const auto& entry : fs::directory_iterator(a)) {
+    const fs::path other = b / entry.path().filename();
+    ASSERT_TRUE(fs::exists(other)) << other;
+    EXPECT_TRUE(read(entry.path()) == read(other)) << entry.path().filename() << " differs";
+  }
+  // A different seed changes the pictures.
+  const fs::path c = fresh_dir("det_c");
+  o.seed = 10;
+  synthesize(test_game(), c, o);
+  EXPECT_FALSE(read(a / "first_frame.png") == read(c / "first_frame.png"));
+}
+
+TEST(Synth, IncidentsOnRequestAppearInTheTruth) {
+  const fs::path dir = fresh_dir("incidents");
+  SynthOptions o = small_options(6);
+  o.incidents = {"capture_not_passed@2A", "premove@1a", "position_disturbed@5",
+                 "partner_board_touched@1"};
+  synthesize(test_game(), dir, o);
+  const auto j = nlohmann::json::parse(read(dir / "truth.json"));
+  std::multiset<std::string> types;
+  for (const auto& inc : j["incidents"]) {
+    types.insert(inc["type"].get<std::string>());
+    EXPECT_LE(inc["t"].get<double>(), inc["t_end"].get<double>());
+  }
+  EXPECT_EQ(types.count("capture_not_passed"), 1u);
+  EXPECT_EQ(types.count("premove"), 1u);
+  EXPECT_EQ(types.count("position_disturbed"), 1u);
+  EXPECT_EQ(types.count("partner_board_touched"), 1u);
+  // The premove's piece is let go before the opponent's press.
+  const auto& plies = j["plies"];
+  EXPECT_LT(plies[1]["t_release"].get<double>(), plies[0]["t_press"].get<double>());
+}
+
+TEST(Synth, ClockIncidentsChangeTheClockLog) {
+  const fs::path dir = fresh_dir("clock_incidents");
+  SynthOptions o = small_options(6);
+  o.incidents = {"move_without_press@1a", "press_without_move@1B"};
+  synthesize(test_game(), dir, o);
+  std::ifstream log(dir / "clocks.jsonl");
+  std::string line;
+  int presses = 0;
+  while (std::getline(log, line)) presses += nlohmann::json::parse(line)["event"] == "press";
+  // 7 plies; 1a. is not pressed, so 2A.'s press lands on a side already down (no event);
+  // press_without_move adds two presses.
+  EXPECT_EQ(presses, 7 - 2 + 2);
+}
+
+TEST(Synth, FlagFallAndIllegalMoveEndTheGame) {
+  const fs::path dir = fresh_dir("endings");
+  SynthOptions o = small_options(2);
+  o.incidents = {"flag_fall@4"};
+  synthesize(test_game(), dir, o);
+  const std::string clocks = read(dir / "clocks.jsonl");
+  EXPECT_NE(clocks.find("\"event\": \"flag\", \"side\": \"white\""), std::string::npos);
+  const auto truth = rules::parse_bpgn(read(dir / "truth.bpgn")).front();
+  EXPECT_EQ(truth.moves.size(), 3u);
+  EXPECT_EQ(truth.result, "0-1");  // White A flagged: team 1 loses
+
+  const fs::path dir2 = fresh_dir("illegal");
+  o.incidents = {"illegal_move@2"};
+  synthesize(test_game(), dir2, o);
+  const auto j = nlohmann::json::parse(read(dir2 / "truth.json"));
+  EXPECT_EQ(j["incidents"][0]["type"], "illegal_move");
+  EXPECT_TRUE(j["plies"][1].contains("illegal_to"));
+  const auto truth2 = rules::parse_bpgn(read(dir2 / "truth.bpgn")).front();
+  EXPECT_EQ(truth2.moves.size(), 1u);
+  EXPECT_EQ(truth2.result, "1-0");  // Black A's illegal move: team 2 loses
+}
+
+TEST(Synth, RejectsBadIncidentRequests) {
+  const fs::path dir = fresh_dir("bad");
+  SynthOptions o = small_options(1);
+  o.incidents = {"teleport@2"};
+  EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
+  o.incidents = {"hidden_piece@1"};  // 1A. e4 captures nothing
+  EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
+  o.incidents = {"premove@99"};
+  EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
+  o.incidents = {"premove@1B"};  // the first move on board B follows no press there
+  EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
+}
+
+TEST(Synth, ContactSheetTilesTheSeeds) {
+  const fs::path png = fs::temp_directory_path() / "bugcam_samples_test_sheet.png";
+  write_contact_sheet(png, 1, 4, 160);
+  const cv::Mat sheet = cv::imread(png.string());
+  ASSERT_FALSE(sheet.empty());
+  EXPECT_EQ(sheet.cols, 3 * 160);
+  EXPECT_EQ(sheet.rows, 2 * 90);
+}
+
+}  // namespace
+}  // namespace bugcam::samples
