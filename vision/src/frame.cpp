@@ -64,7 +64,7 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr) const {
         read_holding(frame_bgr, area, board->square_size_px(), classified.white_black_luma));
   }
   for (const calibration::Clock& clock : calibration_.clocks) {
-    observation.clocks.push_back({clock.board, Lever::kUnknown, 0.0f});
+    observation.clocks.push_back(read_clock(frame_bgr, clock));
   }
   return observation;
 }
@@ -146,6 +146,51 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   if (total > 0) result.counts['?'] = total;
   result.confidence =
       total == 0 ? 0.9f : 0.9f - 0.5f * static_cast<float>(merged) / static_cast<float>(total);
+  return result;
+}
+
+namespace {
+
+// Pixels of a bright, saturated lever inside a polygon of the image.
+int lever_pixels(const cv::Mat& frame_bgr, const std::vector<cv::Point2d>& polygon) {
+  std::vector<cv::Point> points;
+  for (const cv::Point2d& p : polygon) points.emplace_back(cvRound(p.x), cvRound(p.y));
+  const cv::Rect box = cv::boundingRect(points) & cv::Rect(0, 0, frame_bgr.cols, frame_bgr.rows);
+  if (box.area() <= 0) return 0;
+  cv::Mat mask(box.size(), CV_8U, cv::Scalar(0));
+  for (cv::Point& p : points) p -= box.tl();
+  cv::fillConvexPoly(mask, points, cv::Scalar(255));
+  int count = 0;
+  for (int y = 0; y < box.height; ++y) {
+    const cv::Vec3b* line = frame_bgr.ptr<cv::Vec3b>(box.y + y) + box.x;
+    const uchar* m = mask.ptr<uchar>(y);
+    for (int x = 0; x < box.width; ++x) {
+      if (m[x] == 0) continue;
+      const cv::Vec3b& c = line[x];
+      const int high = std::max({c[0], c[1], c[2]});
+      const int low = std::min({c[0], c[1], c[2]});
+      // Bright and strongly coloured: not wood, not skin, not a grey display.
+      if (high > 150 && high - low > 0.6 * high) ++count;
+    }
+  }
+  return count;
+}
+
+}  // namespace
+
+ClockObservation read_clock(const cv::Mat& frame_bgr, const calibration::Clock& clock) {
+  ClockObservation result;
+  result.board = clock.board;
+  const int white_end = lever_pixels(frame_bgr, clock.white_lever);
+  const int black_end = lever_pixels(frame_bgr, clock.black_lever);
+  const int total = white_end + black_end;
+  // Too little lever in view to say (a hand over the clock, a grey lever).
+  if (total < 20) return result;
+  const double balance = double(white_end - black_end) / total;
+  if (std::abs(balance) < 0.2) return result;
+  // The raised end shows more lever; the pressed side is the other one.
+  result.lever_down = balance > 0 ? Lever::kBlack : Lever::kWhite;
+  result.confidence = static_cast<float>(std::min(1.0, std::abs(balance)));
   return result;
 }
 
