@@ -11,9 +11,6 @@ namespace bugcam::calibration {
 
 namespace {
 
-// Shadows of pieces and hands darken a square to no less than this share of its light.
-constexpr float kDeepestShadow = 0.45f;
-
 float luma(const cv::Vec3f& bgr) {
   return 0.114f * bgr[0] + 0.587f * bgr[1] + 0.299f * bgr[2];
 }
@@ -21,17 +18,6 @@ float luma(const cv::Vec3f& bgr) {
 float distance(const cv::Vec3f& a, const cv::Vec3f& b) {
   const cv::Vec3f d = a - b;
   return std::sqrt(d.dot(d));
-}
-
-// Whether a pixel differs from a surface colour by more than `threshold`, not counting
-// shadow: the same colour darkened (a cast shadow keeps the hue and scales the channels).
-bool differs(const cv::Vec3f& p, const cv::Vec3f& surface, float threshold) {
-  if (distance(p, surface) <= threshold) return false;
-  const float norm2 = surface.dot(surface);
-  if (norm2 < 1.0f) return true;
-  const float scale = p.dot(surface) / norm2;
-  if (scale < kDeepestShadow || scale > 1.0f) return true;
-  return distance(p, surface * scale) > 0.5f * threshold;
 }
 
 cv::Vec3f channel_median(std::vector<cv::Vec3f>& colours) {
@@ -168,7 +154,7 @@ BoardAppearance measure_board(const cv::Mat& warped_bgr, int square_px) {
       int corner_pixels = 0, corner_differing = 0;
       for_each_corner_pixel(warped, file, 7 - rank, square_px, [&](const cv::Vec3f& p) {
         ++corner_pixels;
-        if (differs(p, global, 1.5f * threshold)) ++corner_differing;
+        if (distance(p, global) > 1.5f * threshold) ++corner_differing;
       });
       out.piece_fraction = static_cast<float>(differing) / static_cast<float>(std::max(disk, 1));
       out.piece_luma =

@@ -96,9 +96,9 @@ TEST(Squares, AHandIsFlaggedAndTheRestIsRead) {
   EXPECT_EQ(flagged, covered);
   int uncovered = 0;
   for (const bool c : truth.covered[0]) uncovered += c ? 0 : 1;
-  // Squares beside the hand may be unsure ('?'), never wrong: allow a rim of unknowns.
+  // Squares the hand grazes are flagged too (unknown), never read wrong: allow a rim of them.
   const int right = count_right(seen.boards[0], scene.boards[0], truth.covered[0]);
-  EXPECT_GE(right, uncovered - 8);
+  EXPECT_GE(right, uncovered - 12);
   for (int sq = 0; sq < 64; ++sq) {
     if (truth.covered[0][static_cast<size_t>(sq)]) continue;
     const char s = seen.boards[0].squares[static_cast<size_t>(sq)].symbol();
