@@ -87,16 +87,29 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   std::vector<cv::Point2f> to;
   for (const cv::Point2d& p : area.region) to.emplace_back(cv::Point2f(p));
   cv::Mat crop;
-  cv::warpPerspective(frame_bgr, crop, cv::getPerspectiveTransform(from, to),
-                      cv::Size(width, height), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
-                      cv::BORDER_CONSTANT);
+  const cv::Mat crop_to_image = cv::getPerspectiveTransform(from, to);
+  cv::warpPerspective(frame_bgr, crop, crop_to_image, cv::Size(width, height),
+                      cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT);
+  // The part of the strip inside the image: beyond its edge there is nothing to count.
+  cv::Mat in_view;
+  cv::warpPerspective(cv::Mat(frame_bgr.size(), CV_8U, cv::Scalar(255)), in_view, crop_to_image,
+                      cv::Size(width, height), cv::INTER_NEAREST | cv::WARP_INVERSE_MAP,
+                      cv::BORDER_CONSTANT, cv::Scalar(0));
+  cv::erode(in_view, in_view, cv::Mat(), cv::Point(-1, -1), 2);
   // The table is what most of the strip shows.
   std::vector<cv::Mat> channels;
   cv::split(crop, channels);
   cv::Vec3f table;
   for (int c = 0; c < 3; ++c) {
-    cv::Mat flat = channels[static_cast<size_t>(c)].reshape(1, 1).clone();
-    std::vector<uchar> values(flat.begin<uchar>(), flat.end<uchar>());
+    std::vector<uchar> values;
+    for (int y = 0; y < crop.rows; ++y) {
+      const uchar* v = channels[static_cast<size_t>(c)].ptr<uchar>(y);
+      const uchar* m = in_view.ptr<uchar>(y);
+      for (int x = 0; x < crop.cols; ++x) {
+        if (m[x] != 0) values.push_back(v[x]);
+      }
+    }
+    if (values.empty()) return result;
     std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2),
                      values.end());
     table[c] = values[values.size() / 2];
@@ -107,7 +120,7 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
     uchar* m = mask.ptr<uchar>(y);
     for (int x = 0; x < crop.cols; ++x) {
       const cv::Vec3f d = cv::Vec3f(line[x]) - table;
-      if (std::sqrt(d.dot(d)) > 45.0f) m[x] = 255;
+      if (std::sqrt(d.dot(d)) > 45.0f && in_view.at<uchar>(y, x) != 0) m[x] = 255;
     }
   }
   const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(3, 3));
@@ -122,6 +135,10 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   for (int label = 1; label < n; ++label) {
     const int blob_area = stats.at<int>(label, cv::CC_STAT_AREA);
     if (blob_area < 0.35 * single) continue;
+    // Longer than two pieces lying end to end: the board's frame, an arm, a clock.
+    const int longest =
+        std::max(stats.at<int>(label, cv::CC_STAT_WIDTH), stats.at<int>(label, cv::CC_STAT_HEIGHT));
+    if (longest > 2.5 * s) continue;
     const int pieces = std::max(1, static_cast<int>(std::lround(blob_area / single)));
     if (pieces > 1) merged += pieces;
     double sum = 0;
