@@ -100,7 +100,8 @@ int run_eval(const EvalOptions& options) {
     presses[board].push_back({ply["t_press"].get<double>(), white ? "white" : "black"});
   }
 
-  Ratio squares_right, occluded_flagged, holdings_exact, levers_right, found_boards;
+  Ratio squares_right, occluded_flagged, holdings_exact, levers_right, levers_right_still,
+      found_boards;
   double worst_corner = 0;
   std::vector<double> corner_errors;
   bool names_right = true, orientation_right = true;
@@ -220,6 +221,15 @@ int run_eval(const EvalOptions& options) {
       }
       ++levers_right.total;
       levers_right.right += expected == vision::lever_name(clock.lever_down) ? 1 : 0;
+      if (frames_with_hands.count(f) == 0) {
+        ++levers_right_still.total;
+        levers_right_still.right += expected == vision::lever_name(clock.lever_down) ? 1 : 0;
+      }
+      if (options.verbose && expected != vision::lever_name(clock.lever_down)) {
+        std::cerr << "frame " << f << " clock " << clock.board << ": seen "
+                  << vision::lever_name(clock.lever_down) << ", truth " << expected
+                  << (frames_with_hands.count(f) != 0 ? " (hands in view)" : "") << "\n";
+      }
     }
   }
   std::sort(corner_errors.begin(), corner_errors.end());
@@ -241,6 +251,7 @@ int run_eval(const EvalOptions& options) {
   report["occluded_total"] = occluded_flagged.total;
   report["holdings_exact_pct"] = holdings_exact.percent();
   report["levers_right_pct"] = levers_right.percent();
+  report["levers_right_no_hands_pct"] = levers_right_still.percent();
   report["fps"] = frames_per_second;
   if (options.json) {
     std::cout << report.dump() << "\n";

@@ -168,7 +168,7 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
 
 namespace {
 
-// Pixels of a bright, saturated lever inside a polygon of the image.
+// Pixels of a yellow-to-orange lever inside a polygon of the image.
 int lever_pixels(const cv::Mat& frame_bgr, const std::vector<cv::Point2d>& polygon) {
   std::vector<cv::Point> points;
   for (const cv::Point2d& p : polygon) points.emplace_back(cvRound(p.x), cvRound(p.y));
@@ -183,11 +183,12 @@ int lever_pixels(const cv::Mat& frame_bgr, const std::vector<cv::Point2d>& polyg
     const uchar* m = mask.ptr<uchar>(y);
     for (int x = 0; x < box.width; ++x) {
       if (m[x] == 0) continue;
-      const cv::Vec3b& c = line[x];
-      const int high = std::max({c[0], c[1], c[2]});
-      const int low = std::min({c[0], c[1], c[2]});
-      // Bright and strongly coloured: not wood, not skin, not a grey display.
-      if (high > 150 && high - low > 0.6 * high) ++count;
+      const int blue = line[x][0];
+      const int green = line[x][1];
+      const int red = line[x][2];
+      // Bright yellow to orange, pale or deep: far less blue than green. Wood, skin, grey
+      // displays and dark clock bodies keep blue much closer to green.
+      if (red > 140 && green > 110 && red >= green && green - blue > 60) ++count;
     }
   }
   return count;

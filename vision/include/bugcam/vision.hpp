@@ -92,8 +92,8 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
 
 // Which side of a clock is pressed down. The lever is a bar along the clock, tilted about
 // its middle: seen from above, its raised end (the side not pressed) shows more of it. The
-// lever is found as brightly coloured pixels (orange, yellow, red levers); a grey lever or
-// a clock out of view reads unknown.
+// lever is found as bright yellow-to-orange pixels; a lever of another colour (grey, red)
+// or a clock out of view reads unknown.
 ClockObservation read_clock(const cv::Mat& frame_bgr, const calibration::Clock& clock);
 
 // The observation as the JSON object of SPEC section 7.
