@@ -119,8 +119,14 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
     const cv::Vec3b* line = crop.ptr<cv::Vec3b>(y);
     uchar* m = mask.ptr<uchar>(y);
     for (int x = 0; x < crop.cols; ++x) {
-      const cv::Vec3f d = cv::Vec3f(line[x]) - table;
-      if (std::sqrt(d.dot(d)) > 45.0f && in_view.at<uchar>(y, x) != 0) m[x] = 255;
+      const cv::Vec3f p(line[x]);
+      const cv::Vec3f d = p - table;
+      if (std::sqrt(d.dot(d)) <= 45.0f || in_view.at<uchar>(y, x) == 0) continue;
+      // A piece's shadow is the table darkened, hue kept; a black piece is far darker.
+      const float scale = p.dot(table) / std::max(table.dot(table), 1.0f);
+      const cv::Vec3f rest = p - table * scale;
+      const bool shadow = scale > 0.35f && scale < 1.0f && std::sqrt(rest.dot(rest)) < 20.0f;
+      if (!shadow) m[x] = 255;
     }
   }
   const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(3, 3));
