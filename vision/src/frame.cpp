@@ -41,12 +41,19 @@ FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions opt
     : calibration_(std::move(calibration)), options_(options) {}
 
 FrameObservation FrameReader::read(const cv::Mat& frame_bgr) const {
+  return read(frame_bgr, nullptr);
+}
+
+FrameObservation FrameReader::read(const cv::Mat& frame_bgr,
+                                   std::vector<cv::Mat>* warped_boards) const {
   FrameObservation observation;
   std::vector<calibration::BoardAppearance> appearances;
+  if (warped_boards != nullptr) warped_boards->clear();
   for (const calibration::Board& board : calibration_.boards) {
     const cv::Mat warped =
         calibration::warp_board(frame_bgr, board.board_to_image, options_.square_px);
     appearances.push_back(calibration::measure_board(warped, options_.square_px));
+    if (warped_boards != nullptr) warped_boards->push_back(warped);
   }
   const SquareClassification classified = classify_squares(appearances);
   for (size_t i = 0; i < calibration_.boards.size(); ++i) {
