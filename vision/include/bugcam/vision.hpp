@@ -165,9 +165,9 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
                                 double square_px_in_image, float white_black_luma);
 
 // Which side of a clock is pressed down. The lever is a bar along the clock, tilted about
-// its middle: seen from above, its raised end (the side not pressed) shows more of it. The
-// lever is found as bright yellow-to-orange pixels; a lever of another colour (grey, red)
-// or a clock out of view reads unknown.
+// its middle: seen from above, its raised end (the side not pressed) shows more of it. Lever
+// pixels are those much brighter than most of the clock's area (any lever colour: grey,
+// black on a light body is not seen) or yellow to orange; a clock out of view reads unknown.
 ClockObservation read_clock(const cv::Mat& frame_bgr, const calibration::Clock& clock);
 
 // The observation as the JSON object of SPEC section 7.
