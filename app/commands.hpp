@@ -13,6 +13,8 @@ inline constexpr int kExitUsage = 2;
 
 void add_perft_command(CLI::App& app, int& exit_status);
 void add_bpgn_commands(CLI::App& app, int& exit_status);
+void add_calibrate_command(CLI::App& app, int& exit_status);
+void add_see_command(CLI::App& app, int& exit_status);
 void add_synth_command(CLI::App& app, int& exit_status);
 
 }  // namespace bugcam::app

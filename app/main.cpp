@@ -10,6 +10,8 @@ int main(int argc, char** argv) {
   int exit_status = bugcam::app::kExitOk;
   bugcam::app::add_perft_command(app, exit_status);
   bugcam::app::add_bpgn_commands(app, exit_status);
+  bugcam::app::add_calibrate_command(app, exit_status);
+  bugcam::app::add_see_command(app, exit_status);
   bugcam::app::add_synth_command(app, exit_status);
   try {
     app.parse(argc, argv);

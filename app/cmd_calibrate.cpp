@@ -1,0 +1,87 @@
+// bugcam calibrate SOURCE [--frame N] [--out FILE] [--preview PNG] [--board-a right]
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include "bugcam/calibration.hpp"
+#include "commands.hpp"
+#include "frame_source.hpp"
+
+namespace bugcam::app {
+
+namespace {
+
+struct CalibrateCommandOptions {
+  std::string source;
+  int frame = 0;
+  std::string out = "calibration.pbtxt";
+  std::string preview;
+  std::string board_a = "left";
+  int boards = 2;
+};
+
+int run_calibrate(const CalibrateCommandOptions& options) {
+  cv::Mat frame;
+  try {
+    frame = read_frame(options.source, options.frame);
+  } catch (const std::exception& e) {
+    std::cerr << "bugcam calibrate: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  calibration::CalibrateOptions calibrate_options;
+  calibrate_options.board_a_on_right = options.board_a == "right";
+  calibrate_options.max_boards = options.boards;
+  calibration::Calibration result;
+  try {
+    result = calibration::calibrate(frame, calibrate_options);
+  } catch (const calibration::CalibrationError& e) {
+    std::cerr << "bugcam calibrate: " << options.source << ": frame " << options.frame << ": "
+              << e.what() << "\n";
+    return kExitBadInput;
+  }
+  result.source = options.source + " frame " + std::to_string(options.frame);
+  try {
+    calibration::save_calibration(result, options.out);
+    if (!options.preview.empty() &&
+        !cv::imwrite(options.preview, calibration::draw_calibration(frame, result))) {
+      std::cerr << "bugcam calibrate: " << options.preview << ": cannot write\n";
+      return kExitUsage;
+    }
+  } catch (const calibration::CalibrationError& e) {
+    std::cerr << "bugcam calibrate: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  for (const calibration::Board& board : result.boards) {
+    std::cout << "board " << board.name << ":";
+    for (const cv::Point2d& c : board.corners()) std::cout << " (" << c.x << ", " << c.y << ")";
+    std::cout << "  inner corners " << board.inner_corners_seen << "/49, rms " << board.rms_error_px
+              << " px, white edge "
+              << (board.white_edge_from_pieces ? "from the pieces" : "guessed") << "\n";
+  }
+  std::cout << "wrote " << options.out << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app, int& exit_status) {
+  auto options = std::make_shared<CalibrateCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate",
+      "Finds both boards (lattice, A/B, White's edge), the holding areas and the clocks in one "
+      "frame and writes the calibration as protobuf text.");
+  cmd->add_option("source", options->source, "Image or video file")->required();
+  cmd->add_option("--frame", options->frame, "Frame of a video (0 = first)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--out", options->out, "Calibration file to write (calibration.pbtxt)");
+  cmd->add_option("--preview", options->preview, "PNG with the calibration drawn");
+  cmd->add_option("--board-a", options->board_a, "Where board A is: left (default) or right")
+      ->check(CLI::IsMember({"left", "right"}));
+  cmd->add_option("--boards", options->boards, "How many boards to look for (1 or 2)")
+      ->check(CLI::Range(1, 2));
+  cmd->callback([options, &exit_status] { exit_status = run_calibrate(*options); });
+}
+
+}  // namespace bugcam::app

@@ -1,0 +1,64 @@
+// Per-frame vision path (warp both boards, read 128 squares, count four holdings) on a
+// synthetic bughouse table at 720p and 1080p, one thread; and one calibration.
+#include <benchmark/benchmark.h>
+
+#include <opencv2/core/utility.hpp>
+
+#include "bugcam/calibration.hpp"
+#include "bugcam/vision.hpp"
+#include "synthetic_table.hpp"
+
+namespace {
+
+bugcam::testing::SceneTruth table(int width, int height) {
+  bugcam::testing::Scene scene;
+  scene.image_size = cv::Size(width, height);
+  scene.boards[1].white_at_bottom = false;
+  scene.tilt_deg = 20;
+  scene.holding_a_white = "wwb";
+  return bugcam::testing::render_scene(scene);
+}
+
+void BM_ReadFrame(benchmark::State& state) {
+  cv::setNumThreads(1);
+  const auto truth = table(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  const bugcam::vision::FrameReader reader(bugcam::calibration::calibrate(truth.image));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(reader.read(truth.image));
+  }
+  state.counters["fps"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_ReadFrame)
+    ->Args({1280, 720})
+    ->Args({1920, 1080})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_Calibrate(benchmark::State& state) {
+  cv::setNumThreads(1);
+  const auto truth = table(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(bugcam::calibration::calibrate(truth.image));
+  }
+}
+BENCHMARK(BM_Calibrate)
+    ->Args({1280, 720})
+    ->Args({1920, 1080})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_DriftCheck(benchmark::State& state) {
+  cv::setNumThreads(1);
+  const auto truth = table(1280, 720);
+  const auto calibration = bugcam::calibration::calibrate(truth.image);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        bugcam::calibration::lattice_agreement(truth.image, calibration.boards[0]));
+  }
+}
+BENCHMARK(BM_DriftCheck)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,163 @@
+// Calibration: where the two boards, the four holding areas and the two clocks are in the
+// camera image, found from one frame; saving and loading it; watching it for drift.
+//
+// Board coordinates are in squares: the outer corner of a1 is (0, 0), of h1 (8, 0), of
+// h8 (8, 8), of a8 (0, 8). Files run along x, ranks along y. Squares are indexed
+// rank * 8 + file (a1 = 0, h1 = 7, h8 = 63).
+#pragma once
+
+#include <array>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+namespace bugcam::calibration {
+
+// A failure to calibrate or to read a calibration file; the message says what and where.
+class CalibrationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Board {
+  std::string name;            // "A" or "B"
+  cv::Matx33d board_to_image;  // homography from board coordinates to image pixels
+  int inner_corners_seen = 0;  // of the 49 inner lattice corners
+  double rms_error_px = 0.0;   // of those corners against the homography
+  bool white_edge_from_pieces = false;
+  cv::Vec3d light_square_bgr{0, 0, 0};
+  cv::Vec3d dark_square_bgr{0, 0, 0};
+
+  cv::Point2d to_image(cv::Point2d board_point) const;
+  cv::Point2d to_board(cv::Point2d image_point) const;
+  // The outer corners of the playing area in the order a1, h1, h8, a8.
+  std::array<cv::Point2d, 4> corners() const;
+  // Length of one square's side in pixels near the board's centre.
+  double square_size_px() const;
+};
+
+struct HoldingArea {
+  std::string player;  // "A:white", "A:black", "B:white", "B:black"
+  std::vector<cv::Point2d> region;
+};
+
+struct Clock {
+  std::string board;  // "A" or "B"
+  std::vector<cv::Point2d> region;
+  std::vector<cv::Point2d> white_lever;
+  std::vector<cv::Point2d> black_lever;
+};
+
+struct Calibration {
+  cv::Size image_size;
+  std::vector<Board> boards;  // A first, then B when there are two
+  std::vector<HoldingArea> holdings;
+  std::vector<Clock> clocks;
+  std::string source;
+
+  const Board* board(const std::string& name) const;
+};
+
+struct CalibrateOptions {
+  // Board A is the left board in the image unless this says it is the right one.
+  bool board_a_on_right = false;
+  // How many boards to look for (1 for a photo of one board, 2 for a bughouse table).
+  int max_boards = 2;
+};
+
+// Finds the boards in one BGR frame (start position, empty board or game in progress) and
+// derives the holding areas and clocks from them. Throws CalibrationError when no board is
+// found.
+Calibration calibrate(const cv::Mat& frame_bgr, const CalibrateOptions& options = {});
+
+// --- Board finding, exposed for tests and for the drift watch ------------------------------
+
+// A board found in the image before its orientation is known: a homography from
+// "lattice board" coordinates (0..8 on both axes, axes in an arbitrary order but
+// counter-clockwise in the image) to image pixels.
+struct FoundBoard {
+  cv::Matx33d board_to_image;
+  int inner_corners_seen = 0;
+  double rms_error_px = 0.0;
+};
+
+// Checkerboard X-corners (saddle points where four squares meet), subpixel, strongest first.
+std::vector<cv::Point2f> find_x_corners(const cv::Mat& gray);
+
+// The boards in the image, largest lattice first; at most max_boards.
+std::vector<FoundBoard> find_boards(const cv::Mat& frame_bgr, int max_boards);
+
+// --- Board appearance, shared by calibration (orientation) and vision (per frame) ----------
+
+// Warps a board to a top-down view, square_px pixels per square, White at the bottom: the
+// result is 8 * square_px square, rank 8 in the top row, file a on the left.
+cv::Mat warp_board(const cv::Mat& frame_bgr, const cv::Matx33d& board_to_image, int square_px);
+
+// What one square of a top-down warp looks like, relative to the board's own colours.
+struct SquareAppearance {
+  float piece_fraction = 0;    // share of the square's centre that differs from its colour
+  float piece_luma = 0;        // mean luma (0..255) of those differing pixels
+  float dark_fraction = 0;     // share of the centre much darker than both square colours
+  float bright_fraction = 0;   // share of the centre much brighter than the dark squares
+  float corner_deviation = 0;  // share of the square's corners that differ (pieces spare them)
+  float foreign_fraction = 0;  // share of the square in colours neither board nor piece
+};
+
+struct BoardAppearance {
+  std::array<SquareAppearance, 64> squares{};
+  cv::Vec3f light_bgr{0, 0, 0};
+  cv::Vec3f dark_bgr{0, 0, 0};
+  float light_luma = 0;
+  float dark_luma = 0;
+  bool a1_is_dark = true;  // parity of the warp's colours as seen
+};
+
+BoardAppearance measure_board(const cv::Mat& warped_bgr, int square_px);
+
+// --- Files and pictures --------------------------------------------------------------------
+
+std::string to_pbtxt(const Calibration& calibration);
+// `origin` names the text in error messages (usually the file name).
+Calibration from_pbtxt(const std::string& text, const std::string& origin);
+void save_calibration(const Calibration& calibration, const std::string& path);
+Calibration load_calibration(const std::string& path);
+
+// Draws the lattices, corner labels, holding areas and clocks onto a copy of the frame.
+cv::Mat draw_calibration(const cv::Mat& frame_bgr, const Calibration& calibration);
+
+// --- Drift ---------------------------------------------------------------------------------
+
+// Watches the boards' lattice while recording: every `check_every` frames it looks for the
+// X-corners where the calibration predicts them. When too few are found for `patience`
+// checks in a row (camera bumped, board moved), it recalibrates from the current frame.
+class DriftWatch {
+ public:
+  DriftWatch(Calibration calibration, int check_every, int patience);
+
+  // Returns the calibration to use from this frame on: a new one when it was renewed.
+  const Calibration& update(const cv::Mat& frame_bgr);
+  const Calibration& current() const { return calibration_; }
+  int renewals() const { return renewals_; }
+  // Share of predicted inner corners found at the last check (1 when nothing moved).
+  double last_agreement() const { return last_agreement_; }
+
+ private:
+  Calibration calibration_;
+  CalibrateOptions options_;
+  int check_every_;
+  int patience_;
+  long frames_ = 0;
+  int misses_ = 0;
+  int renewals_ = 0;
+  double last_agreement_ = 1.0;
+};
+
+// Share (0..1) of a board's predicted inner corners that have an X-corner nearby in the
+// frame. Pieces and hands hide some, so an undisturbed board scores well below 1 but far
+// above a moved one.
+double lattice_agreement(const cv::Mat& frame_bgr, const Board& board);
+
+}  // namespace bugcam::calibration

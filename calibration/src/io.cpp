@@ -1,0 +1,145 @@
+// calibration.pbtxt: the calibration as protobuf text format (schema: proto/calibration.proto).
+#include <fstream>
+#include <sstream>
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include "bugcam/calibration.hpp"
+#include "bugcam/proto/calibration.pb.h"
+
+namespace bugcam::calibration {
+
+namespace {
+
+void write_polygon(const std::vector<cv::Point2d>& points, proto::Polygon* out) {
+  for (const cv::Point2d& p : points) {
+    proto::Point2* q = out->add_points();
+    q->set_x(p.x);
+    q->set_y(p.y);
+  }
+}
+
+std::vector<cv::Point2d> read_polygon(const proto::Polygon& polygon) {
+  std::vector<cv::Point2d> points;
+  for (const proto::Point2& p : polygon.points()) points.emplace_back(p.x(), p.y());
+  return points;
+}
+
+// Collects the text parser's complaints with their line and column.
+class ErrorCollector : public google::protobuf::io::ErrorCollector {
+ public:
+  explicit ErrorCollector(std::string origin) : origin_(std::move(origin)) {}
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (first_.empty()) {
+      first_ = origin_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " +
+               message;
+    }
+  }
+  const std::string& first() const { return first_; }
+
+ private:
+  std::string origin_;
+  std::string first_;
+};
+
+}  // namespace
+
+std::string to_pbtxt(const Calibration& calibration) {
+  proto::Calibration message;
+  message.set_image_width(calibration.image_size.width);
+  message.set_image_height(calibration.image_size.height);
+  message.set_source(calibration.source);
+  for (const Board& board : calibration.boards) {
+    proto::BoardCalibration* b = message.add_boards();
+    b->set_name(board.name);
+    for (int i = 0; i < 9; ++i) b->add_board_to_image(board.board_to_image.val[i]);
+    for (const cv::Point2d& c : board.corners()) {
+      proto::Point2* p = b->add_corners();
+      p->set_x(c.x);
+      p->set_y(c.y);
+    }
+    b->set_inner_corners_seen(board.inner_corners_seen);
+    b->set_rms_error_px(board.rms_error_px);
+    b->set_white_edge_from_pieces(board.white_edge_from_pieces);
+    for (int c = 0; c < 3; ++c) {
+      b->add_light_square_bgr(board.light_square_bgr[c]);
+      b->add_dark_square_bgr(board.dark_square_bgr[c]);
+    }
+  }
+  for (const HoldingArea& area : calibration.holdings) {
+    proto::HoldingArea* h = message.add_holdings();
+    h->set_player(area.player);
+    write_polygon(area.region, h->mutable_region());
+  }
+  for (const Clock& clock : calibration.clocks) {
+    proto::ClockCalibration* c = message.add_clocks();
+    c->set_board(clock.board);
+    write_polygon(clock.region, c->mutable_region());
+    write_polygon(clock.white_lever, c->mutable_white_lever());
+    write_polygon(clock.black_lever, c->mutable_black_lever());
+  }
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(message, &text);
+  return text;
+}
+
+Calibration from_pbtxt(const std::string& text, const std::string& origin) {
+  proto::Calibration message;
+  google::protobuf::TextFormat::Parser parser;
+  ErrorCollector errors(origin);
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(text, &message)) {
+    throw CalibrationError(errors.first().empty() ? origin + ": not a calibration"
+                                                  : errors.first());
+  }
+  Calibration calibration;
+  calibration.image_size = cv::Size(message.image_width(), message.image_height());
+  calibration.source = message.source();
+  for (const proto::BoardCalibration& b : message.boards()) {
+    if (b.board_to_image_size() != 9) {
+      throw CalibrationError(origin + ": board " + b.name() +
+                             ": board_to_image needs 9 numbers, has " +
+                             std::to_string(b.board_to_image_size()));
+    }
+    Board board;
+    board.name = b.name();
+    for (int i = 0; i < 9; ++i) board.board_to_image.val[i] = b.board_to_image(i);
+    board.inner_corners_seen = b.inner_corners_seen();
+    board.rms_error_px = b.rms_error_px();
+    board.white_edge_from_pieces = b.white_edge_from_pieces();
+    if (b.light_square_bgr_size() == 3 && b.dark_square_bgr_size() == 3) {
+      for (int c = 0; c < 3; ++c) {
+        board.light_square_bgr[c] = b.light_square_bgr(c);
+        board.dark_square_bgr[c] = b.dark_square_bgr(c);
+      }
+    }
+    calibration.boards.push_back(board);
+  }
+  for (const proto::HoldingArea& h : message.holdings()) {
+    calibration.holdings.push_back({h.player(), read_polygon(h.region())});
+  }
+  for (const proto::ClockCalibration& c : message.clocks()) {
+    calibration.clocks.push_back({c.board(), read_polygon(c.region()),
+                                  read_polygon(c.white_lever()), read_polygon(c.black_lever())});
+  }
+  if (calibration.boards.empty()) throw CalibrationError(origin + ": no board in calibration");
+  return calibration;
+}
+
+void save_calibration(const Calibration& calibration, const std::string& path) {
+  std::ofstream out(path);
+  out << to_pbtxt(calibration);
+  if (!out) throw CalibrationError(path + ": cannot write");
+}
+
+Calibration load_calibration(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw CalibrationError(path + ": cannot read");
+  std::stringstream text;
+  text << in.rdbuf();
+  return from_pbtxt(text.str(), path);
+}
+
+}  // namespace bugcam::calibration

@@ -1,0 +1,470 @@
+// Finding boards: checkerboard X-corners, grown into 7x7 lattices of inner corners, then
+// placed in the 8x8 playing area by the checker pattern of the squares.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numbers>
+#include <utility>
+
+#include <opencv2/calib3d.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "bugcam/calibration.hpp"
+#include "geometry.hpp"
+
+namespace bugcam::calibration {
+
+namespace {
+
+// Boards are searched for in an image no larger than this on its long side; X-corners are
+// scale-free near their centre, so this costs little accuracy and bounds the time.
+constexpr int kWorkingLongSide = 1280;
+constexpr int kMaxCandidates = 4000;
+
+// The ChESS response (Bennett and Lasenby, 2014) on a ring of 16 samples: large where
+// opposite sectors agree and neighbouring sectors differ, as at the meeting point of four
+// squares, and small on edges, blobs and T-junctions.
+cv::Mat chess_response(const cv::Mat& gray_float, int radius) {
+  cv::Mat padded;
+  cv::copyMakeBorder(gray_float, padded, radius, radius, radius, radius, cv::BORDER_REPLICATE);
+  const cv::Rect centre_rect(radius, radius, gray_float.cols, gray_float.rows);
+  std::array<cv::Mat, 16> ring;
+  for (int n = 0; n < 16; ++n) {
+    const double angle = 2.0 * std::numbers::pi * n / 16.0;
+    const int dx = static_cast<int>(std::lround(radius * std::cos(angle)));
+    const int dy = static_cast<int>(std::lround(radius * std::sin(angle)));
+    ring[n] = padded(centre_rect + cv::Point(dx, dy));
+  }
+  cv::Mat sum_response = cv::Mat::zeros(gray_float.size(), CV_32F);
+  cv::Mat diff_response = cv::Mat::zeros(gray_float.size(), CV_32F);
+  cv::Mat ring_mean = cv::Mat::zeros(gray_float.size(), CV_32F);
+  for (int n = 0; n < 4; ++n) {
+    sum_response += cv::abs(ring[n] + ring[n + 8] - ring[n + 4] - ring[n + 12]);
+  }
+  for (int n = 0; n < 8; ++n) diff_response += cv::abs(ring[n] - ring[n + 8]);
+  for (int n = 0; n < 16; ++n) ring_mean += ring[n];
+  ring_mean *= 1.0 / 16.0;
+  cv::Mat local_mean;
+  cv::blur(gray_float, local_mean, cv::Size(3, 3));
+  cv::Mat mean_response = cv::abs(ring_mean - local_mean) * 16.0;
+  return sum_response - diff_response - mean_response;
+}
+
+float sample(const cv::Mat& gray_float, cv::Point2d p) {
+  const int x = std::clamp(static_cast<int>(std::lround(p.x)), 0, gray_float.cols - 1);
+  const int y = std::clamp(static_cast<int>(std::lround(p.y)), 0, gray_float.rows - 1);
+  return gray_float.at<float>(y, x);
+}
+
+bool inside(const cv::Mat& image, cv::Point2d p) {
+  return p.x >= 0 && p.y >= 0 && p.x < image.cols && p.y < image.rows;
+}
+
+// Which diagonal pair of quadrants is bright at an X-corner, given the local lattice axes:
+// +1 or -1, alternating from one corner to the next along either axis; 0 when the four
+// quadrants do not alternate (an edge, or a T-junction where the board meets its border).
+// The samples sit a quarter square from the corner, inside the gap that pieces leave.
+int polarity(const cv::Mat& gray_float, cv::Point2d p, cv::Point2d u, cv::Point2d v) {
+  const cv::Point2d d1 = 0.18 * (u + v);
+  const cv::Point2d d2 = 0.18 * (u - v);
+  const float a1 = sample(gray_float, p + d1);
+  const float a2 = sample(gray_float, p - d1);
+  const float b1 = sample(gray_float, p + d2);
+  const float b2 = sample(gray_float, p - d2);
+  const float margin = 0.15f * (std::max({a1, a2, b1, b2}) - std::min({a1, a2, b1, b2}));
+  if (std::min(a1, a2) > std::max(b1, b2) + margin) return 1;
+  if (std::min(b1, b2) > std::max(a1, a2) + margin) return -1;
+  return 0;
+}
+
+double norm(cv::Point2d p) {
+  return std::hypot(p.x, p.y);
+}
+
+// Candidate X-corners with a coarse grid for nearest-neighbour look-ups.
+class CornerIndex {
+ public:
+  CornerIndex(const std::vector<cv::Point2f>& points, cv::Size size, int cell)
+      : points_(points), cell_(cell), cols_(size.width / cell + 1), rows_(size.height / cell + 1) {
+    buckets_.resize(static_cast<size_t>(cols_) * static_cast<size_t>(rows_));
+    for (size_t i = 0; i < points.size(); ++i) buckets_[bucket(points[i])].push_back(i);
+  }
+
+  // Index of the nearest point within max_distance of p, if any, skipping used points.
+  std::optional<size_t> nearest(cv::Point2d p, double max_distance,
+                                const std::vector<char>& used) const {
+    std::optional<size_t> best;
+    double best_distance = max_distance;
+    const int reach = static_cast<int>(std::ceil(max_distance / cell_));
+    const int cx = static_cast<int>(std::floor(p.x / cell_));
+    const int cy = static_cast<int>(std::floor(p.y / cell_));
+    for (int y = cy - reach; y <= cy + reach; ++y) {
+      if (y < 0 || y >= rows_) continue;
+      for (int x = cx - reach; x <= cx + reach; ++x) {
+        if (x < 0 || x >= cols_) continue;
+        for (const size_t i : buckets_[static_cast<size_t>(y * cols_ + x)]) {
+          if (used[i]) continue;
+          const double d = norm(cv::Point2d(points_[i]) - p);
+          if (d < best_distance) {
+            best_distance = d;
+            best = i;
+          }
+        }
+      }
+    }
+    return best;
+  }
+
+  // The k nearest points to point i (excluding itself). Squares can be of any size, so
+  // this looks at every point.
+  std::vector<size_t> neighbours(size_t i, size_t k) const {
+    std::vector<std::pair<double, size_t>> found;
+    const cv::Point2d p(points_[i]);
+    for (size_t j = 0; j < points_.size(); ++j) {
+      if (j != i) found.emplace_back(norm(cv::Point2d(points_[j]) - p), j);
+    }
+    const size_t n = std::min(k, found.size());
+    std::partial_sort(found.begin(), found.begin() + static_cast<long>(n), found.end());
+    std::vector<size_t> result;
+    for (size_t m = 0; m < n; ++m) result.push_back(found[m].second);
+    return result;
+  }
+
+ private:
+  size_t bucket(cv::Point2f p) const {
+    const int x = std::clamp(static_cast<int>(p.x) / cell_, 0, cols_ - 1);
+    const int y = std::clamp(static_cast<int>(p.y) / cell_, 0, rows_ - 1);
+    return static_cast<size_t>(y * cols_ + x);
+  }
+
+  const std::vector<cv::Point2f>& points_;
+  int cell_;
+  int cols_;
+  int rows_;
+  std::vector<std::vector<size_t>> buckets_;
+};
+
+struct Lattice {
+  std::map<std::pair<int, int>, size_t> members;  // lattice index (i, j) -> candidate
+  cv::Matx33d lattice_to_image = cv::Matx33d::eye();
+  int i_min = 0, i_max = 0, j_min = 0, j_max = 0;
+  int polarity_at_origin = 1;
+};
+
+cv::Matx33d fit_homography(const Lattice& lattice, const std::vector<cv::Point2f>& points) {
+  std::vector<cv::Point2f> from;
+  std::vector<cv::Point2f> to;
+  for (const auto& [ij, index] : lattice.members) {
+    from.emplace_back(static_cast<float>(ij.first), static_cast<float>(ij.second));
+    to.push_back(points[index]);
+  }
+  const cv::Mat h = cv::findHomography(from, to, 0);
+  if (h.empty()) return lattice.lattice_to_image;
+  return cv::Matx33d(h);
+}
+
+void update_bounds(Lattice& lattice) {
+  bool first = true;
+  for (const auto& [ij, index] : lattice.members) {
+    if (first) {
+      lattice.i_min = lattice.i_max = ij.first;
+      lattice.j_min = lattice.j_max = ij.second;
+      first = false;
+    }
+    lattice.i_min = std::min(lattice.i_min, ij.first);
+    lattice.i_max = std::max(lattice.i_max, ij.first);
+    lattice.j_min = std::min(lattice.j_min, ij.second);
+    lattice.j_max = std::max(lattice.j_max, ij.second);
+  }
+}
+
+// Starts a lattice at candidate `seed`: finds the two shortest lattice axes among its
+// neighbours that predict a 3x3 block of corners with alternating polarity.
+std::optional<Lattice> seed_lattice(size_t seed, const std::vector<cv::Point2f>& points,
+                                    const CornerIndex& index, const cv::Mat& gray,
+                                    const std::vector<char>& used) {
+  const cv::Point2d p(points[seed]);
+  const std::vector<size_t> near = index.neighbours(seed, 10);
+  int best_support = 0;
+  double best_length = 0;
+  std::optional<Lattice> best;
+  for (size_t a = 0; a < near.size(); ++a) {
+    if (used[near[a]]) continue;
+    for (size_t b = a + 1; b < near.size(); ++b) {
+      if (used[near[b]]) continue;
+      const cv::Point2d u = cv::Point2d(points[near[a]]) - p;
+      const cv::Point2d v = cv::Point2d(points[near[b]]) - p;
+      const double lu = norm(u);
+      const double lv = norm(v);
+      if (lu < 5 || lv < 5 || lu > 2.5 * lv || lv > 2.5 * lu) continue;
+      if (std::abs(u.dot(v)) / (lu * lv) > 0.75) continue;
+      const int pol = polarity(gray, p, u, v);
+      if (pol == 0) continue;
+      const double tolerance = 0.2 * std::min(lu, lv);
+      Lattice lattice;
+      lattice.polarity_at_origin = pol;
+      for (int j = -1; j <= 1; ++j) {
+        for (int i = -1; i <= 1; ++i) {
+          const cv::Point2d q = p + i * u + j * v;
+          const auto found = index.nearest(q, tolerance, used);
+          if (!found) continue;
+          const int expected = ((i + j) % 2 == 0) ? pol : -pol;
+          if (polarity(gray, cv::Point2d(points[*found]), u, v) != expected) continue;
+          lattice.members[{i, j}] = *found;
+        }
+      }
+      const int support = static_cast<int>(lattice.members.size());
+      const double length = lu + lv;
+      if (support >= 7 && lattice.members.count({0, 0}) == 1 &&
+          (support > best_support || (support == best_support && length < best_length))) {
+        best_support = support;
+        best_length = length;
+        best = std::move(lattice);
+      }
+    }
+  }
+  return best;
+}
+
+// Grows a lattice with its homography until no predicted corner finds a candidate. A
+// board's inner corners span at most 7 along each axis.
+void grow_lattice(Lattice& lattice, const std::vector<cv::Point2f>& points,
+                  const CornerIndex& index, const cv::Mat& gray, std::vector<char>& used) {
+  for (const auto& [ij, i] : lattice.members) used[i] = 1;
+  for (int round = 0; round < 30; ++round) {
+    lattice.lattice_to_image = fit_homography(lattice, points);
+    update_bounds(lattice);
+    std::vector<std::pair<std::pair<int, int>, size_t>> additions;
+    for (int j = lattice.j_max - 6; j <= lattice.j_min + 6; ++j) {
+      for (int i = lattice.i_max - 6; i <= lattice.i_min + 6; ++i) {
+        if (lattice.members.count({i, j}) != 0) continue;
+        // Only neighbours of corners already in the lattice, so that growth is local.
+        const bool adjacent =
+            lattice.members.count({i - 1, j}) || lattice.members.count({i + 1, j}) ||
+            lattice.members.count({i, j - 1}) || lattice.members.count({i, j + 1});
+        if (!adjacent) continue;
+        const cv::Matx33d& h = lattice.lattice_to_image;
+        const cv::Point2d q = apply(h, {double(i), double(j)});
+        const cv::Point2d u = apply(h, {double(i) + 1, double(j)}) - q;
+        const cv::Point2d v = apply(h, {double(i), double(j) + 1}) - q;
+        const double step = std::min(norm(u), norm(v));
+        const auto found = index.nearest(q, 0.22 * step, used);
+        if (!found) continue;
+        const int expected =
+            ((i + j) % 2 == 0) ? lattice.polarity_at_origin : -lattice.polarity_at_origin;
+        if (polarity(gray, cv::Point2d(points[*found]), u, v) != expected) continue;
+        additions.push_back({{i, j}, *found});
+      }
+    }
+    if (additions.empty()) break;
+    for (const auto& [ij, i] : additions) {
+      if (used[i]) continue;  // claimed twice in this round
+      used[i] = 1;
+      lattice.members[ij] = i;
+    }
+  }
+  lattice.lattice_to_image = fit_homography(lattice, points);
+  update_bounds(lattice);
+}
+
+// Drops outer rows and columns of the lattice that hold only a stray corner or two (a
+// piece's highlight, the board's printed border) where the others hold many: they would
+// wrongly fix where the playing area ends.
+void prune_sparse_edges(Lattice& lattice, const std::vector<cv::Point2f>& points) {
+  for (int round = 0; round < 4; ++round) {
+    std::map<int, int> per_i;
+    std::map<int, int> per_j;
+    for (const auto& [ij, index] : lattice.members) {
+      ++per_i[ij.first];
+      ++per_j[ij.second];
+    }
+    int fullest = 0;
+    for (const auto& [line, count] : per_i) fullest = std::max(fullest, count);
+    for (const auto& [line, count] : per_j) fullest = std::max(fullest, count);
+    const int needed = std::max(2, (fullest + 2) / 3);
+    std::vector<std::pair<int, int>> drop;
+    for (const auto& [ij, index] : lattice.members) {
+      const bool sparse_i =
+          (ij.first == lattice.i_min || ij.first == lattice.i_max) && per_i[ij.first] < needed;
+      const bool sparse_j =
+          (ij.second == lattice.j_min || ij.second == lattice.j_max) && per_j[ij.second] < needed;
+      if (sparse_i || sparse_j) drop.push_back(ij);
+    }
+    if (drop.empty() || drop.size() + 4 >= lattice.members.size()) break;
+    for (const auto& ij : drop) lattice.members.erase(ij);
+    lattice.lattice_to_image = fit_homography(lattice, points);
+    update_bounds(lattice);
+  }
+}
+
+// How strongly the squares alternate dark/light along a band parallel to lattice line
+// `line` (on axis 0: x = line; axis 1: y = line), `depth` squares off it (negative: towards
+// lower coordinates), over the eight cells from `start`. Each cell is sampled near the line,
+// between the pieces, which stand on the squares' centres.
+double band_alternation(const cv::Mat& gray, const cv::Matx33d& h, int axis, int line, int start,
+                        double depth) {
+  double alternating = 0;
+  int known = 0;
+  for (int k = 0; k < 8; ++k) {
+    std::vector<float> values;
+    for (const double along : {0.25, 0.4, 0.6, 0.75}) {
+      for (const double off : {0.4 * depth, depth}) {
+        const cv::Point2d lattice_point = axis == 0 ? cv::Point2d(line + off, start + k + along)
+                                                    : cv::Point2d(start + k + along, line + off);
+        const cv::Point2d p = apply(h, lattice_point);
+        if (inside(gray, p)) values.push_back(sample(gray, p));
+      }
+    }
+    if (values.size() < 3) continue;
+    const auto middle = values.begin() + static_cast<long>(values.size() / 2);
+    std::nth_element(values.begin(), middle, values.end());
+    alternating += (k % 2 == 0 ? 1.0 : -1.0) * *middle;
+    ++known;
+  }
+  return known >= 4 ? std::abs(alternating) / known : 0.0;
+}
+
+// How much an outer edge of the playing area looks like one: the squares just inside it
+// alternate, the border just outside does not.
+double edge_score(const cv::Mat& gray, const cv::Matx33d& h, int axis, int line, int start,
+                  double outward) {
+  return band_alternation(gray, h, axis, line, start, -0.12 * outward) -
+         band_alternation(gray, h, axis, line, start, 0.12 * outward);
+}
+
+// Places the 8x8 playing area over the lattice: of the placements that contain every
+// lattice corner, the one whose four edges look most like the edges of a board.
+std::pair<int, int> place_board(const Lattice& lattice, const cv::Mat& gray) {
+  std::pair<int, int> best{lattice.i_min - 1, lattice.j_min - 1};
+  double best_score = -1e18;
+  const cv::Matx33d& h = lattice.lattice_to_image;
+  for (int j0 = lattice.j_max - 7; j0 <= lattice.j_min - 1; ++j0) {
+    for (int i0 = lattice.i_max - 7; i0 <= lattice.i_min - 1; ++i0) {
+      const double score =
+          edge_score(gray, h, 0, i0, j0, -1) + edge_score(gray, h, 0, i0 + 8, j0, 1) +
+          edge_score(gray, h, 1, j0, i0, -1) + edge_score(gray, h, 1, j0 + 8, i0, 1);
+      if (score > best_score) {
+        best_score = score;
+        best = {i0, j0};
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<cv::Point2f> find_x_corners(const cv::Mat& gray) {
+  cv::Mat gray_float;
+  gray.convertTo(gray_float, CV_32F);
+  cv::GaussianBlur(gray_float, gray_float, cv::Size(0, 0), 1.0);
+  cv::Mat response = cv::max(chess_response(gray_float, 4), chess_response(gray_float, 7));
+  cv::Mat dilated;
+  cv::dilate(response, dilated, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(7, 7)));
+  double max_value = 0;
+  cv::minMaxLoc(response, nullptr, &max_value);
+  // Weak responses are texture; the board's own corners are among the strongest in view.
+  const float threshold = static_cast<float>(std::max(25.0, 0.06 * max_value));
+  std::vector<std::pair<float, cv::Point2f>> found;
+  for (int y = 0; y < response.rows; ++y) {
+    const float* r = response.ptr<float>(y);
+    const float* d = dilated.ptr<float>(y);
+    for (int x = 0; x < response.cols; ++x) {
+      if (r[x] >= threshold && r[x] >= d[x]) {
+        found.push_back({r[x], cv::Point2f(static_cast<float>(x), static_cast<float>(y))});
+      }
+    }
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (found.size() > static_cast<size_t>(kMaxCandidates)) found.resize(kMaxCandidates);
+  std::vector<cv::Point2f> points;
+  for (const auto& [strength, p] : found) points.push_back(p);
+  if (!points.empty()) {
+    cv::cornerSubPix(gray, points, cv::Size(3, 3), cv::Size(-1, -1),
+                     cv::TermCriteria(cv::TermCriteria::EPS + cv::TermCriteria::COUNT, 20, 0.01));
+  }
+  return points;
+}
+
+std::vector<FoundBoard> find_boards(const cv::Mat& frame_bgr, int max_boards) {
+  cv::Mat gray;
+  if (frame_bgr.channels() == 3) {
+    cv::cvtColor(frame_bgr, gray, cv::COLOR_BGR2GRAY);
+  } else {
+    gray = frame_bgr;
+  }
+  const int long_side = std::max(gray.cols, gray.rows);
+  const double scale = long_side > kWorkingLongSide ? double(kWorkingLongSide) / long_side : 1.0;
+  cv::Mat work = gray;
+  if (scale < 1.0) cv::resize(gray, work, cv::Size(), scale, scale, cv::INTER_AREA);
+  const std::vector<cv::Point2f> points = find_x_corners(work);
+  cv::Mat work_float;
+  work.convertTo(work_float, CV_32F);
+  cv::GaussianBlur(work_float, work_float, cv::Size(0, 0), 1.0);
+
+  const CornerIndex index(points, work.size(), 24);
+  std::vector<char> used(points.size(), 0);
+  std::vector<Lattice> lattices;
+  for (size_t seed = 0; seed < points.size(); ++seed) {
+    if (used[seed]) continue;
+    std::optional<Lattice> lattice = seed_lattice(seed, points, index, work_float, used);
+    if (!lattice) continue;
+    std::vector<char> trial = used;
+    grow_lattice(*lattice, points, index, work_float, trial);
+    prune_sparse_edges(*lattice, points);
+    const int width = lattice->i_max - lattice->i_min + 1;
+    const int height = lattice->j_max - lattice->j_min + 1;
+    if (lattice->members.size() < 12 || width < 3 || height < 3) {
+      used[seed] = 1;
+      continue;
+    }
+    used = std::move(trial);
+    // Candidates inside this board cannot start another board.
+    const cv::Matx33d inverse = lattice->lattice_to_image.inv();
+    for (size_t i = 0; i < points.size(); ++i) {
+      const cv::Point2d q = apply(inverse, cv::Point2d(points[i]));
+      if (q.x > lattice->i_max - 8 && q.x < lattice->i_min + 8 && q.y > lattice->j_max - 8 &&
+          q.y < lattice->j_min + 8) {
+        used[i] = 1;
+      }
+    }
+    lattices.push_back(std::move(*lattice));
+  }
+  std::stable_sort(lattices.begin(), lattices.end(), [](const Lattice& a, const Lattice& b) {
+    return a.members.size() > b.members.size();
+  });
+
+  std::vector<FoundBoard> boards;
+  const cv::Matx33d to_full(1 / scale, 0, 0, 0, 1 / scale, 0, 0, 0, 1);
+  for (const Lattice& lattice : lattices) {
+    if (static_cast<int>(boards.size()) >= max_boards) break;
+    const auto [i0, j0] = place_board(lattice, work_float);
+    cv::Matx33d board_to_lattice(1, 0, i0, 0, 1, j0, 0, 0, 1);
+    FoundBoard board;
+    board.board_to_image = to_full * lattice.lattice_to_image * board_to_lattice;
+    // Counter-clockwise in the image (as a1, h1, h8, a8 are seen from above): swap the axes
+    // of a mirrored lattice.
+    const cv::Point2d p00 = apply(board.board_to_image, {0, 0});
+    const cv::Point2d p80 = apply(board.board_to_image, {8, 0});
+    const cv::Point2d p08 = apply(board.board_to_image, {0, 8});
+    const double cross = (p80 - p00).cross(p08 - p00);
+    if (cross > 0) {
+      const cv::Matx33d swap(0, 1, 0, 1, 0, 0, 0, 0, 1);
+      board.board_to_image = board.board_to_image * swap;
+    }
+    board.inner_corners_seen = static_cast<int>(lattice.members.size());
+    double squared = 0;
+    for (const auto& [ij, i] : lattice.members) {
+      const cv::Point2d predicted =
+          apply(lattice.lattice_to_image, {double(ij.first), double(ij.second)});
+      const cv::Point2d d = predicted - cv::Point2d(points[i]);
+      squared += d.dot(d);
+    }
+    board.rms_error_px = std::sqrt(squared / double(lattice.members.size())) / scale;
+    boards.push_back(board);
+  }
+  return boards;
+}
+
+}  // namespace bugcam::calibration

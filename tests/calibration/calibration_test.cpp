@@ -1,0 +1,215 @@
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <opencv2/imgproc.hpp>
+
+#include "bugcam/calibration.hpp"
+#include "synthetic_table.hpp"
+
+namespace bugcam::calibration {
+namespace {
+
+using testing::Scene;
+using testing::SceneTruth;
+
+Scene bughouse_scene() {
+  Scene scene;
+  scene.boards[1].white_at_bottom = false;  // Black B sits beside White A
+  return scene;
+}
+
+// Worst distance between found and true corners, in squares.
+double corner_error(const Board& board, const std::array<cv::Point2d, 4>& truth, double square) {
+  double worst = 0;
+  const std::array<cv::Point2d, 4> found = board.corners();
+  for (size_t i = 0; i < 4; ++i) {
+    worst = std::max(worst, std::hypot(found[i].x - truth[i].x, found[i].y - truth[i].y));
+  }
+  return worst / square;
+}
+
+void expect_scene_calibrated(const Scene& scene, double max_error_squares) {
+  const SceneTruth truth = testing::render_scene(scene);
+  const Calibration calibration = calibrate(truth.image);
+  ASSERT_EQ(calibration.boards.size(), static_cast<size_t>(scene.board_count));
+  for (int b = 0; b < scene.board_count; ++b) {
+    const Board& board = calibration.boards[static_cast<size_t>(b)];
+    EXPECT_EQ(board.name, b == 0 ? "A" : "B");
+    EXPECT_LT(corner_error(board, truth.corners[static_cast<size_t>(b)], truth.square_px),
+              max_error_squares)
+        << "board " << board.name << " tilt " << scene.tilt_deg << " roll " << scene.roll_deg;
+  }
+}
+
+TEST(XCorners, FindsTheInnerCornersOfAPlainBoard) {
+  Scene scene;
+  scene.board_count = 1;
+  for (std::string& row : scene.boards[0].occupancy) row = "........";
+  const SceneTruth truth = testing::render_scene(scene);
+  cv::Mat gray;
+  cv::cvtColor(truth.image, gray, cv::COLOR_BGR2GRAY);
+  const std::vector<cv::Point2f> found = find_x_corners(gray);
+  // The 49 inner corners, from the true outer corners (no tilt: an affine map).
+  const auto& c = truth.corners[0];
+  int matched = 0;
+  for (int y = 1; y < 8; ++y) {
+    for (int x = 1; x < 8; ++x) {
+      const cv::Point2d p = c[0] + (c[1] - c[0]) * (x / 8.0) + (c[3] - c[0]) * (y / 8.0);
+      const bool near = std::any_of(found.begin(), found.end(), [&](const cv::Point2f& f) {
+        return std::hypot(f.x - p.x, f.y - p.y) < 0.05 * truth.square_px;
+      });
+      matched += near ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(matched, 49);
+}
+
+TEST(Calibrate, StartPositionStraightDown) {
+  expect_scene_calibrated(bughouse_scene(), 0.03);
+}
+
+TEST(Calibrate, TiltAndRoll) {
+  for (const auto& [tilt, roll] :
+       std::vector<std::pair<double, double>>{{20, 10}, {35, -25}, {40, 5}, {15, 170}, {30, 95}}) {
+    Scene scene = bughouse_scene();
+    scene.tilt_deg = tilt;
+    scene.roll_deg = roll;
+    // Roll beyond 90 degrees turns the table round: board A is still the left one in the
+    // image, which is then the other physical board; the check below names boards by image.
+    if (std::cos(roll * std::numbers::pi / 180) < 0) continue;
+    expect_scene_calibrated(scene, 0.05);
+  }
+}
+
+TEST(Calibrate, DarkBoardAndGameInProgress) {
+  Scene scene = bughouse_scene();
+  scene.light = cv::Scalar(120, 130, 140);
+  scene.dark = cv::Scalar(30, 40, 50);
+  scene.table = cv::Scalar(160, 160, 160);
+  scene.boards[0].occupancy = {"b.bbkb.b", "pp...ppp", "..n..n..", "...pp...",
+                               "...PP...", "..N..N..", "PP...PPP", "R.BQKB.R"};
+  for (std::string& row : scene.boards[0].occupancy) {
+    for (char& c : row)
+      c = c == '.' ? '.' : (std::isupper(static_cast<unsigned char>(c)) ? 'w' : 'b');
+  }
+  scene.tilt_deg = 25;
+  expect_scene_calibrated(scene, 0.05);
+}
+
+TEST(Calibrate, WhiteEdgeFromThePiecesAndBoardNames) {
+  Scene scene = bughouse_scene();
+  scene.roll_deg = 90;  // White A now sits on the image's left or right side
+  const SceneTruth truth = testing::render_scene(scene);
+  const Calibration calibration = calibrate(truth.image);
+  ASSERT_EQ(calibration.boards.size(), 2u);
+  for (const Board& board : calibration.boards) EXPECT_TRUE(board.white_edge_from_pieces);
+  // Board A is the left one in the image.
+  EXPECT_LT(calibration.boards[0].to_image({4, 4}).x, calibration.boards[1].to_image({4, 4}).x);
+  // Told that A is on the right, the names swap.
+  CalibrateOptions right;
+  right.board_a_on_right = true;
+  const Calibration swapped = calibrate(truth.image, right);
+  ASSERT_EQ(swapped.boards.size(), 2u);
+  EXPECT_GT(swapped.boards[0].to_image({4, 4}).x, swapped.boards[1].to_image({4, 4}).x);
+}
+
+TEST(Calibrate, EmptyBoardsUseSquareColoursAndSeating) {
+  Scene scene = bughouse_scene();
+  for (auto& board : scene.boards) {
+    for (std::string& row : board.occupancy) row = "........";
+  }
+  const SceneTruth truth = testing::render_scene(scene);
+  const Calibration calibration = calibrate(truth.image);
+  ASSERT_EQ(calibration.boards.size(), 2u);
+  for (const Board& board : calibration.boards) EXPECT_FALSE(board.white_edge_from_pieces);
+  // a1 dark leaves two turns; White A nearest the image bottom, White B opposite.
+  EXPECT_LT(corner_error(calibration.boards[0], truth.corners[0], truth.square_px), 0.03);
+}
+
+TEST(Calibrate, NoBoardIsAnError) {
+  const cv::Mat blank(480, 640, CV_8UC3, cv::Scalar(100, 120, 130));
+  EXPECT_THROW(calibrate(blank), CalibrationError);
+}
+
+TEST(Calibrate, HoldingsAndClocksAreAroundTheBoards) {
+  const SceneTruth truth = testing::render_scene(bughouse_scene());
+  const Calibration calibration = calibrate(truth.image);
+  ASSERT_EQ(calibration.holdings.size(), 4u);
+  ASSERT_EQ(calibration.clocks.size(), 2u);
+  // White A's holding lies beyond White A's edge; the clocks beyond the outer sides.
+  const Board& a = calibration.boards[0];
+  const HoldingArea& white_a = calibration.holdings[0];
+  EXPECT_EQ(white_a.player, "A:white");
+  for (const cv::Point2d& p : white_a.region) EXPECT_LT(a.to_board(p).y, 0.0);
+  for (const Clock& clock : calibration.clocks) {
+    const Board* board = calibration.board(clock.board);
+    ASSERT_NE(board, nullptr);
+    const cv::Point2d centre = board->to_board(clock.region[0] * 0.5 + clock.region[2] * 0.5);
+    const cv::Point2d other =
+        board->to_board(calibration.boards[clock.board == "A" ? 1 : 0].to_image({4, 4}));
+    // On the side away from the partner board.
+    EXPECT_LT((centre.x - 4) * (other.x - 4), 0.0);
+  }
+}
+
+TEST(CalibrationFile, RoundTripsThroughText) {
+  const SceneTruth truth = testing::render_scene(bughouse_scene());
+  Calibration calibration = calibrate(truth.image);
+  calibration.source = "synthetic";
+  const std::string text = to_pbtxt(calibration);
+  const Calibration back = from_pbtxt(text, "test.pbtxt");
+  ASSERT_EQ(back.boards.size(), calibration.boards.size());
+  EXPECT_EQ(back.source, "synthetic");
+  EXPECT_EQ(back.image_size, calibration.image_size);
+  for (size_t b = 0; b < back.boards.size(); ++b) {
+    EXPECT_EQ(back.boards[b].name, calibration.boards[b].name);
+    for (int i = 0; i < 9; ++i) {
+      EXPECT_DOUBLE_EQ(back.boards[b].board_to_image.val[i],
+                       calibration.boards[b].board_to_image.val[i]);
+    }
+  }
+  EXPECT_EQ(back.holdings.size(), 4u);
+  EXPECT_EQ(back.clocks.size(), 2u);
+  EXPECT_NE(text.find("corners"), std::string::npos);
+  // Through a file too.
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "bugcam_calibration_test.pbtxt").string();
+  save_calibration(calibration, path);
+  EXPECT_EQ(load_calibration(path).boards.size(), calibration.boards.size());
+  std::filesystem::remove(path);
+}
+
+TEST(CalibrationFile, ErrorsNameTheLine) {
+  try {
+    from_pbtxt("image_width: 10\nboards { name: \"A\" board_to_image: x }\n", "bad.pbtxt");
+    FAIL() << "no error";
+  } catch (const CalibrationError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.pbtxt:2:"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(from_pbtxt("boards { name: \"A\" board_to_image: 1 }", "short.pbtxt"),
+               CalibrationError);
+  EXPECT_THROW(load_calibration("/nonexistent/calibration.pbtxt"), CalibrationError);
+}
+
+TEST(Drift, AMovedCameraIsNoticedAndTheCalibrationRenewed) {
+  Scene scene = bughouse_scene();
+  const SceneTruth before = testing::render_scene(scene);
+  DriftWatch watch(calibrate(before.image), 1, 2);
+  for (int i = 0; i < 3; ++i) watch.update(before.image);
+  EXPECT_EQ(watch.renewals(), 0);
+  EXPECT_GT(watch.last_agreement(), 0.9);
+  scene.roll_deg = 4;  // the camera was bumped
+  scene.tilt_deg = 8;
+  const SceneTruth after = testing::render_scene(scene);
+  watch.update(after.image);
+  EXPECT_EQ(watch.renewals(), 0);  // one miss is patience, not yet a renewal
+  watch.update(after.image);
+  EXPECT_EQ(watch.renewals(), 1);
+  EXPECT_LT(corner_error(watch.current().boards[0], after.corners[0], after.square_px), 0.03);
+}
+
+}  // namespace
+}  // namespace bugcam::calibration

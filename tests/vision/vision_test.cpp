@@ -1,0 +1,229 @@
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <opencv2/core/utility.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "bugcam/calibration.hpp"
+#include "bugcam/vision.hpp"
+#include "synthetic_table.hpp"
+
+namespace bugcam::vision {
+namespace {
+
+using testing::Scene;
+using testing::SceneTruth;
+
+Scene bughouse_scene() {
+  Scene scene;
+  scene.boards[1].white_at_bottom = false;
+  return scene;
+}
+
+std::array<std::string, 8> as_colours(std::array<std::string, 8> fen_rows) {
+  for (std::string& row : fen_rows) {
+    for (char& c : row) {
+      if (c != '.') c = std::isupper(static_cast<unsigned char>(c)) ? 'w' : 'b';
+    }
+  }
+  return fen_rows;
+}
+
+// Squares the vision got right, of those not covered by the hand.
+int count_right(const BoardObservation& seen, const testing::SceneBoard& truth,
+                const std::array<bool, 64>& covered) {
+  int right = 0;
+  const std::array<std::string, 8> rows = seen.occupancy();
+  for (int sq = 0; sq < 64; ++sq) {
+    if (covered[static_cast<size_t>(sq)]) continue;
+    const size_t row = static_cast<size_t>(7 - sq / 8);
+    const size_t file = static_cast<size_t>(sq % 8);
+    right += rows[row][file] == truth.occupancy[row][file] ? 1 : 0;
+  }
+  return right;
+}
+
+TEST(Squares, StartPositionOnBothBoards) {
+  const Scene scene = bughouse_scene();
+  const SceneTruth truth = testing::render_scene(scene);
+  const FrameReader reader(calibration::calibrate(truth.image));
+  const FrameObservation seen = reader.read(truth.image);
+  ASSERT_EQ(seen.boards.size(), 2u);
+  for (size_t b = 0; b < 2; ++b) {
+    EXPECT_EQ(seen.boards[b].occupancy(), scene.boards[b].occupancy) << "board " << b;
+  }
+}
+
+TEST(Squares, GameInProgressTiltedDarkBoard) {
+  Scene scene = bughouse_scene();
+  scene.tilt_deg = 30;
+  scene.roll_deg = 15;
+  scene.light = cv::Scalar(110, 125, 135);
+  scene.dark = cv::Scalar(35, 45, 60);
+  scene.boards[0].occupancy = as_colours({"r.bqkb.r", "pp...ppp", "..n..n..", "...pp...",
+                                          "...PP...", "..N..N..", "PP...PPP", "R.BQKB.R"});
+  scene.boards[1].occupancy = as_colours({"....k...", "........", "...p....", "..P.....",
+                                          "........", "........", ".....Q..", "...K...."});
+  const SceneTruth truth = testing::render_scene(scene);
+  const FrameReader reader(calibration::calibrate(truth.image));
+  const FrameObservation seen = reader.read(truth.image);
+  ASSERT_EQ(seen.boards.size(), 2u);
+  for (size_t b = 0; b < 2; ++b) {
+    EXPECT_EQ(seen.boards[b].occupancy(), scene.boards[b].occupancy) << "board " << b;
+  }
+}
+
+TEST(Squares, AHandIsFlaggedAndTheRestIsRead) {
+  Scene scene = bughouse_scene();
+  const SceneTruth clear = testing::render_scene(scene);
+  const calibration::Calibration calibration = calibration::calibrate(clear.image);
+  scene.hand_centre = {5.0, 4.0};
+  scene.hand_axes = {2.6, 1.4};
+  const SceneTruth truth = testing::render_scene(scene);
+  const FrameObservation seen = FrameReader(calibration).read(truth.image);
+  ASSERT_EQ(seen.boards.size(), 2u);
+  int covered = 0, flagged = 0;
+  for (size_t sq = 0; sq < 64; ++sq) {
+    if (!truth.covered[0][sq]) continue;
+    ++covered;
+    flagged += seen.boards[0].squares[sq].occluded ? 1 : 0;
+  }
+  ASSERT_GT(covered, 5);
+  EXPECT_EQ(flagged, covered);
+  int uncovered = 0;
+  for (const bool c : truth.covered[0]) uncovered += c ? 0 : 1;
+  // Squares beside the hand may be unsure ('?'), never wrong: allow a rim of unknowns.
+  const int right = count_right(seen.boards[0], scene.boards[0], truth.covered[0]);
+  EXPECT_GE(right, uncovered - 8);
+  for (int sq = 0; sq < 64; ++sq) {
+    if (truth.covered[0][static_cast<size_t>(sq)]) continue;
+    const char s = seen.boards[0].squares[static_cast<size_t>(sq)].symbol();
+    const char t =
+        scene.boards[0].occupancy[static_cast<size_t>(7 - sq / 8)][static_cast<size_t>(sq % 8)];
+    EXPECT_TRUE(s == t || s == '?') << "square " << sq << " seen " << s << " is " << t;
+  }
+  EXPECT_EQ(count_right(seen.boards[1], scene.boards[1], truth.covered[1]), 64);
+}
+
+TEST(Squares, ProbabilitiesSumToOne) {
+  const SceneTruth truth = testing::render_scene(bughouse_scene());
+  const FrameObservation seen = FrameReader(calibration::calibrate(truth.image)).read(truth.image);
+  for (const BoardObservation& board : seen.boards) {
+    for (const SquareObservation& s : board.squares) {
+      EXPECT_NEAR(s.p_empty + s.p_white + s.p_black, 1.0f, 1e-5f);
+    }
+  }
+}
+
+TEST(Holdings, CountsPiecesByColour) {
+  Scene scene = bughouse_scene();
+  scene.holding_a_white = "wwbw";
+  const SceneTruth truth = testing::render_scene(scene);
+  const FrameObservation seen = FrameReader(calibration::calibrate(truth.image)).read(truth.image);
+  ASSERT_EQ(seen.holdings.size(), 4u);
+  for (const HoldingObservation& holding : seen.holdings) {
+    if (holding.player == "A:white") {
+      EXPECT_EQ(holding.white_pieces, 3);
+      EXPECT_EQ(holding.black_pieces, 1);
+    } else {
+      EXPECT_EQ(holding.white_pieces + holding.black_pieces, 0) << holding.player;
+    }
+  }
+}
+
+TEST(Json, HasTheShapeOfSpecSection7) {
+  const SceneTruth truth = testing::render_scene(bughouse_scene());
+  const FrameObservation seen = FrameReader(calibration::calibrate(truth.image)).read(truth.image);
+  const nlohmann::json json = nlohmann::json::parse(to_json(seen));
+  ASSERT_EQ(json["boards"].size(), 2u);
+  EXPECT_EQ(json["boards"][0]["name"], "A");
+  EXPECT_EQ(json["boards"][1]["name"], "B");
+  for (const auto& board : json["boards"]) {
+    ASSERT_EQ(board["corners"].size(), 4u);
+    for (const auto& corner : board["corners"]) EXPECT_EQ(corner.size(), 2u);
+    ASSERT_EQ(board["occupancy"].size(), 8u);
+    for (const auto& row : board["occupancy"]) {
+      EXPECT_EQ(row.get<std::string>().size(), 8u);
+      EXPECT_EQ(row.get<std::string>().find_first_not_of(".wb?"), std::string::npos);
+    }
+  }
+  for (const char* player : {"A:white", "A:black", "B:white", "B:black"}) {
+    EXPECT_TRUE(json["holdings"].contains(player)) << player;
+  }
+  for (const char* board : {"A", "B"}) {
+    const std::string lever = json["clocks"][board];
+    EXPECT_TRUE(lever == "white" || lever == "black" || lever == "unknown");
+  }
+  // Corners a1, h1, h8, a8 of board A: a1 is White A's left.
+  EXPECT_NEAR(json["boards"][0]["corners"][0][0].get<double>(), truth.corners[0][0].x, 1.5);
+  EXPECT_NEAR(json["boards"][0]["corners"][0][1].get<double>(), truth.corners[0][0].y, 1.5);
+}
+
+TEST(Determinism, SameFrameSameObservationAtAnyThreadCount) {
+  const SceneTruth truth = testing::render_scene(bughouse_scene());
+  const calibration::Calibration calibration = calibration::calibrate(truth.image);
+  const FrameReader reader(calibration);
+  cv::setNumThreads(1);
+  const std::string one = to_json(reader.read(truth.image));
+  cv::setNumThreads(2);
+  const std::string two = to_json(reader.read(truth.image));
+  EXPECT_EQ(one, two);
+}
+
+// The labelled real photos (evaluation only: nothing is tuned on them). Each shows one board
+// with White on the left; the FENs give the truth.
+TEST(RealPhotos, OccupancyOfTheLabelledOverheadPhotos) {
+  const std::filesystem::path folder =
+      std::filesystem::path(BUGCAM_SHARED_DIR) / "data/photos/overhead-labelled";
+  std::ifstream labels(folder / "labels.csv");
+  if (!labels) GTEST_SKIP() << "no labelled photos at " << folder;
+  std::string line;
+  std::getline(labels, line);
+  int photos = 0, found = 0, squares = 0, right = 0;
+  while (std::getline(labels, line)) {
+    std::istringstream fields(line);
+    std::string image, fen;
+    std::getline(fields, image, ',');
+    std::getline(fields, fen, ',');
+    std::array<std::string, 8> truth;
+    size_t row = 0;
+    for (const char c : fen) {
+      if (c == '/') {
+        ++row;
+      } else if (std::isdigit(static_cast<unsigned char>(c))) {
+        truth[row].append(static_cast<size_t>(c - '0'), '.');
+      } else {
+        truth[row].push_back(std::isupper(static_cast<unsigned char>(c)) ? 'w' : 'b');
+      }
+    }
+    ++photos;
+    squares += 64;
+    const cv::Mat photo = cv::imread((folder / image).string());
+    ASSERT_FALSE(photo.empty()) << image;
+    calibration::CalibrateOptions options;
+    options.max_boards = 1;
+    calibration::Calibration calibration;
+    try {
+      calibration = calibration::calibrate(photo, options);
+    } catch (const calibration::CalibrationError&) {
+      continue;
+    }
+    ++found;
+    const std::array<std::string, 8> seen =
+        FrameReader(calibration).read(photo).boards[0].occupancy();
+    for (size_t r = 0; r < 8; ++r) {
+      for (size_t f = 0; f < 8; ++f) right += seen[r][f] == truth[r][f] ? 1 : 0;
+    }
+  }
+  std::cout << "real photos: boards found " << found << "/" << photos << ", squares right " << right
+            << "/" << squares << "\n";
+  EXPECT_EQ(found, photos);
+  EXPECT_GE(right, squares * 99 / 100);
+}
+
+}  // namespace
+}  // namespace bugcam::vision

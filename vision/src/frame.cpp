@@ -1,0 +1,230 @@
+// One frame: warp each board, read its squares, count the holdings; print and draw it.
+#include <cmath>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "bugcam/vision.hpp"
+
+namespace bugcam::vision {
+
+namespace {
+
+// Holding areas are read at this many pixels per square.
+constexpr int kHoldingSquarePx = 24;
+
+float luma(const cv::Vec3b& bgr) {
+  return 0.114f * static_cast<float>(bgr[0]) + 0.587f * static_cast<float>(bgr[1]) +
+         0.299f * static_cast<float>(bgr[2]);
+}
+
+double length(cv::Point2d a, cv::Point2d b) {
+  return std::hypot(a.x - b.x, a.y - b.y);
+}
+
+}  // namespace
+
+const char* lever_name(Lever lever) {
+  switch (lever) {
+    case Lever::kWhite:
+      return "white";
+    case Lever::kBlack:
+      return "black";
+    case Lever::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions options)
+    : calibration_(std::move(calibration)), options_(options) {}
+
+FrameObservation FrameReader::read(const cv::Mat& frame_bgr) const {
+  FrameObservation observation;
+  std::vector<calibration::BoardAppearance> appearances;
+  for (const calibration::Board& board : calibration_.boards) {
+    const cv::Mat warped =
+        calibration::warp_board(frame_bgr, board.board_to_image, options_.square_px);
+    appearances.push_back(calibration::measure_board(warped, options_.square_px));
+  }
+  const SquareClassification classified = classify_squares(appearances);
+  for (size_t i = 0; i < calibration_.boards.size(); ++i) {
+    BoardObservation board;
+    board.name = calibration_.boards[i].name;
+    board.corners = calibration_.boards[i].corners();
+    board.squares = classified.boards[i];
+    observation.boards.push_back(board);
+  }
+  for (const calibration::HoldingArea& area : calibration_.holdings) {
+    const std::string board_name = area.player.substr(0, area.player.find(':'));
+    const calibration::Board* board = calibration_.board(board_name);
+    if (board == nullptr) continue;
+    observation.holdings.push_back(
+        read_holding(frame_bgr, area, board->square_size_px(), classified.white_black_luma));
+  }
+  for (const calibration::Clock& clock : calibration_.clocks) {
+    observation.clocks.push_back({clock.board, Lever::kUnknown, 0.0f});
+  }
+  return observation;
+}
+
+HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
+                                double square_px_in_image, float white_black_luma) {
+  HoldingObservation result;
+  result.player = area.player;
+  if (area.region.size() != 4 || square_px_in_image <= 0) return result;
+  const double s = kHoldingSquarePx;
+  const int width = static_cast<int>(
+      std::lround(length(area.region[0], area.region[1]) / square_px_in_image * s));
+  const int height = static_cast<int>(
+      std::lround(length(area.region[1], area.region[2]) / square_px_in_image * s));
+  if (width < 4 || height < 4) return result;
+  const std::vector<cv::Point2f> from{{0, 0},
+                                      {static_cast<float>(width), 0},
+                                      {static_cast<float>(width), static_cast<float>(height)},
+                                      {0, static_cast<float>(height)}};
+  std::vector<cv::Point2f> to;
+  for (const cv::Point2d& p : area.region) to.emplace_back(cv::Point2f(p));
+  cv::Mat crop;
+  cv::warpPerspective(frame_bgr, crop, cv::getPerspectiveTransform(from, to),
+                      cv::Size(width, height), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
+                      cv::BORDER_CONSTANT);
+  // The table is what most of the strip shows.
+  std::vector<cv::Mat> channels;
+  cv::split(crop, channels);
+  cv::Vec3f table;
+  for (int c = 0; c < 3; ++c) {
+    cv::Mat flat = channels[static_cast<size_t>(c)].reshape(1, 1).clone();
+    std::vector<uchar> values(flat.begin<uchar>(), flat.end<uchar>());
+    std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2),
+                     values.end());
+    table[c] = values[values.size() / 2];
+  }
+  cv::Mat mask(crop.size(), CV_8U, cv::Scalar(0));
+  for (int y = 0; y < crop.rows; ++y) {
+    const cv::Vec3b* line = crop.ptr<cv::Vec3b>(y);
+    uchar* m = mask.ptr<uchar>(y);
+    for (int x = 0; x < crop.cols; ++x) {
+      const cv::Vec3f d = cv::Vec3f(line[x]) - table;
+      if (std::sqrt(d.dot(d)) > 45.0f) m[x] = 255;
+    }
+  }
+  const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(3, 3));
+  cv::morphologyEx(mask, mask, cv::MORPH_OPEN, kernel);
+  cv::morphologyEx(mask, mask, cv::MORPH_CLOSE, kernel);
+  cv::Mat labels, stats, centroids;
+  const int n = cv::connectedComponentsWithStats(mask, labels, stats, centroids, 8, CV_32S);
+  // A piece seen from above, standing or lying, covers about a third of a square; smaller
+  // blobs are crumbs and reflections; bigger ones are pieces touching each other.
+  const double single = 0.33 * s * s;
+  int merged = 0;
+  for (int label = 1; label < n; ++label) {
+    const int blob_area = stats.at<int>(label, cv::CC_STAT_AREA);
+    if (blob_area < 0.35 * single) continue;
+    const int pieces = std::max(1, static_cast<int>(std::lround(blob_area / single)));
+    if (pieces > 1) merged += pieces;
+    double sum = 0;
+    int count = 0;
+    for (int y = 0; y < labels.rows; ++y) {
+      const int* l = labels.ptr<int>(y);
+      const cv::Vec3b* line = crop.ptr<cv::Vec3b>(y);
+      for (int x = 0; x < labels.cols; ++x) {
+        if (l[x] == label) {
+          sum += luma(line[x]);
+          ++count;
+        }
+      }
+    }
+    if (sum / std::max(count, 1) >= white_black_luma) {
+      result.white_pieces += pieces;
+    } else {
+      result.black_pieces += pieces;
+    }
+  }
+  const int total = result.white_pieces + result.black_pieces;
+  if (total > 0) result.counts['?'] = total;
+  result.confidence =
+      total == 0 ? 0.9f : 0.9f - 0.5f * static_cast<float>(merged) / static_cast<float>(total);
+  return result;
+}
+
+std::string to_json(const FrameObservation& observation) {
+  nlohmann::ordered_json out;
+  out["boards"] = nlohmann::ordered_json::array();
+  for (const BoardObservation& board : observation.boards) {
+    nlohmann::ordered_json b;
+    b["name"] = board.name;
+    b["corners"] = nlohmann::ordered_json::array();
+    for (const cv::Point2d& c : board.corners) {
+      b["corners"].push_back({std::round(c.x * 10) / 10, std::round(c.y * 10) / 10});
+    }
+    b["occupancy"] = board.occupancy();
+    out["boards"].push_back(b);
+  }
+  out["holdings"] = nlohmann::ordered_json::object();
+  for (const HoldingObservation& holding : observation.holdings) {
+    nlohmann::ordered_json counts = nlohmann::ordered_json::object();
+    for (const auto& [letter, count] : holding.counts) counts[std::string(1, letter)] = count;
+    out["holdings"][holding.player] = counts;
+  }
+  out["clocks"] = nlohmann::ordered_json::object();
+  for (const ClockObservation& clock : observation.clocks) {
+    out["clocks"][clock.board] = lever_name(clock.lever_down);
+  }
+  return out.dump();
+}
+
+std::string to_text(const FrameObservation& observation) {
+  std::ostringstream out;
+  for (const BoardObservation& board : observation.boards) {
+    out << "board " << board.name << " (a1 h1 h8 a8:";
+    for (const cv::Point2d& c : board.corners)
+      out << " " << std::lround(c.x) << "," << std::lround(c.y);
+    out << ")\n";
+    const std::array<std::string, 8> rows = board.occupancy();
+    for (size_t r = 0; r < 8; ++r) out << "  " << 8 - r << " " << rows[r] << "\n";
+    out << "    abcdefgh\n";
+  }
+  for (const HoldingObservation& holding : observation.holdings) {
+    out << "holding " << holding.player << ": " << holding.white_pieces << " white, "
+        << holding.black_pieces << " black\n";
+  }
+  for (const ClockObservation& clock : observation.clocks) {
+    out << "clock " << clock.board << ": lever down " << lever_name(clock.lever_down) << "\n";
+  }
+  return out.str();
+}
+
+cv::Mat draw_observation(const cv::Mat& frame_bgr, const FrameObservation& observation,
+                         const calibration::Calibration& calibration) {
+  cv::Mat canvas = calibration::draw_calibration(frame_bgr, calibration);
+  for (const BoardObservation& seen : observation.boards) {
+    const calibration::Board* board = calibration.board(seen.name);
+    if (board == nullptr) continue;
+    const double radius = 0.22 * board->square_size_px();
+    for (int sq = 0; sq < 64; ++sq) {
+      const cv::Point2d centre = board->to_image({sq % 8 + 0.5, sq / 8 + 0.5});
+      const cv::Point at(cvRound(centre.x), cvRound(centre.y));
+      switch (seen.squares[static_cast<size_t>(sq)].symbol()) {
+        case 'w':
+          cv::circle(canvas, at, cvRound(radius), cv::Scalar(255, 255, 255), -1, cv::LINE_AA);
+          cv::circle(canvas, at, cvRound(radius), cv::Scalar(0, 0, 255), 2, cv::LINE_AA);
+          break;
+        case 'b':
+          cv::circle(canvas, at, cvRound(radius), cv::Scalar(0, 0, 0), -1, cv::LINE_AA);
+          cv::circle(canvas, at, cvRound(radius), cv::Scalar(0, 0, 255), 2, cv::LINE_AA);
+          break;
+        case '?':
+          cv::drawMarker(canvas, at, cv::Scalar(0, 0, 255), cv::MARKER_TILTED_CROSS,
+                         cvRound(2 * radius), 3);
+          break;
+        default:
+          cv::circle(canvas, at, 3, cv::Scalar(0, 200, 0), -1);
+      }
+    }
+  }
+  return canvas;
+}
+
+}  // namespace bugcam::vision
