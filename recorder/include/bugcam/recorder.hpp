@@ -56,6 +56,10 @@ class Recorder {
   std::unique_ptr<Impl> impl_;
 };
 
+// Where the snapshot of frame `frame` goes, relative to the output directory, as
+// incidents.json names it: "frames/0412.jpg".
+std::string frame_file_name(int frame);
+
 // Reads events.pb back (for tests and tools). Throws RecorderError naming the file and the
 // byte offset of a damaged record; a record cut short at the end (a killed writer) is
 // ignored.
