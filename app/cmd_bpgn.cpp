@@ -68,13 +68,6 @@ const rules::RuleSet* rule_set_or_complain(const std::string& name, std::string_
   return rule_set;
 }
 
-// ParseError::what() begins with the location; the message is what follows it.
-std::string message_of(const rules::ParseError& e) {
-  const std::string_view what = e.what();
-  const std::string prefix = e.where().str() + ": ";
-  return std::string(what.substr(0, prefix.size()) == prefix ? what.substr(prefix.size()) : what);
-}
-
 std::string players(const rules::BpgnGame& game) {
   const auto name = [&game](std::string_view tag) { return game.tag(tag).value_or("?"); };
   return name("WhiteA") + " - " + name("BlackA") + " (A), " + name("WhiteB") + " - " +
@@ -141,7 +134,7 @@ int check_file(const std::string& path, const rules::RuleSet& rule_set) {
     const std::string label = "game " + std::to_string(i + 1);
     const rules::Replay replay = rules::replay(game, rule_set);
     if (replay.error) {
-      std::cout << replay.error->where().str() << ": " << label << ": " << message_of(*replay.error)
+      std::cout << replay.error->where().str() << ": " << label << ": " << replay.error->message()
                 << "\n";
       status = kExitBadInput;
       continue;
@@ -245,7 +238,7 @@ int run_replay(const ReplayOptions& options) {
   }
   if (replay.error) {
     std::cerr << replay.error->where().str() << ": game " << options.game << ": "
-              << message_of(*replay.error) << "\n";
+              << replay.error->message() << "\n";
     return kExitBadInput;
   }
   return kExitOk;

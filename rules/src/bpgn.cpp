@@ -466,13 +466,6 @@ std::string move_label(const BpgnMove& move) {
   return std::to_string(move.number) + letter + ".";
 }
 
-// ParseError::what() starts with the location; this is the message after it.
-std::string message_of(const ParseError& e) {
-  const std::string_view what = e.what();
-  const std::string prefix = e.where().str() + ": ";
-  return std::string(what.substr(0, prefix.size()) == prefix ? what.substr(prefix.size()) : what);
-}
-
 // Plays a move the position allows; Game refuses it only when the game is over.
 std::optional<std::string> play_move(Game& game, BoardId board, Move move) {
   try {
@@ -571,7 +564,7 @@ Replay replay(const BpgnGame& game, const RuleSet& rules) {
       start_a = bfen.a.position;
       if (bfen.b) start_b = bfen.b->position;
     } catch (const ParseError& e) {
-      setup_error = ParseError(e.where(), "FEN tag: " + message_of(e));
+      setup_error = ParseError(e.where(), "FEN tag: " + e.message());
     }
   }
   Replay result{{}, Game(rules, start_a, start_b), setup_error, std::nullopt};
@@ -604,7 +597,7 @@ Replay replay(const BpgnGame& game, const RuleSet& rules) {
     } catch (const ParseError& e) {
       SourceLocation where = record.where;
       if (e.where().column > 0) where.column += e.where().column - 1;
-      stop(where, message_of(e));
+      stop(where, e.message());
       break;
     }
     ReplayedPly replayed{record.board, move, to_san(before, move, rules), before};

@@ -74,7 +74,7 @@ std::string SourceLocation::str() const {
 }
 
 ParseError::ParseError(SourceLocation where, const std::string& what)
-    : std::runtime_error(where.str() + ": " + what), where_(std::move(where)) {}
+    : std::runtime_error(where.str() + ": " + what), where_(std::move(where)), message_(what) {}
 
 char board_letter(BoardId b) {
   return b == BoardId::kA ? 'A' : 'B';

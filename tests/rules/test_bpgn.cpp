@@ -11,31 +11,14 @@
 #include <vector>
 
 #include "bugcam/rules.hpp"
+#include "support.hpp"
 
 namespace bugcam::rules {
 namespace {
 
-std::string shared_bpgn(const std::string& name) {
-  return std::string(BUGCAM_SHARED_DIR) + "/data/bpgn/" + name;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << path;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::vector<std::string> real_game_files() {
-  std::vector<std::string> files;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(std::string(BUGCAM_SHARED_DIR) + "/data/bpgn")) {
-    if (entry.path().extension() == ".bpgn") files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
+using test::read_text;
+using test::real_game_files;
+using test::shared_bpgn;
 
 TEST(ParseBpgn, ReadsEveryRealFile) {
   // Game counts as the data README lists them.
@@ -162,10 +145,8 @@ BpgnFailure bpgn_failure(const std::string& text) {
     parse_bpgn(text, "bad.bpgn");
     ADD_FAILURE() << "read without error: " << text;
   } catch (const ParseError& e) {
-    const std::string what = e.what();
-    const std::string prefix = e.where().str() + ": ";
-    EXPECT_EQ(what.rfind(prefix, 0), 0u) << what;
-    return {what.substr(prefix.size()), e.where()};
+    EXPECT_EQ(std::string(e.what()), e.where().str() + ": " + e.message());
+    return {e.message(), e.where()};
   }
   return {};
 }

@@ -14,64 +14,16 @@
 #include <vector>
 
 #include "bugcam/rules.hpp"
+#include "support.hpp"
 
 namespace bugcam::rules {
 namespace {
 
-struct CommandResult {
-  int exit_status = -1;
-  std::vector<std::string> lines;  // standard output
-};
-
-std::string quoted(const std::string& s) {
-  std::string out = "'";
-  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// Runs the bugcam binary with the arguments; standard error is discarded unless asked for.
-CommandResult run_bugcam(const std::vector<std::string>& args, bool with_stderr = false) {
-  std::string command = quoted(BUGCAM_BINARY);
-  for (const std::string& arg : args) command += " " + quoted(arg);
-  command += with_stderr ? " 2>&1" : " 2>/dev/null";
-  CommandResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    ADD_FAILURE() << "cannot run " << command;
-    return result;
-  }
-  std::string output;
-  std::array<char, 4096> buffer{};
-  while (const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) {
-    output.append(buffer.data(), n);
-  }
-  const int status = pclose(pipe);
-  result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::istringstream lines(output);
-  for (std::string line; std::getline(lines, line);) result.lines.push_back(line);
-  return result;
-}
-
-std::string shared_bpgn(const std::string& name) {
-  return std::string(BUGCAM_SHARED_DIR) + "/data/bpgn/" + name;
-}
-
-std::vector<std::string> real_game_files() {
-  std::vector<std::string> files;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(std::string(BUGCAM_SHARED_DIR) + "/data/bpgn")) {
-    if (entry.path().extension() == ".bpgn") files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test::CommandResult;
+using test::read_text;
+using test::real_game_files;
+using test::run_bugcam;
+using test::shared_bpgn;
 
 // A file in a fresh temporary folder, removed with the object.
 class TempFile {

@@ -10,29 +10,16 @@
 #include <vector>
 
 #include "bugcam/rules.hpp"
+#include "support.hpp"
 
 namespace bugcam::rules {
 namespace {
 
+using test::read_text;
+using test::real_game_files;
+
 Square sq(const char* name) {
   return *parse_square(name);
-}
-
-std::vector<std::filesystem::path> real_game_files() {
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(std::string(BUGCAM_SHARED_DIR) + "/data/bpgn")) {
-    if (entry.path().extension() == ".bpgn") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // The board A of the 2024 example (000, "BFEN příklad") in the 2024 and the older layout.
@@ -124,7 +111,7 @@ TEST(Fen, WritesThe2024Layout) {
 TEST(Fen, EveryPositionOfTheRealGamesRoundTrips) {
   int positions = 0;
   for (const auto& path : real_game_files()) {
-    for (const BpgnGame& game : parse_bpgn(read_text(path), path.string())) {
+    for (const BpgnGame& game : parse_bpgn(read_text(path), path)) {
       const Replay replay = bugcam::rules::replay(game);
       for (const ReplayedPly& ply : replay.plies) {
         const Bfen back = parse_bfen(to_bfen(ply.before, ply.before));

@@ -1,4 +1,5 @@
-// The tracker on noisy observations of real games, as vision would give them.
+// The tracker on noisy observations of real games, as vision would give them: the issue's
+// measurement of 20 clips (10 FICS, 10 chess.com games, each cut to 40-80 plies).
 #include <gtest/gtest.h>
 
 #include "tracker_harness.hpp"
@@ -17,16 +18,23 @@ struct Totals {
   int false_incidents = 0;
 };
 
-Totals run_set(const std::vector<bugcam::rules::BpgnGame>& games, std::size_t count, double misread,
-               int max_plies) {
-  Totals totals;
-  for (std::size_t g = 0; g < games.size() && totals.games < static_cast<int>(count); ++g) {
+// Clip lengths spread over 40..80 plies, fixed per game so results are reproducible.
+int clip_plies(std::size_t game) {
+  return 40 + static_cast<int>((game * 17) % 41);
+}
+
+void run_set(const std::vector<bugcam::rules::BpgnGame>& games, std::size_t count, double misread,
+             Totals& totals) {
+  int done = 0;
+  for (std::size_t g = 0; g < games.size() && done < static_cast<int>(count); ++g) {
     SimulationOptions options;
     options.misread = misread;
     options.seed = 1000 + g;
-    options.max_plies = max_plies;
+    options.max_plies = clip_plies(g);
     const auto outcome = run_tracker(games[g], options);
-    if (outcome.sim.truth.empty()) continue;
+    // Clips shorter than 40 plies (a game whose record the OTB rules stop early) do not count.
+    if (outcome.sim.truth.size() < 40) continue;
+    ++done;
     ++totals.games;
     totals.moves += static_cast<int>(outcome.sim.truth.size());
     totals.right += outcome.right;
@@ -41,29 +49,28 @@ Totals run_set(const std::vector<bugcam::rules::BpgnGame>& games, std::size_t co
                 << " t=" << i.t << ": " << i.detail << "\n";
     }
   }
-  std::cout << "moves right " << totals.right << "/" << totals.moves << " ("
-            << 100.0 * totals.right / std::max(1, totals.moves) << " %), games exact "
+}
+
+Totals run_clips(double misread) {
+  Totals totals;
+  run_set(load_games("fics_mbprog_64.bpgn"), 10, misread, totals);
+  run_set(load_games("chesscom_41_pairs.bpgn"), 10, misread, totals);
+  std::cout << "misread " << misread << ": moves right " << totals.right << "/" << totals.moves
+            << " (" << 100.0 * totals.right / std::max(1, totals.moves) << " %), games exact "
             << totals.exact << "/" << totals.games << ", false incidents " << totals.false_incidents
             << "\n";
   return totals;
 }
 
-TEST(TrackerAccuracy, FicsGamesWithTwoPercentMisreads) {
-  const Totals t = run_set(load_games("fics_mbprog_64.bpgn"), 10, 0.02, 120);
-  ASSERT_EQ(t.games, 10);
-  // Measured 965/968, 8/10 exact, 3 false incidents (the goal is at most 1 in 10).
-  EXPECT_GE(t.right, 0.995 * t.moves);
-  EXPECT_GE(t.exact, 8);
-  EXPECT_LE(t.false_incidents, 4);
-}
-
-TEST(TrackerAccuracy, ChessComGamesWithFivePercentMisreads) {
-  const Totals t = run_set(load_games("chesscom_41_pairs.bpgn"), 6, 0.05, 120);
-  ASSERT_EQ(t.games, 6);
-  // Measured 678/683, 3/6 exact, 4 false incidents.
-  EXPECT_GE(t.right, 0.99 * t.moves);
-  EXPECT_GE(t.exact, 3);
-  EXPECT_LE(t.false_incidents, 5);
+TEST(TrackerAccuracy, TwentyClipsWithThreePercentMisreads) {
+  const Totals t = run_clips(std::getenv("MISREAD") ? std::atof(std::getenv("MISREAD")) : 0.03);
+  ASSERT_EQ(t.games, 20);
+  // Measured 1168/1171 moves right (99.74 %), 19/20 games exact, no false incident. The
+  // issue's targets: >= 99.5 % of moves, >= 90 % of games (18/20), <= 1 false incident per
+  // 10 clips (2 here).
+  EXPECT_GE(t.right, 0.997 * t.moves);
+  EXPECT_GE(t.exact, 19);
+  EXPECT_EQ(t.false_incidents, 0);
 }
 
 }  // namespace

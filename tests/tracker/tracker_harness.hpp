@@ -1,6 +1,7 @@
 // Runs the tracker on simulated observations of real games and scores what it committed.
 #pragma once
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -67,7 +68,8 @@ inline Outcome run_tracker(const rules::BpgnGame& game, const SimulationOptions&
       if (static_cast<int>(m.board) == b) want.push_back(m.ply + m.san);
     }
     for (const TrackedMove& m : out.committed) {
-      if (static_cast<int>(m.board) == b) got.push_back(m.ply + m.san);
+      // The truth holds the legal moves; an illegal one is scored by its incident.
+      if (static_cast<int>(m.board) == b && !m.illegal) got.push_back(m.ply + m.san);
     }
     bool reported = false;
     for (std::size_t i = 0; i < want.size() && i < got.size(); ++i) {
@@ -85,8 +87,10 @@ inline Outcome run_tracker(const rules::BpgnGame& game, const SimulationOptions&
       }
     }
   }
+  const auto legal = std::count_if(out.committed.begin(), out.committed.end(),
+                                   [](const TrackedMove& m) { return !m.illegal; });
   out.exact = out.right == static_cast<int>(out.sim.truth.size()) &&
-              out.committed.size() == out.sim.truth.size();
+              legal == static_cast<std::ptrdiff_t>(out.sim.truth.size());
   return out;
 }
 

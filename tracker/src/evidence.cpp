@@ -9,12 +9,16 @@ namespace {
 // A reading this sure of a different state, this many frames in a row, starts a new run
 // even without a hand.
 constexpr double kChangeConfidence = 0.7;
-constexpr int kChangeFrames = 3;
+constexpr int kChangeFrames = 10;
 // Floor of a state's probability: one square's evidence can cost a hypothesis at most
 // log(kFloor), so a single stubborn misread never outweighs the rules.
 constexpr double kFloor = 0.01;
-// Frames for a run to count fully; a run of fewer frames counts proportionally.
-constexpr double kFullWeightFrames = 3.0;
+// A run counts as one independent reading per this many frames (misreads come in spells
+// of a few frames, so frames within one are not independent), up to kMaxReadings: a
+// disagreement that lasts the whole run is no misread, and must be able to outweigh the
+// low prior of an illegal move or a disturbed position.
+constexpr double kFramesPerReading = 5.0;
+constexpr double kMaxReadings = 6.0;
 
 std::array<double, 3> normalised(const SquareEvidence& e) {
   const double total = std::max(1e-9, double{e.empty} + e.white + e.black);
@@ -43,6 +47,16 @@ SquareState Run::mean_state() const {
 }
 
 void BoardEvidence::add(const BoardObservation& observation) {
+  for (const Seat& seat : observation.hands) {
+    auto& stretches = hands_[static_cast<int>(seat.board) * 2 + static_cast<int>(seat.color)];
+    // A stretch goes on while the hand is seen in consecutive frames.
+    if (!stretches.empty() && stretches.back().end >= previous_t_ - 1e-9 && seen_) {
+      stretches.back().end = observation.t;
+    } else {
+      stretches.push_back({observation.t, observation.t});
+    }
+  }
+  previous_t_ = observation.t;
   seen_ = true;
   latest_t_ = observation.t;
   latest_frame_ = observation.frame;
@@ -104,7 +118,7 @@ BoardLikelihood BoardEvidence::likelihood_at(double t, double before) const {
   for (int s = 0; s < 64; ++s) {
     const Run* run = run_at(s, t, before);
     if (run == nullptr || run->frames == 0) continue;
-    const double weight = std::min(1.0, run->frames / kFullWeightFrames);
+    const double weight = std::min(kMaxReadings, run->frames / kFramesPerReading);
     for (int i = 0; i < 3; ++i) {
       const double mean = run->sum[i] / run->frames;
       out[s][i] = weight * std::log(kFloor + (1.0 - 3.0 * kFloor) * mean);
@@ -132,7 +146,18 @@ std::optional<double> BoardEvidence::since(int square, SquareState state, double
   return start;
 }
 
+std::optional<double> BoardEvidence::hand_left(Seat seat, double t) const {
+  const auto& stretches = hands_[static_cast<int>(seat.board) * 2 + static_cast<int>(seat.color)];
+  for (auto it = stretches.rbegin(); it != stretches.rend(); ++it) {
+    if (it->start <= t) return std::min(it->end, t);
+  }
+  return std::nullopt;
+}
+
 void BoardEvidence::forget_before(double t) {
+  for (auto& stretches : hands_) {
+    while (stretches.size() > 1 && stretches.front().end < t) stretches.pop_front();
+  }
   for (SquareTimeline& line : squares_) {
     while (line.runs.size() > 1 && line.runs.front().end < t) line.runs.pop_front();
   }

@@ -44,6 +44,9 @@ class BoardEvidence {
   // When the square last took on `state`: the start of the earliest of the consecutive runs
   // that show `state`, going back from the run used at `t`.
   std::optional<double> since(int square, SquareState state, double t, double before) const;
+  // When the hand of `seat` last left the board at or before `t` (the end of its last
+  // stretch of frames over the board that started before `t`), if vision attributed one.
+  std::optional<double> hand_left(Seat seat, double t) const;
   // Drops runs that ended before `t`, keeping each square's last run.
   void forget_before(double t);
 
@@ -54,6 +57,12 @@ class BoardEvidence {
     Run pending;        // consecutive frames that disagree with the open run
   };
   std::array<SquareTimeline, 64> squares_{};
+  struct HandStretch {
+    double start = 0.0;
+    double end = 0.0;
+  };
+  std::array<std::deque<HandStretch>, 4> hands_{};  // per seat (board * 2 + colour)
+  double previous_t_ = 0.0;
   double latest_t_ = 0.0;
   int latest_frame_ = 0;
   bool seen_ = false;

@@ -207,6 +207,7 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
 
   std::array<double, 2> previous_press = {0.0, 0.0};
   double shift = 0.0;
+  Noise timing(options.seed ^ 0x5eedu);
   std::array<std::array<std::vector<double>, 5>, 4> arrivals;  // per seat and type
   std::array<double, 2> previous_change = {0.0, 0.0};
   bool diverged =
@@ -228,11 +229,44 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
     // A drop waits for its piece to arrive; later presses keep their spacing.
     double t = std::max({press_t[i] + shift, previous_press[0] + 0.05, previous_press[1] + 0.05});
     if (move.is_drop()) {
+      // The partner may grab a piece as it arrives or leave it lying a while.
       auto& waiting = arrivals[seat_index(mover)][static_cast<int>(move.piece())];
       if (!waiting.empty()) {
-        t = std::max(t, waiting.front() + 2.0);
+        t = std::max(t, waiting.front() + 0.3 + 1.7 * timing.uniform());
         waiting.erase(waiting.begin());
       }
+    }
+    if (injected(IncidentType::kPremove, i) && previous_press[b] > 0.0) {
+      // The opponent finished their move but pressed only 1.2 s later; this player moves
+      // in between. The opponent's press (already listed) is moved.
+      for (auto it = clock_events.rbegin(); it != clock_events.rend(); ++it) {
+        if (it->board != board || it->kind != ClockEvent::Kind::kPress) continue;
+        const double delayed = it->t + 1.2;
+        for (TrackedMove& m : sim.truth) {
+          if (m.board == board && m.t == it->t) m.t = delayed;
+        }
+        it->t = delayed;
+        previous_press[b] = delayed;
+        break;
+      }
+      t = std::max(t, previous_press[b] + 0.3);
+    }
+    if (injected(IncidentType::kPressWithoutMove, i) && previous_press[b] > 0.0) {
+      // The player presses without having moved and the opponent, whose clock now runs,
+      // presses back (a press without a move too); then the player moves and presses.
+      ClockEvent early;
+      early.t = std::max(previous_press[b], previous_press[1 - b]) + 0.4;
+      early.board = board;
+      early.side = record.color;
+      ClockEvent back = early;
+      back.t = early.t + 0.5;
+      back.side = !record.color;
+      clock_events.push_back(early);
+      clock_events.push_back(back);
+      sim.incidents.push_back({IncidentType::kPressWithoutMove, board, record.color, early.t});
+      sim.incidents.push_back({IncidentType::kPressWithoutMove, board, !record.color, back.t});
+      previous_press[b] = back.t;
+      t = std::max(t, back.t + 0.8);
     }
     shift = t - press_t[i];
     const double gap = t - previous_press[b];
@@ -241,9 +275,9 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
     double hand1 = t - 0.1;
     double change_t = 0.5 * (hand0 + hand1);
     if (injected(IncidentType::kPremove, i) && previous_press[b] > 0.0) {
-      // Placed before the opponent pressed.
-      change_t = std::max(previous_change[b] + 0.1, previous_press[b] - 0.35);
-      hand0 = change_t - 0.1;
+      // Placed while the opponent's press was still to come.
+      change_t = std::max(previous_change[b] + 0.35, previous_press[b] - 0.7);
+      hand0 = change_t - 0.2;
       hand1 = change_t + 0.1;
       if (hand1 < previous_press[b] - 0.12) {
         sim.incidents.push_back({IncidentType::kPremove, board, record.color, change_t});
@@ -346,14 +380,6 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
     const bool pressed = !injected(IncidentType::kMoveWithoutPress, i);
     if (!pressed) {
       sim.incidents.push_back({IncidentType::kMoveWithoutPress, board, record.color, t});
-    }
-    if (injected(IncidentType::kPressWithoutMove, i) && gap > 1.0) {
-      ClockEvent extra;
-      extra.t = previous_press[b] + 0.3 * gap;
-      extra.board = board;
-      extra.side = record.color;
-      clock_events.push_back(extra);
-      sim.incidents.push_back({IncidentType::kPressWithoutMove, board, record.color, extra.t});
     }
     if (pressed) {
       ClockEvent press;

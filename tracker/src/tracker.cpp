@@ -36,6 +36,13 @@ constexpr int kUnpressedHypotheses = 4;
 constexpr double kPremoveSlack = 0.1;
 // An oracle is asked when the best hypothesis leads the alternatives by less than this.
 constexpr double kTypeDoubtMargin = 4.0;
+// A passed piece may be grabbed for a drop as it arrives, never seen lying in the holding
+// area (000 art. 1.6 gives the capturer until their next move to pass it). A drop this soon
+// after the capture, with a hand seen over the area meanwhile, proves the pass; and the
+// decision on a pass waits this long after its deadline for such a drop's press.
+constexpr double kGrabSeconds = 4.0;
+// How many of a hypothesis' best legal moves are tried with a disturbance beside them.
+constexpr std::size_t kDisturbedMoves = 2;
 
 int index(BoardId b) {
   return static_cast<int>(b);
@@ -127,16 +134,37 @@ struct Node {
   std::string resync_detail;
   Position resync_board;                 // the board as seen, with identities carried over
   std::vector<PieceType> resync_passed;  // pieces the presser captured, for the partner
+  Move resync_move;                      // the illegal move's shape
   bool same_content(const Node& o) const {
     return kind == o.kind && plies == o.plies && resync_detail == o.resync_detail;
   }
 };
 using NodePtr = std::shared_ptr<const Node>;
 
+// Per board, the position before a press without a move, while the opponent has not yet
+// answered it: a press back (the opponent's press without a move) restores it, so the
+// record's move numbers go on as if neither press had happened.
+using PassedFrom = std::array<std::optional<Position>, 2>;
+
+void pass_turn(std::array<Position, 2>& boards, PassedFrom& passed_from, int b) {
+  if (passed_from[b]) {
+    boards[b] = *passed_from[b];
+    passed_from[b].reset();
+    return;
+  }
+  passed_from[b] = boards[b];
+  Position& p = boards[b];
+  const bool black_passed = p.side_to_move() == Color::kBlack;
+  p.set_side_to_move(!p.side_to_move());
+  p.set_en_passant(rules::kNoSquare);
+  p.set_move_counters(p.halfmove_clock(), p.fullmove_number() + (black_passed ? 1 : 0));
+}
+
 struct Hypothesis {
   std::array<Position, 2> boards;
   double score = 0.0;
   NodePtr head;
+  PassedFrom passed_from;
 };
 
 struct Press {
@@ -226,6 +254,7 @@ struct Tracker::Impl {
   std::array<std::optional<double>, 2> last_press_t;
   std::array<ClockState, 2> clocks;
   std::array<Position, 2> committed;
+  PassedFrom committed_passed_from;
   std::map<int, std::string> provisional;  // press -> SAN shown
   std::vector<TrackerEvent> events;
   double latest_t = 0.0;
@@ -347,14 +376,15 @@ struct Tracker::Impl {
 
   void add_holdings(const HoldingsObservation& o) {
     latest_t = std::max(latest_t, o.t);
-    if (o.occluded) return;
     const int s = seat_index(o.seat);
-    latest_holdings[s] = o;
-    holdings_seen[s].push_back(o);
+    // Covered views are kept in the history only: a hand there is evidence of a drop.
     holdings_history[s].push_back(o);
     while (!holdings_history[s].empty() && holdings_history[s].front().t < o.t - 60.0) {
       holdings_history[s].pop_front();
     }
+    if (o.occluded) return;
+    latest_holdings[s] = o;
+    holdings_seen[s].push_back(o);
     evaluate_holdings();
   }
 
@@ -390,30 +420,90 @@ struct Tracker::Impl {
     return kInfinity;
   }
 
-  // Evidence for a drop's type from the holding area: the type whose visible count fell
-  // between the start of the mover's turn and the press. 0 when the area says nothing.
-  double drop_term(PieceType dropped, const Press& press) const {
+  // Evidence for a drop's type from the holding area: which types' visible counts fell
+  // during the mover's turn (between two unoccluded views). A piece may arrive mid-turn, so
+  // only falls count, not the level. Falls of no type (a piece grabbed as it arrived, or the
+  // area unseen) say nothing; a fall of another type only speaks against this one.
+  struct HoldingsFalls {
+    std::array<bool, 5> fell{};  // per type
+    int views = 0;               // unoccluded views during the turn
+    bool hand = false;           // a hand covered the area during the turn
+  };
+  HoldingsFalls holdings_falls(const Press& press) const {
     const Seat seat{press.board, press.side};
-    const std::optional<HoldingsObservation>& now = latest_holdings[seat_index(seat)];
-    if (!now || now->t < press.t - 1.0) return 0.0;
-    // The most of that type seen during the mover's turn: a piece may arrive mid-turn.
     const double turn_start = press.previous_press_t.value_or(0.0);
-    const int type = static_cast<int>(dropped);
-    int peak = -1;
+    HoldingsFalls out;
+    const HoldingsObservation* previous = nullptr;
     for (const HoldingsObservation& o : holdings_history[seat_index(seat)]) {
-      if (o.t >= turn_start - 0.5 && o.t <= press.t) peak = std::max(peak, o.visible[type]);
+      if (o.t < turn_start - 0.5) continue;
+      if (o.t > press.t + 0.3) break;
+      if (o.occluded) {
+        out.hand = true;
+        continue;
+      }
+      ++out.views;
+      if (previous != nullptr) {
+        for (int type = 0; type < 5; ++type) {
+          if (o.visible[type] < previous->visible[type]) out.fell[type] = true;
+        }
+      }
+      previous = &o;
     }
-    if (peak < 0) return 0.0;
-    return now->visible[type] < peak ? 0.0 : -kHoldingsWeight * 2.0;
+    return out;
+  }
+
+  // The holding area as first seen after the press, if soon enough to tell what is left.
+  const HoldingsObservation* holdings_after(const Press& press) const {
+    for (const HoldingsObservation& o :
+         holdings_history[seat_index(Seat{press.board, press.side})]) {
+      if (o.occluded || o.t < press.t) continue;
+      return o.t <= press.t + 1.0 ? &o : nullptr;
+    }
+    return nullptr;
+  }
+
+  // How much better (positive) or worse the area seen after the press fits the holdings
+  // left by dropping `dropped` than the holdings before it: tells drop types apart when
+  // the piece was grabbed as it arrived and no fall was seen.
+  static double holdings_level_term(const Position& before, Color side, PieceType dropped,
+                                    const HoldingsObservation* after) {
+    if (after == nullptr) return 0.0;
+    int mismatch_before = 0;
+    int mismatch_after = 0;
+    for (int type = 0; type < 5; ++type) {
+      const int held = before.holding(side, static_cast<PieceType>(type));
+      const int left = held - (type == static_cast<int>(dropped) ? 1 : 0);
+      mismatch_before += std::abs(after->visible[type] - held);
+      mismatch_after += std::abs(after->visible[type] - left);
+    }
+    return kHoldingsWeight * std::clamp(mismatch_before - mismatch_after, -1, 1);
+  }
+
+  static double drop_term(PieceType dropped, const HoldingsFalls& falls) {
+    if (falls.fell[static_cast<int>(dropped)]) return 0.0;
+    if (std::any_of(falls.fell.begin(), falls.fell.end(), [](bool f) { return f; })) {
+      return -kHoldingsWeight * 2.0;
+    }
+    // Nothing fell: the piece may have been in the player's hand since an earlier turn, but
+    // an area seen all turn without a hand over it speaks against a drop.
+    return !falls.hand && falls.views >= 2 ? -kHoldingsWeight : 0.0;
   }
 
   void process(const Press& press) {
     const rules::RuleSet& rules = *config.rules;
     const int b = index(press.board);
     const double before = next_press_on_board(press);
-    const BoardLikelihood l = evidence[b].likelihood_at(press.t, before);
+    // The position the presser left is what stood when their hand left the board: the
+    // opponent may already be moving (a premove) by the time the clock is pressed.
+    // A hand that has not been over the board since the previous press made no move.
+    const std::optional<double> hand_left =
+        evidence[b].hand_left(Seat{press.board, press.side}, press.t);
+    const double evidence_t =
+        hand_left && *hand_left > press.previous_press_t.value_or(0.0) ? *hand_left : press.t;
+    const BoardLikelihood l = evidence[b].likelihood_at(evidence_t, before);
     const Seat mover{press.board, press.side};
-    (void)mover;
+    const HoldingsFalls fell = holdings_falls(press);
+    const HoldingsObservation* seen_after = holdings_after(press);
 
     std::vector<Candidate> candidates;
     int order = 0;
@@ -435,7 +525,10 @@ struct Tracker::Impl {
         p.legal_moves(rules, moves);
         for (Move m : moves) {
           double score = base + move_delta(p, m, l, rules);
-          if (m.is_drop()) score += drop_term(m.piece(), press);
+          if (m.is_drop()) {
+            score += drop_term(m.piece(), fell) +
+                     holdings_level_term(p, press.side, m.piece(), seen_after);
+          }
           add(h, score, NodeKind::kMove, &m, 1);
         }
         if (!p.in_check()) {
@@ -453,16 +546,39 @@ struct Tracker::Impl {
     }
     // Resync candidates are built separately: they need a new position, not a move.
     std::vector<std::pair<int, BuiltResync>> resyncs;  // candidate order -> what was built
+    const std::size_t plain_candidates = candidates.size();
     for (int h = 0; h < static_cast<int>(beam.size()) && h < kUnpressedHypotheses; ++h) {
-      auto built = build_resync(beam[h].boards, press, l);
-      if (!built) continue;
-      Candidate c;
-      c.parent = h;
-      c.kind = NodeKind::kResync;
-      c.score = beam[h].score + board_score(built->boards[b], l) + config.prior_resync;
-      c.order = order++;
-      candidates.push_back(c);
-      resyncs.emplace_back(c.order, std::move(*built));
+      // The position as seen, and the best few legal moves with a disturbance beside them.
+      std::vector<std::pair<double, Move>> best_moves;
+      for (std::size_t i = 0; i < plain_candidates; ++i) {
+        const Candidate& c = candidates[i];
+        if (c.parent == h && c.kind == NodeKind::kMove)
+          best_moves.emplace_back(c.score, c.moves[0]);
+      }
+      std::stable_sort(best_moves.begin(), best_moves.end(),
+                       [](const auto& a, const auto& x) { return a.first > x.first; });
+      if (best_moves.size() > kDisturbedMoves) best_moves.resize(kDisturbedMoves);
+      // Moves first: where a move and a disturbance give the same position as the change
+      // taken whole, the move is recorded.
+      std::vector<std::optional<Move>> firsts;
+      for (const auto& [score, m] : best_moves) firsts.emplace_back(m);
+      firsts.emplace_back(std::nullopt);
+      for (const std::optional<Move>& first : firsts) {
+        auto built = build_resync(beam[h].boards, press, l, first);
+        if (!built) continue;
+        Candidate c;
+        c.parent = h;
+        c.kind = NodeKind::kResync;
+        c.score = beam[h].score + board_score(built->boards[b], l) +
+                  (built->illegal ? config.prior_illegal_move : config.prior_resync);
+        if (first && first->is_drop()) {
+          c.score += drop_term(first->piece(), fell) +
+                     holdings_level_term(beam[h].boards[b], press.side, first->piece(), seen_after);
+        }
+        c.order = order++;
+        candidates.push_back(c);
+        resyncs.emplace_back(c.order, std::move(*built));
+      }
     }
 
     std::stable_sort(candidates.begin(), candidates.end(),
@@ -489,7 +605,15 @@ struct Tracker::Impl {
         const Candidate& c = candidates[i];
         *config.debug << "  " << c.score << " parent " << c.parent << " kind "
                       << static_cast<int>(c.kind);
-        for (int m = 0; m < c.move_count; ++m) *config.debug << " " << c.moves[m].uci();
+        for (int m = 0; m < c.move_count; ++m) {
+          *config.debug << " " << c.moves[m].uci();
+          if (c.move_count == 1) {
+            for (Square s : {c.moves[m].from(), c.moves[m].to()}) {
+              *config.debug << " [" << rules::square_name(s) << " " << l[s][0] << "," << l[s][1]
+                            << "," << l[s][2] << "]";
+            }
+          }
+        }
         *config.debug << "\n";
       }
     }
@@ -501,6 +625,8 @@ struct Tracker::Impl {
       Hypothesis child;
       child.boards = parent.boards;
       child.score = c.score;
+      child.passed_from = parent.passed_from;
+      if (c.kind != NodeKind::kPressWithoutMove) child.passed_from[b].reset();
       auto node = std::make_shared<Node>();
       node->parent = parent.head;
       node->press = press.index;
@@ -513,13 +639,11 @@ struct Tracker::Impl {
           node->resync_illegal = built.illegal;
           node->resync_board = built.boards[b];
           node->resync_passed = built.passed;
+          node->resync_move = built.illegal_move;
+          if (built.legal) node->plies.push_back(*built.legal);
         }
       } else if (c.kind == NodeKind::kPressWithoutMove) {
-        Position& p = child.boards[b];
-        const bool black_passed = p.side_to_move() == Color::kBlack;
-        p.set_side_to_move(!p.side_to_move());
-        p.set_en_passant(rules::kNoSquare);
-        p.set_move_counters(p.halfmove_clock(), p.fullmove_number() + (black_passed ? 1 : 0));
+        pass_turn(child.boards, child.passed_from, b);
       } else {
         for (int i = 0; i < c.move_count; ++i) {
           const Position& p = child.boards[b];
@@ -612,15 +736,36 @@ struct Tracker::Impl {
     std::array<Position, 2> boards;
     std::string detail;
     bool illegal = false;
+    Move illegal_move;  // its shape (from, to, or a drop), for the record
     std::vector<PieceType> passed;
+    std::optional<PlyRecord> legal;  // the legal move played before the disturbance
   };
 
+  PlyRecord ply_record(const Position& p, BoardId board, Move m) const {
+    PlyRecord ply;
+    ply.board = board;
+    ply.side = p.side_to_move();
+    ply.number = p.fullmove_number();
+    ply.move = m;
+    ply.san = rules::to_san(p, m, *config.rules);
+    return ply;
+  }
+
   // The position the evidence shows, with piece identities carried over where a piece of
-  // the same colour moved, taken from the holdings where one appeared from nowhere.
+  // the same colour moved, taken from the holdings where one appeared from nowhere. With
+  // `first`, the presser's legal move is played first and only what it leaves unexplained
+  // is the disturbance (a piece knocked aside while moving).
   std::optional<BuiltResync> build_resync(const std::array<Position, 2>& boards, const Press& press,
-                                          const BoardLikelihood& l) const {
+                                          const BoardLikelihood& l,
+                                          std::optional<Move> first) const {
     const int b = index(press.board);
-    const Position& p = boards[b];
+    BuiltResync out{boards, {}, false, {}, {}, {}};
+    if (first) {
+      PlyRecord ply = ply_record(boards[b], press.board, *first);
+      ply.captured = apply_move(out.boards, press.board, *first, *config.rules);
+      out.legal = std::move(ply);
+    }
+    const Position p = out.boards[b];
     const std::uint64_t white = p.pieces(Color::kWhite);
     const std::uint64_t black = p.pieces(Color::kBlack);
     std::vector<Square> vanished;
@@ -639,7 +784,18 @@ struct Tracker::Impl {
       }
     }
     if (vanished.empty() && appeared.empty()) return std::nullopt;
-    BuiltResync out{boards, {}, false, {}};
+    if (first) {
+      // A disturbance touching the moved piece's squares is no disturbance: the presser's
+      // own move went elsewhere, which the variant without a legal move describes.
+      const auto touched = [&](Square s) {
+        return std::find(vanished.begin(), vanished.end(), s) != vanished.end() ||
+               std::any_of(appeared.begin(), appeared.end(),
+                           [&](const auto& a) { return a.first == s; });
+      };
+      if (touched(first->to()) || (!first->is_drop() && touched(first->from()))) {
+        return std::nullopt;
+      }
+    }
     Position& q = out.boards[b];
     std::vector<rules::Piece> lifted;
     std::vector<bool> lifted_promoted;
@@ -657,13 +813,19 @@ struct Tracker::Impl {
       // A piece of the other colour that stood here was captured.
       const rules::Piece before = p.piece_at(s);
       if (!before.empty() && before.color != colour && colour == press.side) {
+        if (before.type == PieceType::kKing) return std::nullopt;  // kings are not taken
         captured.push_back(p.is_promoted(s) ? PieceType::kPawn : before.type);
       }
+      // The nearest piece of that colour that left its square moved here.
       int match = -1;
+      int match_distance = 99;
       for (std::size_t i = 0; i < lifted.size(); ++i) {
-        if (!used[i] && lifted[i].color == colour && vanished[i] != s) {
+        if (used[i] || lifted[i].color != colour || vanished[i] == s) continue;
+        const int distance = std::max(std::abs(rules::file_of(vanished[i]) - rules::file_of(s)),
+                                      std::abs(rules::rank_of(vanished[i]) - rules::rank_of(s)));
+        if (distance < match_distance) {
           match = static_cast<int>(i);
-          break;
+          match_distance = distance;
         }
       }
       rules::Piece piece{colour, PieceType::kPawn};
@@ -672,10 +834,12 @@ struct Tracker::Impl {
         used[match] = true;
         piece = lifted[match];
         promoted = lifted_promoted[match];
-        if (colour == press.side)
+        if (colour == press.side) {
           ++own_moves;
-        else
+          out.illegal_move = Move::normal(vanished[match], s);
+        } else {
           ++other_changes;
+        }
       } else {
         // From the holdings: the most valuable piece held, else a pawn.
         PieceType held = PieceType::kNone;
@@ -688,10 +852,12 @@ struct Tracker::Impl {
         if (held != PieceType::kNone) {
           piece.type = held;
           q.add_holding(colour, held, -1);
-          if (colour == press.side)
+          if (colour == press.side) {
             ++own_from_holdings;
-          else
+            out.illegal_move = Move::drop(held, s);
+          } else {
             ++other_changes;
+          }
         } else {
           ++other_changes;
         }
@@ -727,14 +893,17 @@ struct Tracker::Impl {
     q.set_castling_rights(rights);
     q.set_en_passant(rules::kNoSquare);
     const Color to_move = !press.side;
-    q.set_move_counters(0, p.fullmove_number() + (press.side == Color::kBlack ? 1 : 0));
-    q.set_side_to_move(to_move);
+    if (!first) {
+      q.set_move_counters(0, p.fullmove_number() + (press.side == Color::kBlack ? 1 : 0));
+      q.set_side_to_move(to_move);
+    }
     // The side that just pressed must not be left in check.
     if (q.attacked_by(to_move, q.king_square(press.side))) return std::nullopt;
     for (PieceType t : captured)
       out.boards[index(rules::other(press.board))].add_holding(!press.side, t);
     out.passed = captured;
-    out.illegal = other_changes == 0 && own_moves + own_from_holdings == 1;
+    // After a legal move, whatever else changed is a disturbance.
+    out.illegal = !first && other_changes == 0 && own_moves + own_from_holdings == 1;
     std::ostringstream detail;
     detail << "squares changed:";
     for (Square s : vanished) detail << " " << rules::square_name(s) << " emptied";
@@ -887,7 +1056,6 @@ struct Tracker::Impl {
   }
 
   void commit(const Press& press, const Node& node) {
-    const rules::RuleSet& rules = *config.rules;
     const Seat presser{press.board, press.side};
     const std::string committed_san = node_san(node);
     if (const auto shown = provisional.find(press.index);
@@ -908,76 +1076,70 @@ struct Tracker::Impl {
     const Position& board_before = committed[index(press.board)];
     const std::string next_label =
         ply_label(press.board, board_before.side_to_move(), board_before.fullmove_number());
+    if (node.kind != NodeKind::kPressWithoutMove) {
+      committed_passed_from[index(press.board)].reset();
+    }
     switch (node.kind) {
       case NodeKind::kPressWithoutMove: {
         incident(IncidentType::kPressWithoutMove, presser, press.t, press.t, next_label,
                  seat_name(presser) + " pressed the clock without a move on the board.",
                  {press.frame});
-        Position& p = committed[index(press.board)];
-        const bool black_passed = p.side_to_move() == Color::kBlack;
-        p.set_side_to_move(!p.side_to_move());
-        p.set_en_passant(rules::kNoSquare);
-        p.set_move_counters(p.halfmove_clock(), p.fullmove_number() + (black_passed ? 1 : 0));
+        pass_turn(committed, committed_passed_from, index(press.board));
         break;
       }
       case NodeKind::kResync: {
-        const IncidentType type =
-            node.resync_illegal ? IncidentType::kIllegalMove : IncidentType::kPositionDisturbed;
-        const std::string what =
-            node.resync_illegal ? seat_name(presser) + " completed a move that breaks the rules"
-                                : "Board " + std::string(1, rules::board_letter(press.board)) +
-                                      " changed in a way no move explains";
-        incident(
-            type, presser, press.previous_press_t.value_or(0.0), press.t, next_label,
-            what + " (" + node.resync_detail + "); recording continues from the position seen.",
-            {press.frame});
+        // A legal move beside the disturbance is recorded as any move is.
+        commit_plies(node, press);
+        const Position before = committed[index(press.board)];
         committed[index(press.board)] = node.resync_board;
         for (PieceType t : node.resync_passed) {
           committed[index(rules::other(press.board))].add_holding(!press.side, t);
+        }
+        const IncidentType type =
+            node.resync_illegal ? IncidentType::kIllegalMove : IncidentType::kPositionDisturbed;
+        const std::string lan = node.resync_illegal ? long_form(before, node.resync_move) : "";
+        std::string what;
+        if (node.resync_illegal) {
+          what = seat_name(presser) + " completed " + next_label + ". " + lan +
+                 ", a move that breaks the rules";
+        } else {
+          what = "Board " + std::string(1, rules::board_letter(press.board)) +
+                 " changed in a way no move explains";
+        }
+        Incident i;
+        i.type = type;
+        i.board = presser.board;
+        i.side = presser.color;
+        i.t = press.previous_press_t.value_or(0.0);
+        i.t_end = press.t;
+        i.ply = node.plies.empty()
+                    ? next_label
+                    : ply_label(press.board, node.plies.back().side, node.plies.back().number);
+        i.detail =
+            what + " (" + node.resync_detail + "); recording continues from the position seen.";
+        i.frames = {press.frame};
+        i.position = rules::to_bfen(committed[0], committed[1]);
+        events.emplace_back(std::move(i));
+        if (node.resync_illegal) {
+          // The move stands until claimed (000 art. 1.14): it keeps its place in the record.
+          TrackedMove move;
+          move.board = press.board;
+          move.side = press.side;
+          move.number = before.fullmove_number();
+          move.ply = next_label;
+          move.san = lan;
+          move.move = node.resync_move;
+          move.t = press.t;
+          move.clock = press.clock;
+          move.press = press.index;
+          move.illegal = true;
+          events.emplace_back(std::move(move));
         }
         break;
       }
       case NodeKind::kMove:
       case NodeKind::kUnpressedMoves:
-        for (const PlyRecord& ply : node.plies) {
-          const Seat seat{ply.board, ply.side};
-          const std::string label = ply_label(ply.board, ply.side, ply.number);
-          if (!ply.pressed && ply.side != press.side) {
-            incident(IncidentType::kMoveWithoutPress, seat,
-                     press.previous_press_t.value_or(press.t), press.t, label,
-                     seat_name(seat) + " played " + label + ". " + ply.san +
-                         " without pressing the clock.",
-                     {press.frame});
-          } else if (!ply.pressed) {
-            incident(IncidentType::kMoveWithoutPress, seat,
-                     press.previous_press_t.value_or(press.t), press.t, label,
-                     seat_name(seat) + " played " + label + ". " + ply.san +
-                         " without pressing the clock before the opponent's answer.",
-                     {press.frame});
-          }
-          if (ply.pressed && ply.placed_since && press.previous_press_t &&
-              *ply.placed_since < *press.previous_press_t - kPremoveSlack &&
-              node.kind == NodeKind::kMove) {
-            incident(IncidentType::kPremove, seat, *ply.placed_since, *press.previous_press_t,
-                     label,
-                     seat_name(seat) + " played " + label + ". " + ply.san +
-                         " before the opponent had pressed the clock.",
-                     {press.frame});
-          }
-          if (ply.move.is_drop()) check_drop_was_visible(seat, ply, press);
-          const PieceType passed = apply_move(committed, ply.board, ply.move, rules);
-          if (passed != PieceType::kNone) {
-            PendingPass pass;
-            pass.capturer = seat;
-            pass.type = passed;
-            pass.t_capture = press.t;
-            pass.ply = label + ". " + ply.san;
-            pass.frame = press.frame;
-            passes.push_back(pass);
-          }
-          TrackedMove move = tracked(ply, press);
-          events.emplace_back(std::move(move));
-        }
+        commit_plies(node, press);
         break;
     }
     // The capturer's next press on the board is the deadline for passing earlier captures.
@@ -987,6 +1149,66 @@ struct Tracker::Impl {
       }
     }
     for (int s = 0; s < 4; ++s) record_holdings(s, press.t);
+  }
+
+  // The long form of a move as seen, for one the rules do not allow: "Bf1-f3", "Nc4xe5",
+  // "P@h8".
+  static std::string long_form(const Position& before, Move m) {
+    if (m.is_drop()) {
+      return std::string(1, rules::piece_letter(m.piece())) + "@" + rules::square_name(m.to());
+    }
+    const rules::Piece piece = before.piece_at(m.from());
+    std::string out;
+    if (!piece.empty() && piece.type != PieceType::kPawn) out += rules::piece_letter(piece.type);
+    out += rules::square_name(m.from());
+    out += before.piece_at(m.to()).empty() ? "-" : "x";
+    out += rules::square_name(m.to());
+    return out;
+  }
+
+  void commit_plies(const Node& node, const Press& press) {
+    const rules::RuleSet& rules = *config.rules;
+    for (const PlyRecord& ply : node.plies) {
+      const Seat seat{ply.board, ply.side};
+      const std::string label = ply_label(ply.board, ply.side, ply.number);
+      if (!ply.pressed && ply.side != press.side) {
+        incident(
+            IncidentType::kMoveWithoutPress, seat, press.previous_press_t.value_or(press.t),
+            press.t, label,
+            seat_name(seat) + " played " + label + ". " + ply.san + " without pressing the clock.",
+            {press.frame});
+      } else if (!ply.pressed) {
+        incident(IncidentType::kMoveWithoutPress, seat, press.previous_press_t.value_or(press.t),
+                 press.t, label,
+                 seat_name(seat) + " played " + label + ". " + ply.san +
+                     " without pressing the clock before the opponent's answer.",
+                 {press.frame});
+      }
+      if (ply.pressed && ply.placed_since && press.previous_press_t &&
+          *ply.placed_since < *press.previous_press_t - kPremoveSlack &&
+          node.kind == NodeKind::kMove) {
+        incident(IncidentType::kPremove, seat, *ply.placed_since, *press.previous_press_t, label,
+                 seat_name(seat) + " played " + label + ". " + ply.san +
+                     " before the opponent had pressed the clock.",
+                 {press.frame});
+      }
+      if (ply.move.is_drop()) {
+        check_drop_was_visible(seat, ply, press);
+        credit_pass_by_drop(seat, ply.move.piece(), press.t);
+      }
+      const PieceType passed = apply_move(committed, ply.board, ply.move, rules);
+      if (passed != PieceType::kNone) {
+        PendingPass pass;
+        pass.capturer = seat;
+        pass.type = passed;
+        pass.t_capture = press.t;
+        pass.ply = label + ". " + ply.san;
+        pass.frame = press.frame;
+        passes.push_back(pass);
+      }
+      TrackedMove move = tracked(ply, press);
+      events.emplace_back(std::move(move));
+    }
   }
 
   void record_holdings(int s, double t) {
@@ -1008,6 +1230,24 @@ struct Tracker::Impl {
     return counts;
   }
 
+  // Whether a hand covered the seat's holding area between t0 and t1.
+  bool hand_over_holdings(int s, double t0, double t1) const {
+    return std::any_of(
+        holdings_history[s].begin(), holdings_history[s].end(),
+        [&](const HoldingsObservation& o) { return o.occluded && o.t >= t0 && o.t <= t1; });
+  }
+
+  // A drop by the partner of a captured piece's type, with their hand over the holding area
+  // before the capturer's deadline, shows the piece was passed and grabbed at once.
+  void credit_pass_by_drop(Seat dropper, PieceType type, double t_drop) {
+    for (PendingPass& pass : passes) {
+      if (pass.passed || !(partner_of(pass.capturer) == dropper) || pass.type != type) continue;
+      if (pass.t_capture > t_drop) continue;
+      const double until = pass.deadline ? std::min(*pass.deadline, t_drop) : t_drop;
+      if (hand_over_holdings(seat_index(dropper), pass.t_capture, until)) pass.passed = true;
+    }
+  }
+
   void check_drop_was_visible(Seat seat, const PlyRecord& ply, const Press& press) {
     const int s = seat_index(seat);
     const int type = static_cast<int>(ply.move.piece());
@@ -1022,7 +1262,7 @@ struct Tracker::Impl {
     bool observed = false;
     bool visible = false;
     for (const HoldingsObservation& o : holdings_history[s]) {
-      if (o.t < since || o.t > press.t) continue;
+      if (o.occluded || o.t < since || o.t > press.t) continue;
       observed = true;
       if (o.visible[type] > 0) visible = true;
     }
@@ -1030,6 +1270,9 @@ struct Tracker::Impl {
     if (!observed || visible || (open && press.t - open->start >= config.hidden_piece_seconds)) {
       return;
     }
+    // Grabbed as it arrived (or taken in hand during this turn, before another arrived).
+    const double turn_start = std::min(since, press.previous_press_t.value_or(since));
+    if (press.t - since < kGrabSeconds && hand_over_holdings(s, turn_start, press.t)) return;
     const std::string label = ply_label(ply.board, ply.side, ply.number);
     incident(IncidentType::kHiddenPiece, seat, since, press.t, label,
              seat_name(seat) + " dropped a " + piece_name(ply.move.piece()) + " (" + label + ". " +
@@ -1078,7 +1321,10 @@ struct Tracker::Impl {
     }
     // Passes whose deadline the evaluated observations have passed.
     for (PendingPass& pass : passes) {
-      if (pass.passed || !pass.deadline || (*pass.deadline >= horizon && !finished)) continue;
+      if (pass.passed || !pass.deadline ||
+          (*pass.deadline + kGrabSeconds >= horizon && !finished)) {
+        continue;
+      }
       if (pass.observed) {
         const Seat partner = partner_of(pass.capturer);
         incident(IncidentType::kCaptureNotPassed, pass.capturer, pass.t_capture, *pass.deadline,

@@ -273,9 +273,12 @@ class ParseError : public std::runtime_error {
  public:
   ParseError(SourceLocation where, const std::string& what);
   const SourceLocation& where() const { return where_; }
+  // What went wrong, without the location that what() starts with.
+  const std::string& message() const { return message_; }
 
  private:
   SourceLocation where_;
+  std::string message_;
 };
 
 // ---------------------------------------------------------------------------

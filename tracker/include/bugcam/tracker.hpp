@@ -108,6 +108,9 @@ struct Incident {
   std::string ply;          // "14b" where a move is concerned, else empty
   std::string detail;       // one sentence for the arbiter
   std::vector<int> frames;  // frame numbers worth a snapshot
+  // illegal_move and position_disturbed: both boards as the recording continues from them
+  // (BFEN), for a record writer that must restart its game record from a set-up position.
+  std::string position;
 };
 
 // A move as the tracker decided it. `provisional` moves are the best guess right after the
@@ -123,6 +126,10 @@ struct TrackedMove {
   std::optional<double> clock;  // mover's remaining time in seconds after the press
   int press = 0;                // index of that press among all presses (both boards)
   bool provisional = false;
+  // A move that breaks the rules (an illegal_move incident comes with it): `san` is then its
+  // long form as seen ("Bf1-f3", "Nxe5" as "Nc4xe5", "P@h8"), which no SAN reader accepts,
+  // and the game continues from the position seen (Incident::position).
+  bool illegal = false;
 };
 
 // A provisional move that the committed history replaced (or dropped: `now` empty).
@@ -155,7 +162,10 @@ struct TrackerConfig {
   // Log-priors of the hypotheses that mean an incident (natural log).
   double prior_press_without_move = -9.0;
   double prior_move_without_press = -9.0;
+  // The board changed in a way no legal move explains (position_disturbed) ...
   double prior_resync = -16.0;
+  // ... or as one piece of the presser moved against the rules (illegal_move).
+  double prior_illegal_move = -16.0;
   // A shortfall in a holding area is hidden_piece when it lasts this long.
   double hidden_piece_seconds = 3.0;
   // An arm over the partner's board counts when it stays this long.
