@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   bugcam::app::add_bpgn_commands(app, exit_status);
   bugcam::app::add_calibrate_command(app, exit_status);
   bugcam::app::add_see_command(app, exit_status);
+  bugcam::app::add_eval_vision_command(app, exit_status);
   bugcam::app::add_synth_command(app, exit_status);
   bugcam::app::add_record_command(app, exit_status);
   bugcam::app::add_demo_command(app, exit_status);

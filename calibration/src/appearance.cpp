@@ -107,8 +107,8 @@ BoardAppearance measure_board(const cv::Mat& warped_bgr, int square_px) {
       const bool even_parity = (rank + file) % 2 == 0;
       const cv::Vec3f global = even_parity ? even : odd;
       const cv::Vec3f other = even_parity ? odd : even;
-      // The local colour of this parity, from this square and its diagonal neighbours, which
-      // follows uneven light across the board.
+      // The local colour of this parity, from this square's own corners (weighted as much as
+      // its four diagonal neighbours together), which follows uneven light and shadows.
       std::vector<cv::Vec3f> local;
       for (int dr = -1; dr <= 1; dr += 2) {
         for (int df = -1; df <= 1; df += 2) {
@@ -117,6 +117,8 @@ BoardAppearance measure_board(const cv::Mat& warped_bgr, int square_px) {
           if (r >= 0 && r < 8 && f >= 0 && f < 8) local.push_back(corner_colour[r * 8 + f]);
         }
       }
+      local.push_back(corner_colour[static_cast<size_t>(sq)]);
+      local.push_back(corner_colour[static_cast<size_t>(sq)]);
       local.push_back(corner_colour[static_cast<size_t>(sq)]);
       local.push_back(corner_colour[static_cast<size_t>(sq)]);
       const cv::Vec3f background = channel_median(local);

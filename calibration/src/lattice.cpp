@@ -235,6 +235,7 @@ void grow_lattice(Lattice& lattice, const std::vector<cv::Point2f>& points,
     lattice.lattice_to_image = fit_homography(lattice, points);
     update_bounds(lattice);
     std::vector<std::pair<std::pair<int, int>, size_t>> additions;
+    std::vector<std::pair<int, int>> gap_lines;
     for (int j = lattice.j_max - 6; j <= lattice.j_min + 6; ++j) {
       for (int i = lattice.i_max - 6; i <= lattice.i_min + 6; ++i) {
         if (lattice.members.count({i, j}) != 0) continue;
@@ -242,7 +243,11 @@ void grow_lattice(Lattice& lattice, const std::vector<cv::Point2f>& points,
         const bool adjacent =
             lattice.members.count({i - 1, j}) || lattice.members.count({i + 1, j}) ||
             lattice.members.count({i, j - 1}) || lattice.members.count({i, j + 1});
-        if (!adjacent) continue;
+        // Across one missing line: the hinge of a folding board, a row of tall pieces.
+        const bool across_gap =
+            lattice.members.count({i - 2, j}) || lattice.members.count({i + 2, j}) ||
+            lattice.members.count({i, j - 2}) || lattice.members.count({i, j + 2});
+        if (!adjacent && !across_gap) continue;
         const cv::Matx33d& h = lattice.lattice_to_image;
         const cv::Point2d q = apply(h, {double(i), double(j)});
         const cv::Point2d u = apply(h, {double(i) + 1, double(j)}) - q;
@@ -254,8 +259,20 @@ void grow_lattice(Lattice& lattice, const std::vector<cv::Point2f>& points,
             ((i + j) % 2 == 0) ? lattice.polarity_at_origin : -lattice.polarity_at_origin;
         if (polarity(gray, cv::Point2d(points[*found]), u, v) != expected) continue;
         additions.push_back({{i, j}, *found});
+        if (!adjacent) gap_lines.push_back({i, j});
       }
     }
+    // A corner across a gap joins only with others on its line: three or more of them.
+    std::erase_if(additions, [&](const auto& addition) {
+      const std::pair<int, int>& ij = addition.first;
+      const bool gap = std::find(gap_lines.begin(), gap_lines.end(), ij) != gap_lines.end();
+      if (!gap) return false;
+      const long same_row = std::count_if(gap_lines.begin(), gap_lines.end(),
+                                          [&](const auto& g) { return g.second == ij.second; });
+      const long same_column = std::count_if(gap_lines.begin(), gap_lines.end(),
+                                             [&](const auto& g) { return g.first == ij.first; });
+      return std::max(same_row, same_column) < 3;
+    });
     if (additions.empty()) break;
     for (const auto& [ij, i] : additions) {
       if (used[i]) continue;  // claimed twice in this round

@@ -96,9 +96,9 @@ TEST(Squares, AHandIsFlaggedAndTheRestIsRead) {
   EXPECT_EQ(flagged, covered);
   int uncovered = 0;
   for (const bool c : truth.covered[0]) uncovered += c ? 0 : 1;
-  // Squares beside the hand may be unsure ('?'), never wrong: allow a rim of unknowns.
+  // Squares the hand grazes are flagged too (unknown), never read wrong: allow a rim of them.
   const int right = count_right(seen.boards[0], scene.boards[0], truth.covered[0]);
-  EXPECT_GE(right, uncovered - 8);
+  EXPECT_GE(right, uncovered - 12);
   for (int sq = 0; sq < 64; ++sq) {
     if (truth.covered[0][static_cast<size_t>(sq)]) continue;
     const char s = seen.boards[0].squares[static_cast<size_t>(sq)].symbol();
@@ -223,6 +223,31 @@ TEST(RealPhotos, OccupancyOfTheLabelledOverheadPhotos) {
             << "/" << squares << "\n";
   EXPECT_EQ(found, photos);
   EXPECT_GE(right, squares * 99 / 100);
+}
+
+}  // namespace
+}  // namespace bugcam::vision
+
+namespace bugcam::vision {
+namespace {
+
+// A clock seen from above with its lever drawn as a wedge: wide at the raised end.
+TEST(Clocks, TheRaisedEndOfTheLeverShowsWhichSideIsDown) {
+  cv::Mat frame(200, 200, CV_8UC3, cv::Scalar(60, 90, 140));  // brown clock body
+  calibration::Clock clock;
+  clock.board = "A";
+  clock.white_lever = {{40, 100}, {160, 100}, {160, 180}, {40, 180}};  // White's half
+  clock.black_lever = {{40, 20}, {160, 20}, {160, 100}, {40, 100}};
+  const cv::Scalar orange(30, 150, 220);
+  // Raised at White's end: Black's side is pressed.
+  std::vector<cv::Point> wedge{{90, 30}, {100, 30}, {120, 170}, {80, 170}};
+  cv::fillConvexPoly(frame, wedge, orange);
+  EXPECT_EQ(read_clock(frame, clock).lever_down, Lever::kBlack);
+  cv::flip(frame, frame, 0);  // now raised at Black's end
+  EXPECT_EQ(read_clock(frame, clock).lever_down, Lever::kWhite);
+  // No lever in view.
+  const cv::Mat empty(200, 200, CV_8UC3, cv::Scalar(60, 90, 140));
+  EXPECT_EQ(read_clock(empty, clock).lever_down, Lever::kUnknown);
 }
 
 }  // namespace

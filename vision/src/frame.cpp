@@ -64,7 +64,7 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr) const {
         read_holding(frame_bgr, area, board->square_size_px(), classified.white_black_luma));
   }
   for (const calibration::Clock& clock : calibration_.clocks) {
-    observation.clocks.push_back({clock.board, Lever::kUnknown, 0.0f});
+    observation.clocks.push_back(read_clock(frame_bgr, clock));
   }
   return observation;
 }
@@ -87,16 +87,29 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   std::vector<cv::Point2f> to;
   for (const cv::Point2d& p : area.region) to.emplace_back(cv::Point2f(p));
   cv::Mat crop;
-  cv::warpPerspective(frame_bgr, crop, cv::getPerspectiveTransform(from, to),
-                      cv::Size(width, height), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
-                      cv::BORDER_CONSTANT);
+  const cv::Mat crop_to_image = cv::getPerspectiveTransform(from, to);
+  cv::warpPerspective(frame_bgr, crop, crop_to_image, cv::Size(width, height),
+                      cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT);
+  // The part of the strip inside the image: beyond its edge there is nothing to count.
+  cv::Mat in_view;
+  cv::warpPerspective(cv::Mat(frame_bgr.size(), CV_8U, cv::Scalar(255)), in_view, crop_to_image,
+                      cv::Size(width, height), cv::INTER_NEAREST | cv::WARP_INVERSE_MAP,
+                      cv::BORDER_CONSTANT, cv::Scalar(0));
+  cv::erode(in_view, in_view, cv::Mat(), cv::Point(-1, -1), 2);
   // The table is what most of the strip shows.
   std::vector<cv::Mat> channels;
   cv::split(crop, channels);
   cv::Vec3f table;
   for (int c = 0; c < 3; ++c) {
-    cv::Mat flat = channels[static_cast<size_t>(c)].reshape(1, 1).clone();
-    std::vector<uchar> values(flat.begin<uchar>(), flat.end<uchar>());
+    std::vector<uchar> values;
+    for (int y = 0; y < crop.rows; ++y) {
+      const uchar* v = channels[static_cast<size_t>(c)].ptr<uchar>(y);
+      const uchar* m = in_view.ptr<uchar>(y);
+      for (int x = 0; x < crop.cols; ++x) {
+        if (m[x] != 0) values.push_back(v[x]);
+      }
+    }
+    if (values.empty()) return result;
     std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2),
                      values.end());
     table[c] = values[values.size() / 2];
@@ -106,8 +119,14 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
     const cv::Vec3b* line = crop.ptr<cv::Vec3b>(y);
     uchar* m = mask.ptr<uchar>(y);
     for (int x = 0; x < crop.cols; ++x) {
-      const cv::Vec3f d = cv::Vec3f(line[x]) - table;
-      if (std::sqrt(d.dot(d)) > 45.0f) m[x] = 255;
+      const cv::Vec3f p(line[x]);
+      const cv::Vec3f d = p - table;
+      if (std::sqrt(d.dot(d)) <= 45.0f || in_view.at<uchar>(y, x) == 0) continue;
+      // A piece's shadow is the table darkened, hue kept; a black piece is far darker.
+      const float scale = p.dot(table) / std::max(table.dot(table), 1.0f);
+      const cv::Vec3f rest = p - table * scale;
+      const bool shadow = scale > 0.35f && scale < 1.0f && std::sqrt(rest.dot(rest)) < 20.0f;
+      if (!shadow) m[x] = 255;
     }
   }
   const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(3, 3));
@@ -122,6 +141,10 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   for (int label = 1; label < n; ++label) {
     const int blob_area = stats.at<int>(label, cv::CC_STAT_AREA);
     if (blob_area < 0.35 * single) continue;
+    // Longer than two pieces lying end to end: the board's frame, an arm, a clock.
+    const int longest =
+        std::max(stats.at<int>(label, cv::CC_STAT_WIDTH), stats.at<int>(label, cv::CC_STAT_HEIGHT));
+    if (longest > 2.5 * s) continue;
     const int pieces = std::max(1, static_cast<int>(std::lround(blob_area / single)));
     if (pieces > 1) merged += pieces;
     double sum = 0;
@@ -146,6 +169,52 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   if (total > 0) result.counts['?'] = total;
   result.confidence =
       total == 0 ? 0.9f : 0.9f - 0.5f * static_cast<float>(merged) / static_cast<float>(total);
+  return result;
+}
+
+namespace {
+
+// Pixels of a yellow-to-orange lever inside a polygon of the image.
+int lever_pixels(const cv::Mat& frame_bgr, const std::vector<cv::Point2d>& polygon) {
+  std::vector<cv::Point> points;
+  for (const cv::Point2d& p : polygon) points.emplace_back(cvRound(p.x), cvRound(p.y));
+  const cv::Rect box = cv::boundingRect(points) & cv::Rect(0, 0, frame_bgr.cols, frame_bgr.rows);
+  if (box.area() <= 0) return 0;
+  cv::Mat mask(box.size(), CV_8U, cv::Scalar(0));
+  for (cv::Point& p : points) p -= box.tl();
+  cv::fillConvexPoly(mask, points, cv::Scalar(255));
+  int count = 0;
+  for (int y = 0; y < box.height; ++y) {
+    const cv::Vec3b* line = frame_bgr.ptr<cv::Vec3b>(box.y + y) + box.x;
+    const uchar* m = mask.ptr<uchar>(y);
+    for (int x = 0; x < box.width; ++x) {
+      if (m[x] == 0) continue;
+      const int blue = line[x][0];
+      const int green = line[x][1];
+      const int red = line[x][2];
+      // Bright yellow to orange, pale or deep: far less blue than green. Wood, skin, grey
+      // displays and dark clock bodies keep blue much closer to green.
+      if (red > 140 && green > 110 && red >= green && green - blue > 60) ++count;
+    }
+  }
+  return count;
+}
+
+}  // namespace
+
+ClockObservation read_clock(const cv::Mat& frame_bgr, const calibration::Clock& clock) {
+  ClockObservation result;
+  result.board = clock.board;
+  const int white_end = lever_pixels(frame_bgr, clock.white_lever);
+  const int black_end = lever_pixels(frame_bgr, clock.black_lever);
+  const int total = white_end + black_end;
+  // Too little lever in view to say (a hand over the clock, a grey lever).
+  if (total < 20) return result;
+  const double balance = double(white_end - black_end) / total;
+  if (std::abs(balance) < 0.2) return result;
+  // The raised end shows more lever; the pressed side is the other one.
+  result.lever_down = balance > 0 ? Lever::kBlack : Lever::kWhite;
+  result.confidence = static_cast<float>(std::min(1.0, std::abs(balance)));
   return result;
 }
 

@@ -23,6 +23,7 @@ constexpr float kPieceFractionSpread = 0.015f;
 // or a square's corners (which pieces spare) mostly unlike the board.
 constexpr float kForeignFraction = 0.25f;
 constexpr float kCornerDeviation = 0.5f;
+constexpr float kGrazedCornerDeviation = 0.1f;
 // Below this probability of the best class, the square is reported unknown.
 constexpr float kSure = 0.7f;
 
@@ -115,6 +116,25 @@ SquareClassification classify_squares(const std::vector<calibration::BoardAppear
       out.p_black = p_piece * (1.0f - p_white_piece);
       out.occluded = s.foreign_fraction > kForeignFraction || s.corner_deviation > kCornerDeviation;
     }
+    // A hand is one large thing: its edge only grazes the squares around it, whose
+    // corners then differ a little. Those count as covered too.
+    std::array<bool, 64> grazed{};
+    for (int sq = 0; sq < 64; ++sq) {
+      if (squares[static_cast<size_t>(sq)].occluded) continue;
+      if (board.squares[static_cast<size_t>(sq)].corner_deviation < kGrazedCornerDeviation)
+        continue;
+      for (int dr = -1; dr <= 1; ++dr) {
+        for (int df = -1; df <= 1; ++df) {
+          const int r = sq / 8 + dr;
+          const int f = sq % 8 + df;
+          if (r >= 0 && r < 8 && f >= 0 && f < 8 &&
+              squares[static_cast<size_t>(r * 8 + f)].occluded) {
+            grazed[static_cast<size_t>(sq)] = true;
+          }
+        }
+      }
+    }
+    for (size_t sq = 0; sq < 64; ++sq) squares[sq].occluded = squares[sq].occluded || grazed[sq];
     result.boards.push_back(squares);
   }
   return result;

@@ -46,7 +46,6 @@ struct HoldingObservation {
 enum class Lever { kWhite, kBlack, kUnknown };
 const char* lever_name(Lever lever);  // "white", "black", "unknown"
 
-// Clock levers are not read from the image yet: every clock is reported unknown.
 struct ClockObservation {
   std::string board;
   Lever lever_down = Lever::kUnknown;  // whose side of the clock is pressed
@@ -90,6 +89,12 @@ SquareClassification classify_squares(const std::vector<calibration::BoardAppear
 // split by the frame's white/black luma threshold.
 HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
                                 double square_px_in_image, float white_black_luma);
+
+// Which side of a clock is pressed down. The lever is a bar along the clock, tilted about
+// its middle: seen from above, its raised end (the side not pressed) shows more of it. The
+// lever is found as bright yellow-to-orange pixels; a lever of another colour (grey, red)
+// or a clock out of view reads unknown.
+ClockObservation read_clock(const cv::Mat& frame_bgr, const calibration::Clock& clock);
 
 // The observation as the JSON object of SPEC section 7.
 std::string to_json(const FrameObservation& observation);

@@ -1,0 +1,283 @@
+// bugcam eval-vision CLIP_DIR [--step N] [--calibration-frame N]
+// Measures calibration and per-frame vision against the truth of a synthetic clip written
+// by `bugcam synth`: lattice corner error, A/B and orientation, per-square occupancy and
+// colour on uncovered squares, occlusion flags on covered ones, holdings counts on still
+// frames, lever state, and frames per second of the per-frame path.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/core/utility.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/videoio.hpp>
+
+#include "bugcam/calibration.hpp"
+#include "bugcam/vision.hpp"
+#include "commands.hpp"
+
+namespace bugcam::app {
+
+namespace {
+
+struct EvalOptions {
+  std::string clip;
+  int step = 1;
+  int calibration_frame = 0;
+  bool json = false;
+  bool verbose = false;
+};
+
+struct Ratio {
+  long right = 0;
+  long total = 0;
+  double percent() const { return total == 0 ? 100.0 : 100.0 * double(right) / double(total); }
+};
+
+std::string square_name(int sq) {
+  std::string name;
+  name.push_back(static_cast<char>('a' + sq % 8));
+  name.push_back(static_cast<char>('1' + sq / 8));
+  return name;
+}
+
+double distance(cv::Point2d a, cv::Point2d b) {
+  return std::hypot(a.x - b.x, a.y - b.y);
+}
+
+int run_eval(const EvalOptions& options) {
+  const std::filesystem::path dir(options.clip);
+  std::ifstream truth_file(dir / "truth.json");
+  if (!truth_file) {
+    std::cerr << "bugcam eval-vision: " << (dir / "truth.json").string() << ": cannot read\n";
+    return kExitUsage;
+  }
+  nlohmann::json truth;
+  try {
+    truth = nlohmann::json::parse(truth_file);
+  } catch (const nlohmann::json::exception& e) {
+    std::cerr << "bugcam eval-vision: " << (dir / "truth.json").string() << ": " << e.what()
+              << "\n";
+    return kExitBadInput;
+  }
+  const std::string video_path = (dir / truth.value("video", "video.mp4")).string();
+  cv::VideoCapture video(video_path);
+  if (!video.isOpened()) {
+    std::cerr << "bugcam eval-vision: " << video_path << ": cannot open\n";
+    return kExitUsage;
+  }
+  cv::setNumThreads(1);
+
+  // Frames the truth says are covered by hands, per board.
+  std::map<int, std::map<std::string, std::set<std::string>>> occluded;
+  std::set<int> frames_with_hands;
+  for (const auto& note : truth["frame_notes"]) {
+    const int f = note["f"];
+    if (note.contains("hands") && !note["hands"].empty()) frames_with_hands.insert(f);
+    if (note.contains("occluded")) {
+      for (const auto& [board, squares] : note["occluded"].items()) {
+        for (const auto& s : squares) occluded[f][board].insert(s.get<std::string>());
+      }
+    }
+  }
+  // Lever truth from the clock presses: the side that pressed last; Black's side is down
+  // before the first press.
+  std::map<std::string, std::vector<std::pair<double, std::string>>> presses;
+  for (const auto& ply : truth["plies"]) {
+    if (!ply.value("pressed", false)) continue;
+    const std::string name = ply["ply"];
+    // "12A" White on A, "12a" Black on A, "12B", "12b" likewise on B.
+    const std::string board(
+        1, static_cast<char>(std::toupper(static_cast<unsigned char>(name.back()))));
+    const bool white = std::isupper(static_cast<unsigned char>(name.back())) != 0;
+    presses[board].push_back({ply["t_press"].get<double>(), white ? "white" : "black"});
+  }
+
+  Ratio squares_right, occluded_flagged, holdings_exact, levers_right, levers_right_still,
+      found_boards;
+  double worst_corner = 0;
+  std::vector<double> corner_errors;
+  bool names_right = true, orientation_right = true;
+  double read_seconds = 0;
+  long frames_read = 0;
+  std::unique_ptr<vision::FrameReader> reader;
+  const auto& states = truth["states"];
+  const double fps = truth.value("fps", 30.0);
+  cv::Mat frame;
+  for (int f = 0; video.read(frame) && !frame.empty(); ++f) {
+    if (f == options.calibration_frame) {
+      try {
+        calibration::Calibration calibration = calibration::calibrate(frame);
+        found_boards.right = static_cast<long>(calibration.boards.size());
+        found_boards.total = 2;
+        for (const auto& b : truth["boards"]) {
+          const calibration::Board* board = calibration.board(b["name"]);
+          if (board == nullptr) {
+            names_right = false;
+            continue;
+          }
+          const std::array<cv::Point2d, 4> found = board->corners();
+          std::array<cv::Point2d, 4> expected;
+          for (size_t i = 0; i < 4; ++i) {
+            expected[i] = {b["corners"][i][0].get<double>(), b["corners"][i][1].get<double>()};
+          }
+          const double square =
+              (distance(expected[0], expected[1]) + distance(expected[1], expected[2]) +
+               distance(expected[2], expected[3]) + distance(expected[3], expected[0])) /
+              32.0;
+          // Orientation: found a1 nearest the true a1; names: nearest the true board at all.
+          double a1_best = 1e18;
+          size_t a1_index = 0;
+          for (size_t i = 0; i < 4; ++i) {
+            if (distance(found[i], expected[0]) < a1_best) {
+              a1_best = distance(found[i], expected[0]);
+              a1_index = i;
+            }
+          }
+          if (a1_best > 2 * square) names_right = false;
+          if (a1_index != 0) orientation_right = false;
+          // Lattice corner error: all 81 lattice points, via the true corners' homography.
+          std::vector<cv::Point2f> from, to;
+          const std::array<cv::Point2d, 4> unit{cv::Point2d(0, 0), cv::Point2d(8, 0),
+                                                cv::Point2d(8, 8), cv::Point2d(0, 8)};
+          for (size_t i = 0; i < 4; ++i) {
+            from.emplace_back(cv::Point2f(unit[i]));
+            to.emplace_back(cv::Point2f(expected[i]));
+          }
+          const cv::Matx33d true_h(cv::getPerspectiveTransform(from, to));
+          for (int y = 0; y <= 8; ++y) {
+            for (int x = 0; x <= 8; ++x) {
+              const cv::Vec3d t = true_h * cv::Vec3d(x, y, 1);
+              const double e =
+                  distance(board->to_image({double(x), double(y)}), {t[0] / t[2], t[1] / t[2]}) /
+                  square;
+              corner_errors.push_back(e);
+              worst_corner = std::max(worst_corner, e);
+            }
+          }
+        }
+        reader = std::make_unique<vision::FrameReader>(calibration);
+      } catch (const calibration::CalibrationError& e) {
+        std::cerr << "bugcam eval-vision: " << video_path << ": frame " << f << ": " << e.what()
+                  << "\n";
+        return kExitBadInput;
+      }
+    }
+    if (!reader || f % options.step != 0) continue;
+    const auto started = std::chrono::steady_clock::now();
+    const vision::FrameObservation seen = reader->read(frame);
+    read_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    ++frames_read;
+    // The truth state in force: the last one at or before this frame.
+    const nlohmann::json* state = &states[0];
+    for (const auto& s : states) {
+      if (s["frame"].get<int>() <= f) state = &s;
+    }
+    for (const vision::BoardObservation& board : seen.boards) {
+      if (!state->contains(board.name)) continue;
+      const auto& rows = (*state)[board.name]["occupancy"];
+      const std::set<std::string>& covered = occluded[f][board.name];
+      for (int sq = 0; sq < 64; ++sq) {
+        const char symbol = board.squares[static_cast<size_t>(sq)].symbol();
+        if (covered.count(square_name(sq)) != 0) {
+          ++occluded_flagged.total;
+          occluded_flagged.right += symbol == '?' ? 1 : 0;
+          continue;
+        }
+        const char expected =
+            rows[static_cast<size_t>(7 - sq / 8)].get<std::string>()[static_cast<size_t>(sq % 8)];
+        ++squares_right.total;
+        squares_right.right += symbol == expected ? 1 : 0;
+        if (options.verbose && symbol != expected) {
+          std::cerr << "frame " << f << " " << board.name << " " << square_name(sq) << ": seen "
+                    << symbol << ", truth " << expected << "\n";
+        }
+      }
+    }
+    if (frames_with_hands.count(f) == 0) {
+      for (const vision::HoldingObservation& holding : seen.holdings) {
+        if (!(*state)["holdings"].contains(holding.player)) continue;
+        int visible = 0;
+        for (const auto& [type, count] : (*state)["holdings"][holding.player]["visible"].items()) {
+          visible += count.get<int>();
+        }
+        ++holdings_exact.total;
+        holdings_exact.right += holding.white_pieces + holding.black_pieces == visible ? 1 : 0;
+      }
+    }
+    const double t = f / fps;
+    for (const vision::ClockObservation& clock : seen.clocks) {
+      std::string expected = "black";
+      for (const auto& [when, side] : presses[clock.board]) {
+        if (when <= t) expected = side;
+      }
+      ++levers_right.total;
+      levers_right.right += expected == vision::lever_name(clock.lever_down) ? 1 : 0;
+      if (frames_with_hands.count(f) == 0) {
+        ++levers_right_still.total;
+        levers_right_still.right += expected == vision::lever_name(clock.lever_down) ? 1 : 0;
+      }
+      if (options.verbose && expected != vision::lever_name(clock.lever_down)) {
+        std::cerr << "frame " << f << " clock " << clock.board << ": seen "
+                  << vision::lever_name(clock.lever_down) << ", truth " << expected
+                  << (frames_with_hands.count(f) != 0 ? " (hands in view)" : "") << "\n";
+      }
+    }
+  }
+  std::sort(corner_errors.begin(), corner_errors.end());
+  const double median_corner = corner_errors.empty() ? 0 : corner_errors[corner_errors.size() / 2];
+  const double frames_per_second = read_seconds > 0 ? double(frames_read) / read_seconds : 0;
+  nlohmann::ordered_json report;
+  report["clip"] = options.clip;
+  report["seed"] = truth.value("seed", 0);
+  report["boards_found"] = found_boards.right;
+  report["corner_error_median_pct"] = 100 * median_corner;
+  report["corner_error_worst_pct"] = 100 * worst_corner;
+  report["names_right"] = names_right;
+  report["orientation_right"] = orientation_right;
+  report["frames_read"] = frames_read;
+  report["squares_right_pct"] = squares_right.percent();
+  report["squares_wrong"] = squares_right.total - squares_right.right;
+  report["squares_total"] = squares_right.total;
+  report["occluded_flagged_pct"] = occluded_flagged.percent();
+  report["occluded_total"] = occluded_flagged.total;
+  report["holdings_exact_pct"] = holdings_exact.percent();
+  report["levers_right_pct"] = levers_right.percent();
+  report["levers_right_no_hands_pct"] = levers_right_still.percent();
+  report["fps"] = frames_per_second;
+  if (options.json) {
+    std::cout << report.dump() << "\n";
+  } else {
+    for (const auto& [key, value] : report.items()) std::cout << key << ": " << value << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_eval_vision_command(CLI::App& app, int& exit_status) {
+  auto options = std::make_shared<EvalOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "eval-vision",
+      "Measures calibration and vision against the truth of a clip from `bugcam synth`: corner "
+      "error, A/B and orientation, squares, occlusion, holdings, levers, frames per second.");
+  cmd->add_option("clip", options->clip, "Directory written by bugcam synth")->required();
+  cmd->add_option("--step", options->step, "Read every Nth frame (default 1)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--calibration-frame", options->calibration_frame,
+                  "Frame to calibrate on (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--json", options->json, "Print the figures as one JSON object");
+  cmd->add_flag("--verbose", options->verbose, "List every square read wrong on stderr");
+  cmd->callback([options, &exit_status] { exit_status = run_eval(*options); });
+}
+
+}  // namespace bugcam::app
