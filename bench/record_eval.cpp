@@ -4,7 +4,8 @@
 // recording speed against real time.
 //
 //   record_eval [--games FILE.bpgn] [--clips N] [--seed S] [--plies MIN-MAX] [--size WxH]
-//               [--clocks log|vision] [--incidents] [--work DIR] [--keep]
+//               [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse]
+// --keep leaves the clips in --work; --reuse records clips found there instead of rendering.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -38,12 +39,13 @@ struct Options {
   bool incidents = false;
   fs::path work = fs::temp_directory_path() / "bugcam-record-eval";
   bool keep = false;
+  bool reuse = false;  // record clips already rendered in --work again
 };
 
 [[noreturn]] void usage(const std::string& what) {
   std::cerr << "record_eval: " << what
             << "\nusage: record_eval [--games FILE] [--clips N] [--seed S] [--plies MIN-MAX] "
-               "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep]\n";
+               "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse]\n";
   std::exit(2);
 }
 
@@ -77,6 +79,8 @@ Options parse(int argc, char** argv) {
       o.work = value();
     } else if (arg == "--keep") {
       o.keep = true;
+    } else if (arg == "--reuse") {
+      o.reuse = o.keep = true;
     } else {
       usage("unknown argument " + arg);
     }
@@ -123,7 +127,6 @@ int main(int argc, char** argv) {
     const int plies = std::min(static_cast<int>(game.moves.size()),
                                o.plies_min + static_cast<int>((seed * 104729) % span));
     const fs::path clip = o.work / ("clip_" + std::to_string(seed));
-    fs::remove_all(clip);
     samples::SynthOptions so;
     so.seed = seed;
     so.max_plies = plies;
@@ -135,13 +138,19 @@ int main(int argc, char** argv) {
     }
     const auto render_start = std::chrono::steady_clock::now();
     samples::SynthResult rendered;
-    try {
-      rendered = samples::synthesize(game, clip, so);
-    } catch (const std::exception& e) {
-      std::printf("%-4d %-6llu render failed: %s\n", c, static_cast<unsigned long long>(seed),
-                  e.what());
-      ++failed;
-      continue;
+    if (o.reuse && fs::is_regular_file(clip / "truth.json") &&
+        fs::is_regular_file(clip / "video.mp4")) {
+      rendered.video = clip / "video.mp4";
+    } else {
+      fs::remove_all(clip);
+      try {
+        rendered = samples::synthesize(game, clip, so);
+      } catch (const std::exception& e) {
+        std::printf("%-4d %-6llu render failed: %s\n", c, static_cast<unsigned long long>(seed),
+                    e.what());
+        ++failed;
+        continue;
+      }
     }
     render_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - render_start).count();
@@ -149,6 +158,7 @@ int main(int argc, char** argv) {
     ro.source = rendered.video.string();
     ro.clocks = o.clocks == "log" ? (clip / "clocks.jsonl").string() : "vision";
     ro.out = clip / "recorded";
+    fs::remove_all(ro.out);
     pipeline::RecordSummary summary;
     pipeline::Accuracy a;
     try {

@@ -42,13 +42,21 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
     // Vision does not attribute arms to seats yet, so `hands` stays empty.
     inputs.boards.push_back(std::move(out));
   }
+  // The tracker compares what it knows a player holds with the visible pieces type by type.
+  // Pieces whose type vision did not read ('?') would look like missing pieces, and an empty
+  // area beside them would be taken at its word while the others are not: the holding areas
+  // of a frame go to the tracker only when vision read the types of what it saw there.
+  bool typed = false;
+  bool untyped = false;
   for (const vision::HoldingObservation& seen : observation.holdings) {
+    for (const auto& [letter, count] : seen.counts) {
+      (letter == '?' ? untyped : typed) = true;
+    }
+  }
+  for (const vision::HoldingObservation& seen : observation.holdings) {
+    if (!typed || untyped) break;
     const std::optional<tracker::Seat> seat = seat_named(seen.player);
     if (!seat) continue;
-    // The tracker compares what it knows a player holds with the visible pieces type by
-    // type; pieces whose type vision did not read ('?') would look like missing pieces
-    // and raise false hidden_piece incidents, so such areas are left out.
-    if (seen.counts.count('?') != 0) continue;
     tracker::HoldingsObservation out;
     out.seat = *seat;
     out.t = t;

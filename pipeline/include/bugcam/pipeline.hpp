@@ -84,7 +84,8 @@ std::string default_clocks(const std::string& source);
 std::filesystem::path default_out_dir();
 
 // Vision's view of one frame as the tracker's inputs (board A first, then B; holding
-// areas only when vision reads piece types, since the tracker compares counts by type).
+// areas only when vision read the types of the pieces there: the tracker compares counts
+// by type).
 struct TrackerInputs {
   std::vector<tracker::BoardObservation> boards;
   std::vector<tracker::HoldingsObservation> holdings;
