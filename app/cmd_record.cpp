@@ -1,6 +1,7 @@
 // bugcam record SOURCE [--clocks CLOCKS] [--calibration FILE] [--out DIR] [--tag NAME=VALUE]...
 //               [--resume DIR]
 // bugcam demo [--out DIR]
+// bugcam review DIR
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,6 +16,7 @@
 
 #include "bugcam/evaluation.hpp"
 #include "bugcam/pipeline.hpp"
+#include "bugcam/recorder.hpp"
 #include "bugcam/samples.hpp"
 #include "commands.hpp"
 
@@ -57,8 +59,9 @@ std::string summary_line(const pipeline::RecordSummary& s) {
   if (s.resumed_moves > 0) out << " (" << s.resumed_moves << " resumed)";
   out << ", " << s.incidents << " incidents, result " << s.result << "; " << s.frames << " frames ("
       << s.duration << " s of video) in " << s.elapsed << " s ("
-      << (s.elapsed > 0 ? s.duration / s.elapsed : 0.0) << "x real time); clocks: " << s.clocks
-      << "; written to " << s.out.string();
+      << (s.elapsed > 0 ? s.duration / s.elapsed : 0.0) << "x real time; CPU " << s.cpu_main
+      << " s + " << s.cpu_reader << " s reading); clocks: " << s.clocks << "; written to "
+      << s.out.string();
   return out.str();
 }
 
@@ -157,7 +160,29 @@ int run_demo(const std::string& out) {
   return kExitOk;
 }
 
+int run_review(const std::string& dir) {
+  try {
+    recorder::write_review(dir);
+  } catch (const recorder::RecorderError& e) {
+    std::cerr << "bugcam review: " << e.what() << "\n";
+    // Files that are there but wrong are bad input; missing ones a usage or I/O error.
+    const bool present = fs::is_regular_file(fs::path(dir) / "incidents.json") &&
+                         fs::is_regular_file(fs::path(dir) / "game.bpgn");
+    return present ? kExitBadInput : kExitUsage;
+  }
+  std::cout << (fs::path(dir) / "review.html").string() << "\n";
+  return kExitOk;
+}
+
 }  // namespace
+
+void add_review_command(CLI::App& app, int& exit_status) {
+  auto dir = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand(
+      "review", "Builds DIR/review.html, the arbiter's review of a recorded game's incidents");
+  cmd->add_option("DIR", *dir, "A directory written by bugcam record")->required();
+  cmd->callback([dir, &exit_status] { exit_status = run_review(*dir); });
+}
 
 void add_record_command(CLI::App& app, int& exit_status) {
   auto options = std::make_shared<RecordCommandOptions>();

@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
   int moves_right = 0, moves_compared = 0, exact = 0, incidents_true = 0, incidents_found = 0,
       incidents_false = 0, failed = 0;
   double press_error_sum = 0, press_error_max = 0, clock_error_max = 0;
-  double video_seconds = 0, record_seconds = 0, render_seconds = 0;
+  double video_seconds = 0, record_seconds = 0, render_seconds = 0, busiest_thread_seconds = 0;
   std::printf("%-4s %-6s %-5s %5s %6s %8s %6s %7s %7s %6s %s\n", "clip", "seed", "game", "plies",
               "right", "exact", "press", "clock", "incid.", "speed", "first error");
   for (int c = 0; c < o.clips; ++c) {
@@ -181,6 +181,7 @@ int main(int argc, char** argv) {
     clock_error_max = std::max(clock_error_max, a.clock_error_max);
     video_seconds += summary.duration;
     record_seconds += summary.elapsed;
+    busiest_thread_seconds += std::max(summary.cpu_main, summary.cpu_reader);
     std::string notes = a.first_errors.empty() ? "" : a.first_errors.front();
     for (const pipeline::IncidentMatch& m : a.incidents_missed) notes += " missed " + m.type;
     for (const pipeline::IncidentMatch& m : a.incidents_false) notes += " false " + m.type;
@@ -200,12 +201,15 @@ int main(int argc, char** argv) {
       "games exact: %d/%d = %.1f%%\n"
       "press time error: mean %.3f s, max %.3f s; clock error max %.3f s\n"
       "incidents: %d/%d found, %d false (%.2f per 10 clips)\n"
-      "speed: %.1f s of video recorded in %.1f s = %.2fx real time (rendering took %.1f s)\n",
+      "speed: %.1f s of video recorded in %.1f s = %.2fx real time (rendering took %.1f s)\n"
+      "busiest thread: %.1f CPU s = %.2fx real time on two idle cores\n",
       o.clips, failed, o.clocks.c_str(), o.width, o.height, moves_right, moves_compared,
       moves_compared ? 100.0 * moves_right / moves_compared : 0.0, exact, recorded,
       recorded ? 100.0 * exact / recorded : 0.0, moves_right ? press_error_sum / moves_right : 0.0,
       press_error_max, clock_error_max, incidents_found, incidents_true, incidents_false,
       recorded ? 10.0 * incidents_false / recorded : 0.0, video_seconds, record_seconds,
-      record_seconds > 0 ? video_seconds / record_seconds : 0.0, render_seconds);
+      record_seconds > 0 ? video_seconds / record_seconds : 0.0, render_seconds,
+      busiest_thread_seconds,
+      busiest_thread_seconds > 0 ? video_seconds / busiest_thread_seconds : 0.0);
   return failed == 0 ? 0 : 1;
 }

@@ -25,6 +25,13 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
+// CPU seconds the calling thread has used.
+double thread_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
 // The session file in the output directory: what `--resume DIR` needs to continue.
 constexpr const char* kSessionFile = "session.json";
 // Calibration is searched on the first frames: every this many frames...
@@ -68,6 +75,12 @@ class FramePrefetcher {
   }
   FramePrefetcher(const FramePrefetcher&) = delete;
   FramePrefetcher& operator=(const FramePrefetcher&) = delete;
+
+  // CPU seconds the reading thread used (known once it has read the last frame).
+  double cpu_seconds() {
+    const std::lock_guard lock(mutex_);
+    return cpu_seconds_;
+  }
 
   // The next frame, or nullopt at the end; rethrows what the source threw.
   std::optional<ReadFrame> next() {
@@ -114,6 +127,7 @@ class FramePrefetcher {
     {
       const std::lock_guard lock(mutex_);
       done_ = true;
+      cpu_seconds_ = thread_cpu_seconds();
     }
     changed_.notify_all();
   }
@@ -127,6 +141,7 @@ class FramePrefetcher {
   bool done_ = false;
   bool stop_ = false;
   std::exception_ptr error_;
+  double cpu_seconds_ = 0.0;
   std::thread thread_;  // last: starts once the members it uses exist
 };
 
@@ -259,6 +274,7 @@ fs::path default_out_dir() {
 
 RecordSummary record(const RecordOptions& options) {
   const auto started = Clock::now();
+  const double cpu_started = thread_cpu_seconds();
   RecordSummary summary;
   summary.out = options.out;
 
@@ -391,44 +407,47 @@ RecordSummary record(const RecordOptions& options) {
   double last_t = resume_t;
   int frames = 0;
   try {
-    FramePrefetcher prefetcher(*source, kSnapshotEvery, kPrefetchDepth);
-    while (std::optional<ReadFrame> item = prefetcher.next()) {
-      const capture::Frame* frame = &item->frame;
-      ++frames;
-      last_t = frame->t;
-      while (next_clock < clock_log.size() && clock_log[next_clock].t <= frame->t) {
-        feed_clock(clock_log[next_clock++]);
-      }
-      snapshots.add(frame->index, std::move(item->jpeg));
-      const calibration::Calibration& current = drift.update(frame->image);
-      if (drift.renewals() != summary.calibration_renewals) {
-        summary.calibration_renewals = drift.renewals();
-        reader.emplace(current);
-        recorder->write_calibration(calibration::to_pbtxt(current));
-      }
-      if (frame->index % options.vision_every == 0) {
-        const TrackerInputs inputs =
-            to_tracker_inputs(reader->read(frame->image), frame->index, frame->t);
-        if (clocks_from_vision) {
-          for (const tracker::LeverObservation& lever : inputs.levers) {
-            if (std::optional<capture::ClockEvent> press = levers.add(lever)) feed_clock(*press);
-          }
+    {
+      FramePrefetcher prefetcher(*source, kSnapshotEvery, kPrefetchDepth);
+      while (std::optional<ReadFrame> item = prefetcher.next()) {
+        const capture::Frame* frame = &item->frame;
+        ++frames;
+        last_t = frame->t;
+        while (next_clock < clock_log.size() && clock_log[next_clock].t <= frame->t) {
+          feed_clock(clock_log[next_clock++]);
         }
-        for (const tracker::BoardObservation& board : inputs.boards) tracker.add(board);
-        for (const tracker::HoldingsObservation& holding : inputs.holdings) tracker.add(holding);
+        snapshots.add(frame->index, std::move(item->jpeg));
+        const calibration::Calibration& current = drift.update(frame->image);
+        if (drift.renewals() != summary.calibration_renewals) {
+          summary.calibration_renewals = drift.renewals();
+          reader.emplace(current);
+          recorder->write_calibration(calibration::to_pbtxt(current));
+        }
+        if (frame->index % options.vision_every == 0) {
+          const TrackerInputs inputs =
+              to_tracker_inputs(reader->read(frame->image), frame->index, frame->t);
+          if (clocks_from_vision) {
+            for (const tracker::LeverObservation& lever : inputs.levers) {
+              if (std::optional<capture::ClockEvent> press = levers.add(lever)) feed_clock(*press);
+            }
+          }
+          for (const tracker::BoardObservation& board : inputs.boards) tracker.add(board);
+          for (const tracker::HoldingsObservation& holding : inputs.holdings) tracker.add(holding);
+        }
+        drain();
+        if (options.progress && frame->t - last_progress_t >= 0.5) {
+          last_progress_t = frame->t;
+          Progress progress;
+          progress.frame = frames;
+          progress.t = frame->t;
+          progress.moves = static_cast<int>(recorder->moves().size());
+          progress.incidents = summary.incidents;
+          progress.elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+          progress.speed = progress.elapsed > 0 ? (frame->t - resume_t) / progress.elapsed : 0.0;
+          options.progress(progress);
+        }
       }
-      drain();
-      if (options.progress && frame->t - last_progress_t >= 0.5) {
-        last_progress_t = frame->t;
-        Progress progress;
-        progress.frame = frames;
-        progress.t = frame->t;
-        progress.moves = static_cast<int>(recorder->moves().size());
-        progress.incidents = summary.incidents;
-        progress.elapsed = std::chrono::duration<double>(Clock::now() - started).count();
-        progress.speed = progress.elapsed > 0 ? (frame->t - resume_t) / progress.elapsed : 0.0;
-        options.progress(progress);
-      }
+      summary.cpu_reader = prefetcher.cpu_seconds();
     }
     // Clock events after the last frame (a stop, a flag) still count.
     while (next_clock < clock_log.size()) feed_clock(clock_log[next_clock++]);
@@ -452,6 +471,7 @@ RecordSummary record(const RecordOptions& options) {
       }
     }
     if (!summary.result.empty()) recorder->set_result(summary.result, summary.result_reason);
+    recorder::write_review(options.out);
   } catch (const capture::CaptureError& e) {
     throw RecordError(e.what(), true);
   } catch (const recorder::RecorderError& e) {
@@ -462,6 +482,7 @@ RecordSummary record(const RecordOptions& options) {
   summary.duration = last_t - resume_t;
   summary.moves = static_cast<int>(recorder->moves().size());
   summary.elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+  summary.cpu_main = thread_cpu_seconds() - cpu_started;
   return summary;
 }
 

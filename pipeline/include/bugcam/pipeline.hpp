@@ -65,7 +65,12 @@ struct RecordSummary {
   int frames = 0;
   double duration = 0.0;  // video seconds covered
   double elapsed = 0.0;   // wall seconds
-  int moves = 0;          // committed moves, including any resumed ones
+  // CPU seconds of the two threads: calibration, vision, tracker and recorder on the
+  // calling thread; decoding and snapshot encoding on the reading thread. On an otherwise
+  // idle machine with two cores the run takes about the larger of the two.
+  double cpu_main = 0.0;
+  double cpu_reader = 0.0;
+  int moves = 0;  // committed moves, including any resumed ones
   int incidents = 0;
   int resumed_moves = 0;
   std::string clocks;  // the clock source used ("log FILE", "vision", "none")
