@@ -60,8 +60,9 @@ std::string summary_line(const pipeline::RecordSummary& s) {
   out << ", " << s.incidents << " incidents, result " << s.result << "; " << s.frames << " frames ("
       << s.duration << " s of video) in " << s.elapsed << " s ("
       << (s.elapsed > 0 ? s.duration / s.elapsed : 0.0) << "x real time; CPU " << s.cpu_main
-      << " s + " << s.cpu_reader << " s reading); clocks: " << s.clocks << "; written to "
-      << s.out.string();
+      << " s + " << s.cpu_reader << " s reading); clocks: " << s.clocks;
+  if (s.calibration_renewals > 0) out << "; calibration renewed " << s.calibration_renewals << "x";
+  out << "; written to " << s.out.string();
   return out.str();
 }
 
