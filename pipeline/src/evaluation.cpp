@@ -98,11 +98,24 @@ Accuracy evaluate(const fs::path& recorded_dir, const fs::path& truth_dir) {
     }
     const std::size_t n = std::max(t_board.size(), r_board.size());
     a.moves_compared += static_cast<int>(n);
+    // The longest common subsequence of the two SAN sequences: a move missed or added
+    // costs itself, not every move after it.
+    const std::size_t nt = t_board.size(), nr = r_board.size();
+    std::vector<std::vector<int>> common(nt + 1, std::vector<int>(nr + 1, 0));
+    for (std::size_t i = nt; i-- > 0;) {
+      for (std::size_t j = nr; j-- > 0;) {
+        common[i][j] = t_board[i]->san == r_board[j]->san
+                           ? common[i + 1][j + 1] + 1
+                           : std::max(common[i + 1][j], common[i][j + 1]);
+      }
+    }
     bool first_error = true;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Ply* t = i < t_board.size() ? t_board[i] : nullptr;
-      const Ply* r = i < r_board.size() ? r_board[i] : nullptr;
-      if (t && r && t->san == r->san) {
+    std::size_t i = 0, j = 0;
+    while (i < nt || j < nr) {
+      if (i < nt && j < nr && t_board[i]->san == r_board[j]->san &&
+          common[i][j] == common[i + 1][j + 1] + 1) {
+        const Ply* t = t_board[i++];
+        const Ply* r = r_board[j++];
         ++a.moves_right;
         if (t->t && r->t) {
           const double e = std::abs(*t->t - *r->t);
@@ -119,9 +132,17 @@ Accuracy evaluate(const fs::path& recorded_dir, const fs::path& truth_dir) {
       all_right = false;
       if (first_error) {
         first_error = false;
+        const Ply* t = i < nt ? t_board[i] : nullptr;
+        const Ply* r = j < nr ? r_board[j] : nullptr;
         a.first_errors.push_back(std::string(1, rules::board_letter(board)) + " " +
                                  (t ? t->label : r->label) + ": " + (r ? r->san : "(none)") +
                                  " for " + (t ? t->san : "(none)"));
+      }
+      // Skip the move the common subsequence does not use.
+      if (j >= nr || (i < nt && common[i + 1][j] >= common[i][j + 1])) {
+        ++i;
+      } else {
+        ++j;
       }
     }
   }

@@ -19,11 +19,12 @@ struct IncidentMatch {
 struct Accuracy {
   int truth_moves = 0;     // plies in truth.bpgn
   int recorded_moves = 0;  // plies in game.bpgn
-  // Per board, the recorded move sequence against the true one, position by position:
-  // right when the SAN is the same. Missing and extra moves count as wrong.
+  // Per board, the recorded move sequence against the true one: the length of their
+  // longest common subsequence of SAN, so that a missed or added move costs one move, not
+  // every move after it. Compared: max(true, recorded) per board, summed.
   int moves_right = 0;
-  int moves_compared = 0;  // max(true, recorded) per board, summed
-  bool exact = false;      // every move right, same count, same order across boards
+  int moves_compared = 0;
+  bool exact = false;  // every move right, same count, same order across boards
   // Over moves right: |recorded %ts - true %ts| and |recorded clock - true clock| seconds.
   double press_error_mean = 0.0;
   double press_error_max = 0.0;
