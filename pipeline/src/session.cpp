@@ -35,7 +35,7 @@ double thread_cpu_seconds() {
 // The session file in the output directory: what `--resume DIR` needs to continue.
 constexpr const char* kSessionFile = "session.json";
 // Calibration is searched on the first frames: every this many frames...
-constexpr int kCalibrationStep = 15;
+constexpr int kCalibrationStep = 30;
 // ... over this many seconds of video.
 constexpr double kCalibrationSeconds = 10.0;
 // Snapshots: every n-th frame is kept as a JPEG for this long, so that an incident decided
@@ -222,28 +222,62 @@ void write_session(const fs::path& dir, const Session& session) {
   write_text(dir / kSessionFile, j.dump(1) + "\n");
 }
 
-// Finds the boards on the first frames of `source` (the first one that calibrates).
+// Whether two calibrations put every board in the same place: corners within half a square.
+bool same_boards(const calibration::Calibration& a, const calibration::Calibration& b) {
+  if (a.boards.size() != b.boards.size()) return false;
+  for (std::size_t i = 0; i < a.boards.size(); ++i) {
+    const std::array<cv::Point2d, 4> ca = a.boards[i].corners();
+    const std::array<cv::Point2d, 4> cb = b.boards[i].corners();
+    const double tolerance = 0.5 * a.boards[i].square_size_px();
+    for (std::size_t k = 0; k < 4; ++k) {
+      if (std::hypot(ca[k].x - cb[k].x, ca[k].y - cb[k].y) > tolerance) return false;
+    }
+  }
+  return true;
+}
+
+// Finds the boards on the first seconds of `source`. One frame can mislead (a row of tall
+// pieces hiding a lattice line shifts a board by a rank, a hand covers a corner), so several
+// frames are calibrated and the placement most of them agree on wins (the earliest of
+// those on a tie).
 calibration::Calibration find_calibration(capture::FrameSource& source) {
   std::string last_error = "no frames";
   int last_index = 0;
+  std::vector<calibration::Calibration> found;
   while (std::optional<capture::Frame> frame = source.next()) {
     if (frame->t > kCalibrationSeconds) break;
     if (frame->index % kCalibrationStep != 0) continue;
     last_index = frame->index;
     try {
-      calibration::Calibration found = calibration::calibrate(frame->image);
-      found.source = source.name();
-      if (found.boards.size() == 2) return found;
-      last_error = "found " + std::to_string(found.boards.size()) + " board(s), expected 2";
+      calibration::Calibration candidate = calibration::calibrate(frame->image);
+      candidate.source = source.name();
+      if (candidate.boards.size() == 2) {
+        found.push_back(std::move(candidate));
+      } else {
+        last_error = "found " + std::to_string(candidate.boards.size()) + " board(s), expected 2";
+      }
     } catch (const calibration::CalibrationError& e) {
       last_error = e.what();
     } catch (const cv::Exception& e) {
       last_error = e.what();
     }
   }
-  throw RecordError(source.name() + ": frames 0-" + std::to_string(last_index) +
-                        ": cannot find both boards: " + last_error,
-                    true);
+  if (found.empty()) {
+    throw RecordError(source.name() + ": frames 0-" + std::to_string(last_index) +
+                          ": cannot find both boards: " + last_error,
+                      true);
+  }
+  std::size_t best = 0;
+  int best_votes = -1;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    int votes = 0;
+    for (const calibration::Calibration& other : found) votes += same_boards(found[i], other);
+    if (votes > best_votes) {
+      best = i;
+      best_votes = votes;
+    }
+  }
+  return found[best];
 }
 
 std::string player_name(rules::BoardId board, rules::Color color) {
