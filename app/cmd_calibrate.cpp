@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include <opencv2/core/utility.hpp>
 #include <opencv2/imgcodecs.hpp>
 
 #include "bugcam/calibration.hpp"
@@ -81,7 +82,11 @@ void add_calibrate_command(CLI::App& app, int& exit_status) {
       ->check(CLI::IsMember({"left", "right"}));
   cmd->add_option("--boards", options->boards, "How many boards to look for (1 or 2)")
       ->check(CLI::Range(1, 2));
-  cmd->callback([options, &exit_status] { exit_status = run_calibrate(*options); });
+  cmd->callback([options, &exit_status] {
+    // The same frame gives the same calibration whatever the machine's core count.
+    cv::setNumThreads(1);
+    exit_status = run_calibrate(*options);
+  });
 }
 
 }  // namespace bugcam::app

@@ -35,6 +35,23 @@ BENCHMARK(BM_ReadFrame)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// The same with the per-square tracker (still view, motion against the previous frame).
+void BM_TrackFrame(benchmark::State& state) {
+  cv::setNumThreads(1);
+  const auto truth = table(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  bugcam::vision::TrackingReader reader(bugcam::calibration::calibrate(truth.image));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(reader.read(truth.image));
+  }
+  state.counters["fps"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_TrackFrame)
+    ->Args({1280, 720})
+    ->Args({1920, 1080})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 void BM_Calibrate(benchmark::State& state) {
   cv::setNumThreads(1);
   const auto truth = table(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));

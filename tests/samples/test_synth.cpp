@@ -1,6 +1,7 @@
 // bugcam synth end to end: the files it writes, that they agree with each other and with the
 // game, incidents on request, and determinism.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -37,7 +38,9 @@ std::string read(const fs::path& p) {
 }
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("bugcam_samples_test_" + name);
+  // The process id keeps test runs of several build trees at once apart.
+  const fs::path d =
+      fs::temp_directory_path() / ("bugcam_samples_test_" + name + "_" + std::to_string(getpid()));
   fs::remove_all(d);
   return d;
 }
@@ -197,7 +200,9 @@ TEST(Synth, RejectsBadIncidentRequests) {
 }
 
 TEST(Synth, ContactSheetTilesTheSeeds) {
-  const fs::path png = fs::temp_directory_path() / "bugcam_samples_test_sheet.png";
+  const fs::path dir = fresh_dir("sheet");
+  fs::create_directories(dir);
+  const fs::path png = dir / "sheet.png";
   write_contact_sheet(png, 1, 4, 160);
   const cv::Mat sheet = cv::imread(png.string());
   ASSERT_FALSE(sheet.empty());

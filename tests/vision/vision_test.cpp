@@ -163,6 +163,44 @@ TEST(Json, HasTheShapeOfSpecSection7) {
   EXPECT_NEAR(json["boards"][0]["corners"][0][1].get<double>(), truth.corners[0][0].y, 1.5);
 }
 
+// A still scene, a hand arriving over board A, the hand gone and a piece taken away: the
+// tracker flags the hand's squares, keeps the rest, and reads the change once it holds.
+TEST(Tracking, HandIsFlaggedAndAChangeIsConfirmedAfterItHolds) {
+  Scene scene = bughouse_scene();
+  const SceneTruth still = testing::render_scene(scene);
+  TrackingReader reader(calibration::calibrate(still.image));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(reader.read(still.image).boards[0].occupancy(), scene.boards[0].occupancy);
+  }
+  Scene with_hand = scene;
+  with_hand.hand_centre = {5.0, 4.0};
+  with_hand.hand_axes = {2.6, 1.4};
+  const SceneTruth hand = testing::render_scene(with_hand);
+  const FrameObservation covered = reader.read(hand.image);
+  for (size_t sq = 0; sq < 64; ++sq) {
+    if (hand.covered[0][sq]) {
+      EXPECT_TRUE(covered.boards[0].squares[sq].occluded) << "square " << sq;
+    } else if (!covered.boards[0].squares[sq].occluded) {
+      const char t = scene.boards[0].occupancy[7 - sq / 8][sq % 8];
+      EXPECT_EQ(covered.boards[0].squares[sq].symbol(), t) << "square " << sq;
+    }
+  }
+  // The hand took the pawn on e2 (rank 2, file e: row 6, column 4).
+  Scene moved = scene;
+  moved.boards[0].occupancy[6][4] = '.';
+  const SceneTruth after = testing::render_scene(moved);
+  const size_t e2 = 1 * 8 + 4;
+  const FrameObservation first = reader.read(after.image);
+  EXPECT_NE(first.boards[0].squares[e2].symbol(), 'w');
+  FrameObservation later;
+  for (int i = 0; i < 5; ++i) later = reader.read(after.image);
+  EXPECT_EQ(later.boards[0].occupancy(), moved.boards[0].occupancy);
+  EXPECT_EQ(later.boards[1].occupancy(), scene.boards[1].occupancy);
+  // Starting over forgets the still view.
+  reader.reset();
+  EXPECT_EQ(reader.read(still.image).boards[0].occupancy(), scene.boards[0].occupancy);
+}
+
 TEST(Determinism, SameFrameSameObservationAtAnyThreadCount) {
   const SceneTruth truth = testing::render_scene(bughouse_scene());
   const calibration::Calibration calibration = calibration::calibrate(truth.image);
@@ -248,6 +286,20 @@ TEST(Clocks, TheRaisedEndOfTheLeverShowsWhichSideIsDown) {
   // No lever in view.
   const cv::Mat empty(200, 200, CV_8UC3, cv::Scalar(60, 90, 140));
   EXPECT_EQ(read_clock(empty, clock).lever_down, Lever::kUnknown);
+}
+
+// A light grey lever on a dark grey body: read from brightness, not colour.
+TEST(Clocks, AGreyLeverIsReadToo) {
+  cv::Mat frame(200, 200, CV_8UC3, cv::Scalar(70, 70, 72));
+  calibration::Clock clock;
+  clock.board = "B";
+  clock.white_lever = {{40, 100}, {160, 100}, {160, 180}, {40, 180}};
+  clock.black_lever = {{40, 20}, {160, 20}, {160, 100}, {40, 100}};
+  std::vector<cv::Point> wedge{{95, 30}, {105, 30}, {115, 170}, {85, 170}};
+  cv::fillConvexPoly(frame, wedge, cv::Scalar(185, 180, 180));
+  EXPECT_EQ(read_clock(frame, clock).lever_down, Lever::kBlack);
+  cv::flip(frame, frame, 0);
+  EXPECT_EQ(read_clock(frame, clock).lever_down, Lever::kWhite);
 }
 
 }  // namespace

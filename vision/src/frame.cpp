@@ -41,12 +41,19 @@ FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions opt
     : calibration_(std::move(calibration)), options_(options) {}
 
 FrameObservation FrameReader::read(const cv::Mat& frame_bgr) const {
+  return read(frame_bgr, nullptr);
+}
+
+FrameObservation FrameReader::read(const cv::Mat& frame_bgr,
+                                   std::vector<cv::Mat>* warped_boards) const {
   FrameObservation observation;
   std::vector<calibration::BoardAppearance> appearances;
+  if (warped_boards != nullptr) warped_boards->clear();
   for (const calibration::Board& board : calibration_.boards) {
     const cv::Mat warped =
         calibration::warp_board(frame_bgr, board.board_to_image, options_.square_px);
     appearances.push_back(calibration::measure_board(warped, options_.square_px));
+    if (warped_boards != nullptr) warped_boards->push_back(warped);
   }
   const SquareClassification classified = classify_squares(appearances);
   for (size_t i = 0; i < calibration_.boards.size(); ++i) {
@@ -174,28 +181,41 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
 
 namespace {
 
-// Pixels of a yellow-to-orange lever inside a polygon of the image.
-int lever_pixels(const cv::Mat& frame_bgr, const std::vector<cv::Point2d>& polygon) {
+// The pixels inside a polygon of the image, as BGR values.
+std::vector<cv::Vec3b> polygon_pixels(const cv::Mat& frame_bgr,
+                                      const std::vector<cv::Point2d>& polygon) {
   std::vector<cv::Point> points;
   for (const cv::Point2d& p : polygon) points.emplace_back(cvRound(p.x), cvRound(p.y));
+  std::vector<cv::Vec3b> pixels;
+  if (points.size() < 3) return pixels;
   const cv::Rect box = cv::boundingRect(points) & cv::Rect(0, 0, frame_bgr.cols, frame_bgr.rows);
-  if (box.area() <= 0) return 0;
+  if (box.area() <= 0) return pixels;
   cv::Mat mask(box.size(), CV_8U, cv::Scalar(0));
   for (cv::Point& p : points) p -= box.tl();
   cv::fillConvexPoly(mask, points, cv::Scalar(255));
-  int count = 0;
   for (int y = 0; y < box.height; ++y) {
     const cv::Vec3b* line = frame_bgr.ptr<cv::Vec3b>(box.y + y) + box.x;
     const uchar* m = mask.ptr<uchar>(y);
     for (int x = 0; x < box.width; ++x) {
-      if (m[x] == 0) continue;
-      const int blue = line[x][0];
-      const int green = line[x][1];
-      const int red = line[x][2];
-      // Bright yellow to orange, pale or deep: far less blue than green. Wood, skin, grey
-      // displays and dark clock bodies keep blue much closer to green.
-      if (red > 140 && green > 110 && red >= green && green - blue > 60) ++count;
+      if (m[x] != 0) pixels.push_back(line[x]);
     }
+  }
+  return pixels;
+}
+
+// Pixels of the lever: much brighter than what the clock's area mostly shows (body, table),
+// whatever the lever's colour, or yellow to orange. The display's lit digits are saturated
+// red and left out.
+int lever_pixels(const std::vector<cv::Vec3b>& pixels, float background_luma) {
+  const float bright = std::max(140.0f, background_luma + 55.0f);
+  int count = 0;
+  for (const cv::Vec3b& p : pixels) {
+    const int blue = p[0], green = p[1], red = p[2];
+    // Bright yellow to orange, pale or deep (far less blue than green), stands out from a
+    // wooden clock or table only by its colour.
+    const bool yellow = red > 140 && green > 110 && red >= green && green - blue > 60;
+    const bool brighter = luma(p) >= bright && red - green <= 90;
+    if (yellow || brighter) ++count;
   }
   return count;
 }
@@ -205,10 +225,19 @@ int lever_pixels(const cv::Mat& frame_bgr, const std::vector<cv::Point2d>& polyg
 ClockObservation read_clock(const cv::Mat& frame_bgr, const calibration::Clock& clock) {
   ClockObservation result;
   result.board = clock.board;
-  const int white_end = lever_pixels(frame_bgr, clock.white_lever);
-  const int black_end = lever_pixels(frame_bgr, clock.black_lever);
+  const std::vector<cv::Vec3b> white_half = polygon_pixels(frame_bgr, clock.white_lever);
+  const std::vector<cv::Vec3b> black_half = polygon_pixels(frame_bgr, clock.black_lever);
+  std::vector<float> lumas;
+  lumas.reserve(white_half.size() + black_half.size());
+  for (const cv::Vec3b& p : white_half) lumas.push_back(luma(p));
+  for (const cv::Vec3b& p : black_half) lumas.push_back(luma(p));
+  if (lumas.empty()) return result;
+  const auto middle = lumas.begin() + static_cast<long>(lumas.size() / 2);
+  std::nth_element(lumas.begin(), middle, lumas.end());
+  const int white_end = lever_pixels(white_half, *middle);
+  const int black_end = lever_pixels(black_half, *middle);
   const int total = white_end + black_end;
-  // Too little lever in view to say (a hand over the clock, a grey lever).
+  // Too little lever in view to say (a hand over the clock, a clock out of view).
   if (total < 20) return result;
   const double balance = double(white_end - black_end) / total;
   if (std::abs(balance) < 0.2) return result;

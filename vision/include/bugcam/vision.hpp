@@ -70,11 +70,85 @@ class FrameReader {
   explicit FrameReader(calibration::Calibration calibration, VisionOptions options = {});
 
   FrameObservation read(const cv::Mat& frame_bgr) const;
+  // The same, also handing out each board's top-down warp (8 * square_px square, rank 8 at
+  // the top), in the order of calibration().boards.
+  FrameObservation read(const cv::Mat& frame_bgr, std::vector<cv::Mat>* warped_boards) const;
   const calibration::Calibration& calibration() const { return calibration_; }
+  const VisionOptions& options() const { return options_; }
 
  private:
   calibration::Calibration calibration_;
   VisionOptions options_;
+};
+
+// --- Temporal evidence ------------------------------------------------------------------
+
+struct TrackerOptions {
+  // A square's appearance is compared at this many pixels per square (the warp is shrunk).
+  int compare_px = 16;
+  // Frames a new reading must hold, with nothing moving nearby, before it replaces the
+  // confirmed one.
+  int confirm_frames = 2;
+  // Frames without motion nearby after which a covered square that stopped matching its
+  // still view may be read again; override_frames when the single frame flags it covered
+  // (a hand at rest, or a tall piece leaning over the square's corners).
+  int release_frames = 2;
+  // Frames a confident single-frame reading must disagree with the confirmed one, on a
+  // square whose still view barely changed, before the confirmed one is replaced (a black
+  // piece put on a dark square can look like a shadow to the still-view comparison).
+  int override_frames = 12;
+};
+
+// Follows one board through a video. Each square keeps a reference "still view" and its
+// last confirmed reading. A square is covered ('?') from the frame something new moves over
+// it (differs from both the previous frame and its still view) until it matches its still
+// view again or, nothing having moved nearby, the single-frame reading sees it clear. A
+// square that stopped matching its still view with nothing over it changes its reading once
+// the new reading has held for a few frames. Shadows (the still view darkened, hue kept)
+// are not changes. Deterministic: the same frames in the same order give the same output.
+class BoardTracker {
+ public:
+  explicit BoardTracker(TrackerOptions options = {});
+
+  // warped_bgr: this frame's top-down warp of the board (as FrameReader hands out);
+  // single_frame: this frame's per-square reading from its appearance alone. Returns the
+  // squares as followed over time.
+  std::array<SquareObservation, 64> update(const cv::Mat& warped_bgr,
+                                           const std::array<SquareObservation, 64>& single_frame);
+  // Forget everything (camera moved, new calibration).
+  void reset();
+  // The last confirmed reading of each square ('.', 'w', 'b', '?' before the first).
+  const std::array<char, 64>& confirmed() const { return confirmed_; }
+
+ private:
+  TrackerOptions options_;
+  cv::Mat previous_;   // last frame, CV_32FC3, compare_px per square
+  cv::Mat reference_;  // still view, CV_32FC3
+  std::array<char, 64> confirmed_{};
+  std::array<bool, 64> covered_{};
+  std::array<int, 64> still_frames_{};  // frames since something moved in the 3x3 around
+  std::array<char, 64> candidate_{};
+  std::array<int, 64> candidate_frames_{};
+  bool started_ = false;
+};
+
+// Reads a video frame by frame against one calibration: FrameReader plus one BoardTracker
+// per board; a clock lever that cannot be read (a hand over the clock) keeps its last
+// reading. Feed frames in order; the state makes the output depend on the frames before.
+class TrackingReader {
+ public:
+  explicit TrackingReader(calibration::Calibration calibration, VisionOptions options = {},
+                          TrackerOptions tracker_options = {});
+
+  FrameObservation read(const cv::Mat& frame_bgr);
+  // Forget all frames read so far.
+  void reset();
+  const calibration::Calibration& calibration() const { return reader_.calibration(); }
+
+ private:
+  FrameReader reader_;
+  std::vector<BoardTracker> trackers_;
+  std::vector<Lever> last_levers_;
 };
 
 // Classifies the 64 squares of several boards seen in the same frame, from their
@@ -91,9 +165,9 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
                                 double square_px_in_image, float white_black_luma);
 
 // Which side of a clock is pressed down. The lever is a bar along the clock, tilted about
-// its middle: seen from above, its raised end (the side not pressed) shows more of it. The
-// lever is found as bright yellow-to-orange pixels; a lever of another colour (grey, red)
-// or a clock out of view reads unknown.
+// its middle: seen from above, its raised end (the side not pressed) shows more of it. Lever
+// pixels are those much brighter than most of the clock's area (any lever colour: grey,
+// black on a light body is not seen) or yellow to orange; a clock out of view reads unknown.
 ClockObservation read_clock(const cv::Mat& frame_bgr, const calibration::Clock& clock);
 
 // The observation as the JSON object of SPEC section 7.

@@ -1,0 +1,254 @@
+// Temporal evidence per square: a still view and a confirmed reading per square, motion
+// against the previous frame for hands and arms (DESIGN.md, "Hands are not pieces").
+#include <algorithm>
+#include <cmath>
+
+#include <opencv2/imgproc.hpp>
+
+#include "bugcam/vision.hpp"
+
+namespace bugcam::vision {
+
+namespace {
+
+// A pixel differs from another view by more than this (BGR distance, 0..441): well above
+// sensor and compression noise after the warp is shrunk, well below a hand or a piece.
+constexpr float kPixelChange = 20.0f;
+// Shadows: the still view darkened by a factor in this range with its hue kept.
+constexpr float kShadowMinScale = 0.35f;
+constexpr float kShadowMaxScale = 1.02f;
+constexpr float kShadowHueTolerance = 0.12f;  // of the still view's brightness, plus...
+constexpr float kShadowHueFloor = 8.0f;       // ...this many levels
+// Share of a square that must be new (unlike both the previous frame and the still view)
+// for something to cover it; a fingertip over a square's edge is about this much.
+constexpr float kCoverFraction = 0.02f;
+// Share of a square that is new, next to a covered square, for the hand to graze it.
+constexpr float kGrazeFraction = 0.0f;
+// Share of a covered square still unlike its still view below which it is clear again.
+constexpr float kClearFraction = 0.004f;
+// Share of a square moving against the previous frame that counts as motion nearby.
+constexpr float kMotionFraction = 0.02f;
+// Share of a square unlike its still view that counts as a change of the square.
+constexpr float kChangeFraction = 0.06f;
+// The still view follows slow changes of light on unchanged squares at this rate.
+constexpr double kReferenceRate = 0.05;
+
+float distance(const cv::Vec3f& a, const cv::Vec3f& b) {
+  const cv::Vec3f d = a - b;
+  return std::sqrt(d.dot(d));
+}
+
+// Whether `now` is `still` darkened by a shadow (the same hue, less light).
+bool is_shadow(const cv::Vec3f& now, const cv::Vec3f& still) {
+  const float still_norm2 = still.dot(still);
+  if (still_norm2 < 1.0f) return false;
+  const float scale = now.dot(still) / still_norm2;
+  if (scale < kShadowMinScale || scale > kShadowMaxScale) return false;
+  const cv::Vec3f rest = now - still * scale;
+  return std::sqrt(rest.dot(rest)) <
+         kShadowHueFloor + kShadowHueTolerance * std::sqrt(still_norm2) * scale;
+}
+
+// The reading of a square from its probabilities alone, whatever its occlusion flag (a tall
+// piece leaning over a corner raises the flag as a hand does; motion tells them apart).
+char probable_symbol(const SquareObservation& square) {
+  SquareObservation unflagged = square;
+  unflagged.occluded = false;
+  return unflagged.symbol();
+}
+
+SquareObservation confirmed_observation(char symbol) {
+  SquareObservation out;
+  out.p_empty = symbol == '.' ? 0.9f : 0.05f;
+  out.p_white = symbol == 'w' ? 0.9f : 0.05f;
+  out.p_black = symbol == 'b' ? 0.9f : 0.05f;
+  if (symbol == '?') out.occluded = true;
+  return out;
+}
+
+}  // namespace
+
+BoardTracker::BoardTracker(TrackerOptions options) : options_(options) {
+  options_.compare_px = std::max(4, options_.compare_px);
+  reset();
+}
+
+void BoardTracker::reset() {
+  previous_.release();
+  reference_.release();
+  confirmed_.fill('?');
+  covered_.fill(false);
+  still_frames_.fill(0);
+  candidate_.fill('?');
+  candidate_frames_.fill(0);
+  started_ = false;
+}
+
+std::array<SquareObservation, 64> BoardTracker::update(
+    const cv::Mat& warped_bgr, const std::array<SquareObservation, 64>& single_frame) {
+  const int s = options_.compare_px;
+  cv::Mat small, now;
+  cv::resize(warped_bgr, small, cv::Size(8 * s, 8 * s), 0, 0, cv::INTER_AREA);
+  small.convertTo(now, CV_32FC3);
+
+  std::array<SquareObservation, 64> out{};
+  if (!started_) {
+    started_ = true;
+    now.copyTo(previous_);
+    now.copyTo(reference_);
+    for (size_t sq = 0; sq < 64; ++sq) {
+      covered_[sq] = single_frame[sq].occluded;
+      confirmed_[sq] = probable_symbol(single_frame[sq]);
+      out[sq] = single_frame[sq];
+    }
+    return out;
+  }
+
+  // Per square: pixels moving since the last frame, unlike the still view, and new (both).
+  std::array<int, 64> moving{}, changed{}, fresh{};
+  for (int y = 0; y < 8 * s; ++y) {
+    const cv::Vec3f* n = now.ptr<cv::Vec3f>(y);
+    const cv::Vec3f* p = previous_.ptr<cv::Vec3f>(y);
+    const cv::Vec3f* r = reference_.ptr<cv::Vec3f>(y);
+    const int rank = 7 - y / s;
+    for (int x = 0; x < 8 * s; ++x) {
+      const size_t sq = static_cast<size_t>(rank * 8 + x / s);
+      const bool moved = distance(n[x], p[x]) > kPixelChange;
+      const bool unlike_still = distance(n[x], r[x]) > kPixelChange && !is_shadow(n[x], r[x]);
+      moving[sq] += moved ? 1 : 0;
+      changed[sq] += unlike_still ? 1 : 0;
+      fresh[sq] += moved && unlike_still ? 1 : 0;
+    }
+  }
+  const float area = static_cast<float>(s * s);
+  std::array<bool, 64> moved_square{};
+  for (size_t sq = 0; sq < 64; ++sq) {
+    moved_square[sq] = static_cast<float>(moving[sq]) / area > kMotionFraction;
+  }
+
+  // A hand is one large thing: a square it only grazes (a few new pixels) next to a square
+  // it covers is covered too.
+  std::array<bool, 64> grazed{};
+  for (int sq = 0; sq < 64; ++sq) {
+    const float share = static_cast<float>(fresh[static_cast<size_t>(sq)]) / area;
+    if (share <= kGrazeFraction) continue;
+    for (int dr = -1; dr <= 1; ++dr) {
+      for (int df = -1; df <= 1; ++df) {
+        const int r = sq / 8 + dr;
+        const int f = sq % 8 + df;
+        if (r < 0 || r >= 8 || f < 0 || f >= 8) continue;
+        const size_t n = static_cast<size_t>(r * 8 + f);
+        if (covered_[n] || static_cast<float>(fresh[n]) / area > kCoverFraction) {
+          grazed[static_cast<size_t>(sq)] = true;
+        }
+      }
+    }
+  }
+
+  cv::Mat adapt_mask(now.size(), CV_8U, cv::Scalar(0));
+  for (int sq = 0; sq < 64; ++sq) {
+    const size_t i = static_cast<size_t>(sq);
+    bool motion_near = false;
+    for (int dr = -1; dr <= 1; ++dr) {
+      for (int df = -1; df <= 1; ++df) {
+        const int r = sq / 8 + dr;
+        const int f = sq % 8 + df;
+        if (r >= 0 && r < 8 && f >= 0 && f < 8) motion_near |= moved_square[size_t(r * 8 + f)];
+      }
+    }
+    still_frames_[i] = motion_near ? 0 : still_frames_[i] + 1;
+    const float changed_share = static_cast<float>(changed[i]) / area;
+    const float fresh_share = static_cast<float>(fresh[i]) / area;
+    const char single = probable_symbol(single_frame[i]);
+    const bool flagged = single_frame[i].occluded;
+
+    // Covered: something new moved over the square; it stays covered while the square
+    // differs from its still view, until nothing has moved nearby for a while and the
+    // single frame sees the square clear.
+    if (fresh_share > kCoverFraction || grazed[i]) {
+      covered_[i] = true;
+    } else if (covered_[i]) {
+      if (changed_share <= kClearFraction) {
+        covered_[i] = false;
+      } else if (single != '?' && still_frames_[i] >= (flagged ? options_.override_frames
+                                                               : options_.release_frames)) {
+        // Flagged by the single frame too: a hand at rest, or a tall piece leaning over
+        // the corners; only a longer calm says which.
+        covered_[i] = false;
+      }
+    }
+    const cv::Rect cell((sq % 8) * s, (7 - sq / 8) * s, s, s);
+    if (covered_[i]) {
+      out[i] = single_frame[i];
+      out[i].occluded = true;
+      candidate_frames_[i] = 0;
+      continue;
+    }
+    const bool still = still_frames_[i] >= options_.confirm_frames;
+    const bool changed_square = changed_share > kChangeFraction;
+    // A new reading needs a change of the still view (or no reading yet) and must hold;
+    // without such a change it needs to hold much longer.
+    const int needed =
+        changed_square || confirmed_[i] == '?' ? options_.confirm_frames : options_.override_frames;
+    if (single == '?' || single == confirmed_[i]) {
+      candidate_frames_[i] = 0;
+      if (single == confirmed_[i] && changed_square && still) {
+        // The same reading over a changed view (a nudged piece, a shadow that stays).
+        now(cell).copyTo(reference_(cell));
+      } else if (!changed_square && still) {
+        adapt_mask(cell).setTo(255);
+      }
+      out[i] = confirmed_observation(changed_square && single == '?' ? '?' : confirmed_[i]);
+      continue;
+    }
+    if (candidate_[i] == single) {
+      ++candidate_frames_[i];
+    } else {
+      candidate_[i] = single;
+      candidate_frames_[i] = 1;
+    }
+    if (still && candidate_frames_[i] >= needed) {
+      confirmed_[i] = single;
+      candidate_frames_[i] = 0;
+      now(cell).copyTo(reference_(cell));
+      out[i] = confirmed_observation(single);
+    } else {
+      // Changed and not yet confirmed: unsure. Unchanged: keep the confirmed reading.
+      out[i] = confirmed_observation(changed_square ? '?' : confirmed_[i]);
+    }
+  }
+  cv::accumulateWeighted(now, reference_, kReferenceRate, adapt_mask);
+  now.copyTo(previous_);
+  return out;
+}
+
+TrackingReader::TrackingReader(calibration::Calibration calibration, VisionOptions options,
+                               TrackerOptions tracker_options)
+    : reader_(std::move(calibration), options) {
+  trackers_.assign(reader_.calibration().boards.size(), BoardTracker(tracker_options));
+  last_levers_.assign(reader_.calibration().clocks.size(), Lever::kUnknown);
+}
+
+void TrackingReader::reset() {
+  for (BoardTracker& tracker : trackers_) tracker.reset();
+  std::fill(last_levers_.begin(), last_levers_.end(), Lever::kUnknown);
+}
+
+FrameObservation TrackingReader::read(const cv::Mat& frame_bgr) {
+  std::vector<cv::Mat> warped;
+  FrameObservation observation = reader_.read(frame_bgr, &warped);
+  for (size_t b = 0; b < observation.boards.size() && b < trackers_.size(); ++b) {
+    observation.boards[b].squares = trackers_[b].update(warped[b], observation.boards[b].squares);
+  }
+  for (size_t c = 0; c < observation.clocks.size() && c < last_levers_.size(); ++c) {
+    ClockObservation& clock = observation.clocks[c];
+    if (clock.lever_down == Lever::kUnknown) {
+      clock.lever_down = last_levers_[c];
+    } else {
+      last_levers_[c] = clock.lever_down;
+    }
+  }
+  return observation;
+}
+
+}  // namespace bugcam::vision
