@@ -408,7 +408,8 @@ RecordSummary record(const RecordOptions& options) {
   if (options.resume && resume_t > 0.0) source->seek(resume_t);
 
   calibration::DriftWatch drift(calibration, kDriftCheckEvery, kDriftPatience);
-  std::optional<vision::FrameReader> reader;
+  // Vision follows each board over time (still views, motion), not frame by frame.
+  std::optional<vision::TrackingReader> reader;
   reader.emplace(calibration);
   tracker::LeverPressDetector levers;
   const double fps = source->fps() > 0 ? source->fps() : 30.0;
