@@ -17,5 +17,8 @@ void add_calibrate_command(CLI::App& app, int& exit_status);
 void add_see_command(CLI::App& app, int& exit_status);
 void add_eval_vision_command(CLI::App& app, int& exit_status);
 void add_synth_command(CLI::App& app, int& exit_status);
+void add_record_command(CLI::App& app, int& exit_status);
+void add_demo_command(CLI::App& app, int& exit_status);
+void add_review_command(CLI::App& app, int& exit_status);
 
 }  // namespace bugcam::app

@@ -14,6 +14,9 @@ int main(int argc, char** argv) {
   bugcam::app::add_see_command(app, exit_status);
   bugcam::app::add_eval_vision_command(app, exit_status);
   bugcam::app::add_synth_command(app, exit_status);
+  bugcam::app::add_record_command(app, exit_status);
+  bugcam::app::add_demo_command(app, exit_status);
+  bugcam::app::add_review_command(app, exit_status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

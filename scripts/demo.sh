@@ -5,5 +5,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)" --target bugcam
-# Until the recorder exists (issue 5), the demo checks the bundled real game against the rules.
-exec build/release/app/bugcam bpgn check samples/games/*.bpgn
+# Records the bundled sample clip (samples/clip) and prints the game, the incidents and the
+# accuracy against the clip's truth.
+exec build/release/app/bugcam demo "$@"

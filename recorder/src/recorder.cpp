@@ -87,12 +87,6 @@ events::Side side_of(rules::Color c) {
   return c == rules::Color::kWhite ? events::WHITE : events::BLACK;
 }
 
-std::string frame_name(int frame) {
-  char name[32];
-  std::snprintf(name, sizeof name, "frames/%04d.jpg", frame);
-  return name;
-}
-
 }  // namespace
 
 struct Recorder::Impl {
@@ -246,8 +240,8 @@ void Recorder::record(const tracker::TrackerEvent& event) {
     i.set_detail(incident->detail);
     nlohmann::json frames = nlohmann::json::array();
     for (int frame : incident->frames) {
-      i.add_frames(frame_name(frame));
-      frames.push_back(frame_name(frame));
+      i.add_frames(frame_file_name(frame));
+      frames.push_back(frame_file_name(frame));
     }
     nlohmann::json entry;
     entry["type"] = std::string(tracker::incident_name(incident->type));
@@ -293,6 +287,12 @@ const std::vector<TrackedMove>& Recorder::moves() const {
 
 double Recorder::resume_time() const {
   return impl_->moves.empty() ? 0.0 : impl_->moves.back().t;
+}
+
+std::string frame_file_name(int frame) {
+  char name[32];
+  std::snprintf(name, sizeof name, "frames/%04d.jpg", frame);
+  return name;
 }
 
 std::vector<std::string> read_event_kinds(const std::filesystem::path& events_file) {

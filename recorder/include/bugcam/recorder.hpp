@@ -56,6 +56,15 @@ class Recorder {
   std::unique_ptr<Impl> impl_;
 };
 
+// Writes DIR/review.html, the arbiter's review of a recording: every incident of
+// incidents.json with its snapshot frames, then the game as game.bpgn has it. Throws
+// RecorderError naming the file that cannot be read or written.
+void write_review(const std::filesystem::path& dir);
+
+// Where the snapshot of frame `frame` goes, relative to the output directory, as
+// incidents.json names it: "frames/0412.jpg".
+std::string frame_file_name(int frame);
+
 // Reads events.pb back (for tests and tools). Throws RecorderError naming the file and the
 // byte offset of a damaged record; a record cut short at the end (a killed writer) is
 // ignored.

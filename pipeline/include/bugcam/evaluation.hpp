@@ -1,0 +1,55 @@
+// Scores a recording against the ground truth of a synthetic clip (`bugcam synth` writes
+// truth.bpgn and truth.json beside the video): moves right, press-time and clock errors,
+// incidents found and false. Used by `bugcam demo`, the evaluation bench and the tests.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace bugcam::pipeline {
+
+struct IncidentMatch {
+  std::string type;
+  std::string board;
+  std::string ply;
+  double t = 0.0;
+};
+
+struct Accuracy {
+  int truth_moves = 0;     // plies in truth.bpgn
+  int recorded_moves = 0;  // plies in game.bpgn
+  // Per board, the recorded move sequence against the true one: the length of their
+  // longest common subsequence of SAN, so that a missed or added move costs one move, not
+  // every move after it. Compared: max(true, recorded) per board, summed.
+  int moves_right = 0;
+  int moves_compared = 0;
+  bool exact = false;  // every move right, same count, same order across boards
+  // Over moves right: |recorded %ts - true %ts| and |recorded clock - true clock| seconds.
+  double press_error_mean = 0.0;
+  double press_error_max = 0.0;
+  double clock_error_max = 0.0;
+  int clocks_missing = 0;  // right moves without a clock reading
+  // Incidents: true ones found (same type and board, overlapping in time within a few
+  // seconds) and recorded ones that match no true incident.
+  int incidents_true = 0;
+  int incidents_found = 0;
+  std::vector<IncidentMatch> incidents_missed;
+  std::vector<IncidentMatch> incidents_false;
+  // The first wrong move on each board, for the report ("A 7: Nf3 for Ne5").
+  std::vector<std::string> first_errors;
+
+  double moves_right_fraction() const {
+    return moves_compared == 0 ? 1.0 : static_cast<double>(moves_right) / moves_compared;
+  }
+};
+
+// Compares recorded_dir (game.bpgn, incidents.json) with truth_dir (truth.bpgn,
+// truth.json). Throws std::runtime_error naming the file that cannot be read.
+Accuracy evaluate(const std::filesystem::path& recorded_dir,
+                  const std::filesystem::path& truth_dir);
+
+// A few lines for a person.
+std::string to_text(const Accuracy& accuracy);
+
+}  // namespace bugcam::pipeline

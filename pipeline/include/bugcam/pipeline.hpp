@@ -1,0 +1,101 @@
+// The recording session: joins the libraries into one run over a frame source. Frames go
+// through calibration and vision; vision's observations become the tracker's inputs (the
+// tracker does not know vision); clock events come from a clock log or from the clock
+// levers seen by vision; the tracker's decisions go to the recorder; incidents get
+// snapshot JPEGs in DIR/frames/. Used by `bugcam record`, `bugcam demo`, the evaluation
+// bench and the end-to-end tests.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bugcam/calibration.hpp"
+#include "bugcam/tracker.hpp"
+#include "bugcam/vision.hpp"
+
+namespace bugcam::pipeline {
+
+// Why a recording could not be made. `input_wrong` is true when the input was read but is
+// wrong (no boards found, a malformed clock log): exit status 1; otherwise it is a usage or
+// I/O error (exit status 2). The message names the file and the position in it.
+class RecordError : public std::runtime_error {
+ public:
+  RecordError(const std::string& what, bool input_wrong)
+      : std::runtime_error(what), input_wrong_(input_wrong) {}
+  bool input_wrong() const { return input_wrong_; }
+
+ private:
+  bool input_wrong_;
+};
+
+struct Progress {
+  int frame = 0;         // frames read so far
+  int frames_total = 0;  // of the source, 0 when unknown (camera)
+  double t = 0.0;        // video time of the last frame
+  int moves = 0;         // committed moves
+  int incidents = 0;     // incidents reported
+  double elapsed = 0.0;  // wall seconds since the start
+  double speed = 0.0;    // video seconds per wall second
+};
+
+struct RecordOptions {
+  std::string source;  // video file, image directory or camera
+  // "" (SPEC default: clocks.jsonl beside a video file, else vision), "none", "vision", or
+  // a clock log file.
+  std::string clocks;
+  std::string calibration_file;  // "" : calibrate on the first frames
+  std::filesystem::path out;
+  std::vector<std::pair<std::string, std::string>> tags;
+  bool resume = false;  // continue the recording in `out` (its session.json names the source)
+  const rules::RuleSet* rules = &rules::otb_rules();
+  // Vision reads every n-th frame (1: all). Fixed by frame index, so output does not depend
+  // on speed.
+  int vision_every = 1;
+  // Called about every half second of video with the run's progress.
+  std::function<void(const Progress&)> progress;
+};
+
+struct RecordSummary {
+  std::filesystem::path out;
+  int frames = 0;
+  double duration = 0.0;  // video seconds covered
+  double elapsed = 0.0;   // wall seconds
+  // CPU seconds of the two threads: calibration, vision, tracker and recorder on the
+  // calling thread; decoding and snapshot encoding on the reading thread. On an otherwise
+  // idle machine with two cores the run takes about the larger of the two.
+  double cpu_main = 0.0;
+  double cpu_reader = 0.0;
+  int moves = 0;  // committed moves, including any resumed ones
+  int incidents = 0;
+  int resumed_moves = 0;
+  std::string clocks;  // the clock source used ("log FILE", "vision", "none")
+  std::string result;  // "1-0", "0-1", "1/2-1/2" or "*"
+  std::string result_reason;
+  int calibration_renewals = 0;
+};
+
+// Records one game into options.out as SPEC section 3 says. Throws RecordError.
+RecordSummary record(const RecordOptions& options);
+
+// The clock source SPEC section 2 picks when --clocks is not given.
+std::string default_clocks(const std::string& source);
+
+// The default output directory: ./bugcam-<UTC date and time>/ (SPEC section 3).
+std::filesystem::path default_out_dir();
+
+// Vision's view of one frame as the tracker's inputs (board A first, then B; holding
+// areas only when vision read the types of the pieces there: the tracker compares counts
+// by type).
+struct TrackerInputs {
+  std::vector<tracker::BoardObservation> boards;
+  std::vector<tracker::HoldingsObservation> holdings;
+  std::vector<tracker::LeverObservation> levers;
+};
+TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int frame, double t);
+
+}  // namespace bugcam::pipeline

@@ -1,0 +1,220 @@
+// Scoring a recording against a synthetic clip's truth.
+#include "bugcam/evaluation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "bugcam/rules.hpp"
+
+namespace bugcam::pipeline {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Incidents match when their times lie within this many seconds of each other.
+constexpr double kIncidentSlack = 3.0;
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error(file.string() + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct Ply {
+  rules::BoardId board = rules::BoardId::kA;
+  std::string label;  // "14b"
+  std::string san;    // as the engine writes it (as written when the game does not replay)
+  std::optional<double> t;
+  std::optional<double> clock;
+};
+
+std::vector<Ply> read_plies(const fs::path& file) {
+  const std::vector<rules::BpgnGame> games = rules::parse_bpgn(read_text(file), file.string());
+  if (games.size() != 1) throw std::runtime_error(file.string() + ": expected one game");
+  const rules::BpgnGame& game = games[0];
+  const rules::Replay replayed = rules::replay(game);
+  std::vector<Ply> plies;
+  for (std::size_t i = 0; i < game.moves.size(); ++i) {
+    const rules::BpgnMove& m = game.moves[i];
+    Ply ply;
+    ply.board = m.board;
+    ply.label = std::to_string(m.number) +
+                (m.color == rules::Color::kWhite
+                     ? rules::board_letter(m.board)
+                     : static_cast<char>(rules::board_letter(m.board) - 'A' + 'a'));
+    ply.san = i < replayed.plies.size() ? replayed.plies[i].san : m.san;
+    ply.t = m.timestamp;
+    ply.clock = m.clock;
+    plies.push_back(ply);
+  }
+  return plies;
+}
+
+struct IncidentSpan {
+  IncidentMatch what;
+  double t_end = 0.0;
+};
+
+std::vector<IncidentSpan> read_incidents(const nlohmann::json& list) {
+  std::vector<IncidentSpan> out;
+  for (const nlohmann::json& j : list) {
+    IncidentSpan span;
+    span.what.type = j.value("type", "");
+    span.what.board = j.value("board", "");
+    span.what.ply = j.contains("ply") && j["ply"].is_string() ? j["ply"].get<std::string>() : "";
+    span.what.t = j.value("t", 0.0);
+    span.t_end = std::max(span.what.t, j.value("t_end", span.what.t));
+    out.push_back(span);
+  }
+  return out;
+}
+
+}  // namespace
+
+Accuracy evaluate(const fs::path& recorded_dir, const fs::path& truth_dir) {
+  Accuracy a;
+  const std::vector<Ply> truth = read_plies(truth_dir / "truth.bpgn");
+  const std::vector<Ply> recorded = read_plies(recorded_dir / "game.bpgn");
+  a.truth_moves = static_cast<int>(truth.size());
+  a.recorded_moves = static_cast<int>(recorded.size());
+
+  double press_error_sum = 0.0;
+  bool all_right = truth.size() == recorded.size();
+  for (rules::BoardId board : {rules::BoardId::kA, rules::BoardId::kB}) {
+    std::vector<const Ply*> t_board, r_board;
+    for (const Ply& p : truth) {
+      if (p.board == board) t_board.push_back(&p);
+    }
+    for (const Ply& p : recorded) {
+      if (p.board == board) r_board.push_back(&p);
+    }
+    const std::size_t n = std::max(t_board.size(), r_board.size());
+    a.moves_compared += static_cast<int>(n);
+    // The longest common subsequence of the two SAN sequences: a move missed or added
+    // costs itself, not every move after it.
+    const std::size_t nt = t_board.size(), nr = r_board.size();
+    std::vector<std::vector<int>> common(nt + 1, std::vector<int>(nr + 1, 0));
+    for (std::size_t i = nt; i-- > 0;) {
+      for (std::size_t j = nr; j-- > 0;) {
+        common[i][j] = t_board[i]->san == r_board[j]->san
+                           ? common[i + 1][j + 1] + 1
+                           : std::max(common[i + 1][j], common[i][j + 1]);
+      }
+    }
+    bool first_error = true;
+    std::size_t i = 0, j = 0;
+    while (i < nt || j < nr) {
+      if (i < nt && j < nr && t_board[i]->san == r_board[j]->san &&
+          common[i][j] == common[i + 1][j + 1] + 1) {
+        const Ply* t = t_board[i++];
+        const Ply* r = r_board[j++];
+        ++a.moves_right;
+        if (t->t && r->t) {
+          const double e = std::abs(*t->t - *r->t);
+          press_error_sum += e;
+          a.press_error_max = std::max(a.press_error_max, e);
+        }
+        if (t->clock && r->clock) {
+          a.clock_error_max = std::max(a.clock_error_max, std::abs(*t->clock - *r->clock));
+        } else if (t->clock) {
+          ++a.clocks_missing;
+        }
+        continue;
+      }
+      all_right = false;
+      if (first_error) {
+        first_error = false;
+        const Ply* t = i < nt ? t_board[i] : nullptr;
+        const Ply* r = j < nr ? r_board[j] : nullptr;
+        a.first_errors.push_back(std::string(1, rules::board_letter(board)) + " " +
+                                 (t ? t->label : r->label) + ": " + (r ? r->san : "(none)") +
+                                 " for " + (t ? t->san : "(none)"));
+      }
+      // Skip the move the common subsequence does not use.
+      if (j >= nr || (i < nt && common[i + 1][j] >= common[i][j + 1])) {
+        ++i;
+      } else {
+        ++j;
+      }
+    }
+  }
+  if (a.moves_right > 0) a.press_error_mean = press_error_sum / a.moves_right;
+  // Exact also needs the order across boards (the order of the presses).
+  for (std::size_t i = 0; all_right && i < truth.size(); ++i) {
+    if (truth[i].board != recorded[i].board || truth[i].san != recorded[i].san) all_right = false;
+  }
+  a.exact = all_right;
+
+  nlohmann::json truth_json, recorded_json;
+  try {
+    truth_json = nlohmann::json::parse(read_text(truth_dir / "truth.json"));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error((truth_dir / "truth.json").string() + ": " + e.what());
+  }
+  try {
+    recorded_json = nlohmann::json::parse(read_text(recorded_dir / "incidents.json"));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error((recorded_dir / "incidents.json").string() + ": " + e.what());
+  }
+  const std::vector<IncidentSpan> expected =
+      read_incidents(truth_json.value("incidents", nlohmann::json::array()));
+  const std::vector<IncidentSpan> reported = read_incidents(recorded_json);
+  a.incidents_true = static_cast<int>(expected.size());
+  std::vector<bool> used(reported.size(), false);
+  for (const IncidentSpan& e : expected) {
+    bool found = false;
+    for (std::size_t i = 0; i < reported.size() && !found; ++i) {
+      const IncidentSpan& r = reported[i];
+      if (used[i] || r.what.type != e.what.type || r.what.board != e.what.board) continue;
+      if (r.what.t > e.t_end + kIncidentSlack || r.t_end < e.what.t - kIncidentSlack) continue;
+      used[i] = true;
+      found = true;
+    }
+    if (found) {
+      ++a.incidents_found;
+    } else {
+      a.incidents_missed.push_back(e.what);
+    }
+  }
+  for (std::size_t i = 0; i < reported.size(); ++i) {
+    if (!used[i]) a.incidents_false.push_back(reported[i].what);
+  }
+  return a;
+}
+
+std::string to_text(const Accuracy& a) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(1);
+  out << "moves right: " << a.moves_right << "/" << a.moves_compared << " ("
+      << 100.0 * a.moves_right_fraction() << " %), " << a.recorded_moves << " recorded, "
+      << a.truth_moves << " true; game " << (a.exact ? "exactly right" : "not exact") << "\n";
+  out.precision(3);
+  out << "press time error: mean " << a.press_error_mean << " s, max " << a.press_error_max
+      << " s; clock error max " << a.clock_error_max << " s";
+  if (a.clocks_missing > 0) out << " (" << a.clocks_missing << " clocks missing)";
+  out << "\n";
+  out << "incidents: " << a.incidents_found << "/" << a.incidents_true << " found, "
+      << a.incidents_false.size() << " false\n";
+  for (const std::string& e : a.first_errors) out << "  first wrong move on board " << e << "\n";
+  out.precision(1);
+  for (const IncidentMatch& m : a.incidents_missed) {
+    out << "  missed " << m.type << " on " << m.board << " at " << m.t << " s"
+        << (m.ply.empty() ? "" : " (" + m.ply + ")") << "\n";
+  }
+  for (const IncidentMatch& m : a.incidents_false) {
+    out << "  false " << m.type << " on " << m.board << " at " << m.t << " s"
+        << (m.ply.empty() ? "" : " (" + m.ply + ")") << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace bugcam::pipeline

@@ -1,0 +1,85 @@
+// Vision's observations as the tracker's inputs. The tracker does not depend on vision, so
+// the two vocabularies meet here.
+#include <numeric>
+
+#include "bugcam/pipeline.hpp"
+
+namespace bugcam::pipeline {
+
+namespace {
+
+std::optional<rules::BoardId> board_named(const std::string& name) {
+  if (name == "A") return rules::BoardId::kA;
+  if (name == "B") return rules::BoardId::kB;
+  return std::nullopt;
+}
+
+// "A:white" -> seat A, White.
+std::optional<tracker::Seat> seat_named(const std::string& player) {
+  const std::size_t colon = player.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  const std::optional<rules::BoardId> board = board_named(player.substr(0, colon));
+  const std::string colour = player.substr(colon + 1);
+  if (!board || (colour != "white" && colour != "black")) return std::nullopt;
+  return tracker::Seat{*board, colour == "white" ? rules::Color::kWhite : rules::Color::kBlack};
+}
+
+}  // namespace
+
+TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int frame, double t) {
+  TrackerInputs inputs;
+  for (const vision::BoardObservation& seen : observation.boards) {
+    const std::optional<rules::BoardId> board = board_named(seen.name);
+    if (!board) continue;
+    tracker::BoardObservation out;
+    out.board = *board;
+    out.t = t;
+    out.frame = frame;
+    for (std::size_t sq = 0; sq < 64; ++sq) {
+      const vision::SquareObservation& s = seen.squares[sq];
+      out.squares[sq] = {s.p_empty, s.p_white, s.p_black, s.occluded};
+    }
+    // Vision does not attribute arms to seats yet, so `hands` stays empty.
+    inputs.boards.push_back(std::move(out));
+  }
+  // The tracker compares what it knows a player holds with the visible pieces type by type.
+  // Pieces whose type vision did not read ('?') would look like missing pieces, and an empty
+  // area beside them would be taken at its word while the others are not: the holding areas
+  // of a frame go to the tracker only when vision read the types of what it saw there.
+  bool typed = false;
+  bool untyped = false;
+  for (const vision::HoldingObservation& seen : observation.holdings) {
+    for (const auto& [letter, count] : seen.counts) {
+      (letter == '?' ? untyped : typed) = true;
+    }
+  }
+  for (const vision::HoldingObservation& seen : observation.holdings) {
+    if (!typed || untyped) break;
+    const std::optional<tracker::Seat> seat = seat_named(seen.player);
+    if (!seat) continue;
+    tracker::HoldingsObservation out;
+    out.seat = *seat;
+    out.t = t;
+    out.frame = frame;
+    for (const auto& [letter, count] : seen.counts) {
+      const std::optional<rules::PieceType> type = rules::piece_from_letter(letter);
+      if (!type || *type == rules::PieceType::kKing || *type == rules::PieceType::kNone) continue;
+      out.visible[static_cast<std::size_t>(*type)] += count;
+    }
+    inputs.holdings.push_back(out);
+  }
+  for (const vision::ClockObservation& seen : observation.clocks) {
+    const std::optional<rules::BoardId> board = board_named(seen.board);
+    if (!board) continue;
+    tracker::LeverObservation out;
+    out.board = *board;
+    out.t = t;
+    out.frame = frame;
+    if (seen.lever_down == vision::Lever::kWhite) out.down = rules::Color::kWhite;
+    if (seen.lever_down == vision::Lever::kBlack) out.down = rules::Color::kBlack;
+    inputs.levers.push_back(out);
+  }
+  return inputs;
+}
+
+}  // namespace bugcam::pipeline

@@ -1,0 +1,524 @@
+// One recording: frame source -> calibration -> vision -> tracker -> recorder.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <ctime>
+#include <deque>
+#include <exception>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "bugcam/capture.hpp"
+#include "bugcam/pipeline.hpp"
+#include "bugcam/recorder.hpp"
+
+namespace bugcam::pipeline {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// CPU seconds the calling thread has used.
+double thread_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+// The session file in the output directory: what `--resume DIR` needs to continue.
+constexpr const char* kSessionFile = "session.json";
+// Calibration is searched on the first frames: every this many frames...
+constexpr int kCalibrationStep = 30;
+// ... over this many seconds of video.
+constexpr double kCalibrationSeconds = 10.0;
+// Snapshots: every n-th frame is kept as a JPEG for this long, so that an incident decided
+// some presses after its moment still gets the picture of that moment.
+constexpr int kSnapshotEvery = 3;
+constexpr double kSnapshotSeconds = 90.0;
+constexpr int kSnapshotQuality = 85;
+// Frames read ahead of vision.
+constexpr std::size_t kPrefetchDepth = 8;
+// The drift watch looks at the lattice every this many frames; this many misses in a row
+// recalibrate.
+constexpr int kDriftCheckEvery = 30;
+constexpr int kDriftPatience = 4;
+
+// A frame as read, with its snapshot JPEG when it is one of the frames kept for snapshots.
+struct ReadFrame {
+  capture::Frame frame;
+  std::vector<uchar> jpeg;
+};
+
+// Reads frames (and encodes the snapshot JPEGs) on a second thread, a few frames ahead of
+// vision and tracker: decoding and vision then use both cores. Frames keep their order, so
+// the recording is the same as reading in line.
+class FramePrefetcher {
+ public:
+  FramePrefetcher(capture::FrameSource& source, int snapshot_every, std::size_t depth)
+      : source_(source), snapshot_every_(snapshot_every), depth_(depth) {
+    thread_ = std::thread([this] { run(); });
+  }
+  ~FramePrefetcher() {
+    {
+      const std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+  FramePrefetcher(const FramePrefetcher&) = delete;
+  FramePrefetcher& operator=(const FramePrefetcher&) = delete;
+
+  // CPU seconds the reading thread used (known once it has read the last frame).
+  double cpu_seconds() {
+    const std::lock_guard lock(mutex_);
+    return cpu_seconds_;
+  }
+
+  // The next frame, or nullopt at the end; rethrows what the source threw.
+  std::optional<ReadFrame> next() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return !queue_.empty() || done_; });
+    if (queue_.empty()) {
+      if (error_) std::rethrow_exception(error_);
+      return std::nullopt;
+    }
+    ReadFrame item = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    changed_.notify_all();
+    return item;
+  }
+
+ private:
+  void run() {
+    try {
+      while (true) {
+        {
+          std::unique_lock lock(mutex_);
+          changed_.wait(lock, [this] { return queue_.size() < depth_ || stop_; });
+          if (stop_) break;
+        }
+        std::optional<capture::Frame> frame = source_.next();
+        if (!frame) break;
+        ReadFrame item;
+        if (frame->index % snapshot_every_ == 0) {
+          cv::imencode(".jpg", frame->image, item.jpeg,
+                       {cv::IMWRITE_JPEG_QUALITY, kSnapshotQuality});
+        }
+        item.frame = std::move(*frame);
+        {
+          const std::lock_guard lock(mutex_);
+          queue_.push_back(std::move(item));
+        }
+        changed_.notify_all();
+      }
+    } catch (...) {
+      const std::lock_guard lock(mutex_);
+      error_ = std::current_exception();
+    }
+    {
+      const std::lock_guard lock(mutex_);
+      done_ = true;
+      cpu_seconds_ = thread_cpu_seconds();
+    }
+    changed_.notify_all();
+  }
+
+  capture::FrameSource& source_;
+  const int snapshot_every_;
+  const std::size_t depth_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<ReadFrame> queue_;
+  bool done_ = false;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  double cpu_seconds_ = 0.0;
+  std::thread thread_;  // last: starts once the members it uses exist
+};
+
+// Recent snapshot JPEGs, keyed by frame number.
+class SnapshotRing {
+ public:
+  explicit SnapshotRing(std::size_t capacity) : capacity_(capacity) {}
+
+  void add(int frame, std::vector<uchar> jpeg) {
+    if (jpeg.empty()) return;
+    stored_.push_back({frame, std::move(jpeg)});
+    while (stored_.size() > capacity_) stored_.pop_front();
+  }
+
+  // Writes the kept frame nearest to `frame` (the oldest kept when it is older). Throws
+  // RecordError when the file cannot be written.
+  void write(int frame, const fs::path& file) const {
+    if (stored_.empty()) return;
+    const Stored* best = &stored_.front();
+    for (const Stored& s : stored_) {
+      if (std::abs(s.index - frame) < std::abs(best->index - frame)) best = &s;
+    }
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(best->jpeg.data()),
+              static_cast<std::streamsize>(best->jpeg.size()));
+    if (!out) throw RecordError(file.string() + ": cannot write snapshot", false);
+  }
+
+ private:
+  struct Stored {
+    int index = 0;
+    std::vector<uchar> jpeg;
+  };
+  std::size_t capacity_;
+  std::deque<Stored> stored_;
+};
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw RecordError(file.string() + ": cannot open", false);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_text(const fs::path& file, const std::string& text) {
+  const fs::path temporary = file.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) throw RecordError(temporary.string() + ": cannot write", false);
+  }
+  std::error_code error;
+  fs::rename(temporary, file, error);
+  if (error) throw RecordError(file.string() + ": cannot replace: " + error.message(), false);
+}
+
+// What `--resume` needs: the source and the clock source of the original run.
+struct Session {
+  std::string source;
+  std::string clocks;
+};
+
+Session read_session(const fs::path& dir) {
+  const fs::path file = dir / kSessionFile;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(read_text(file));
+    return {j.at("source").get<std::string>(), j.at("clocks").get<std::string>()};
+  } catch (const nlohmann::json::exception& e) {
+    throw RecordError(file.string() + ": " + e.what(), true);
+  }
+}
+
+void write_session(const fs::path& dir, const Session& session) {
+  nlohmann::ordered_json j;
+  j["source"] = session.source;
+  j["clocks"] = session.clocks;
+  write_text(dir / kSessionFile, j.dump(1) + "\n");
+}
+
+// Whether two calibrations put every board in the same place: corners within half a square.
+bool same_boards(const calibration::Calibration& a, const calibration::Calibration& b) {
+  if (a.boards.size() != b.boards.size()) return false;
+  for (std::size_t i = 0; i < a.boards.size(); ++i) {
+    const std::array<cv::Point2d, 4> ca = a.boards[i].corners();
+    const std::array<cv::Point2d, 4> cb = b.boards[i].corners();
+    const double tolerance = 0.5 * a.boards[i].square_size_px();
+    for (std::size_t k = 0; k < 4; ++k) {
+      if (std::hypot(ca[k].x - cb[k].x, ca[k].y - cb[k].y) > tolerance) return false;
+    }
+  }
+  return true;
+}
+
+// Finds the boards on the first seconds of `source`. One frame can mislead (a row of tall
+// pieces hiding a lattice line shifts a board by a rank, a hand covers a corner), so several
+// frames are calibrated and the placement most of them agree on wins (the earliest of
+// those on a tie).
+calibration::Calibration find_calibration(capture::FrameSource& source) {
+  std::string last_error = "no frames";
+  int last_index = 0;
+  std::vector<calibration::Calibration> found;
+  while (std::optional<capture::Frame> frame = source.next()) {
+    if (frame->t > kCalibrationSeconds) break;
+    if (frame->index % kCalibrationStep != 0) continue;
+    last_index = frame->index;
+    try {
+      calibration::Calibration candidate = calibration::calibrate(frame->image);
+      candidate.source = source.name();
+      if (candidate.boards.size() == 2) {
+        found.push_back(std::move(candidate));
+      } else {
+        last_error = "found " + std::to_string(candidate.boards.size()) + " board(s), expected 2";
+      }
+    } catch (const calibration::CalibrationError& e) {
+      last_error = e.what();
+    } catch (const cv::Exception& e) {
+      last_error = e.what();
+    }
+  }
+  if (found.empty()) {
+    throw RecordError(source.name() + ": frames 0-" + std::to_string(last_index) +
+                          ": cannot find both boards: " + last_error,
+                      true);
+  }
+  std::size_t best = 0;
+  int best_votes = -1;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    int votes = 0;
+    for (const calibration::Calibration& other : found) votes += same_boards(found[i], other);
+    if (votes > best_votes) {
+      best = i;
+      best_votes = votes;
+    }
+  }
+  return found[best];
+}
+
+std::string player_name(rules::BoardId board, rules::Color color) {
+  return std::string(color == rules::Color::kWhite ? "White" : "Black") +
+         rules::board_letter(board);
+}
+
+}  // namespace
+
+std::string default_clocks(const std::string& source) {
+  if (capture::is_camera(source)) return "vision";
+  const fs::path path(source);
+  if (fs::is_regular_file(path)) {
+    const fs::path log = path.parent_path() / "clocks.jsonl";
+    if (fs::is_regular_file(log)) return log.string();
+  }
+  return "vision";
+}
+
+fs::path default_out_dir() {
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char name[64];
+  std::strftime(name, sizeof name, "bugcam-%Y%m%d-%H%M%S", &utc);
+  return fs::path(".") / name;
+}
+
+RecordSummary record(const RecordOptions& options) {
+  const auto started = Clock::now();
+  const double cpu_started = thread_cpu_seconds();
+  RecordSummary summary;
+  summary.out = options.out;
+
+  Session session{options.source, options.clocks};
+  if (options.resume) {
+    const Session saved = read_session(options.out);
+    if (session.source.empty()) session.source = saved.source;
+    if (session.clocks.empty()) session.clocks = saved.clocks;
+  }
+  if (session.source.empty()) throw RecordError("no source to record", false);
+  if (session.clocks.empty()) session.clocks = default_clocks(session.source);
+
+  // Clock events.
+  std::vector<capture::ClockEvent> clock_log;
+  const bool clocks_from_vision = session.clocks == "vision";
+  if (session.clocks == "usb" || session.clocks.starts_with("usb:")) {
+    throw RecordError("--clocks " + session.clocks + ": USB clocks are not supported yet", false);
+  }
+  if (session.clocks != "none" && !clocks_from_vision) {
+    if (!fs::is_regular_file(session.clocks)) {
+      throw RecordError(session.clocks + ": cannot open clock log", false);
+    }
+    try {
+      clock_log = capture::read_clock_log(session.clocks);
+    } catch (const capture::CaptureError& e) {
+      throw RecordError(e.what(), true);
+    }
+    summary.clocks = "log " + session.clocks;
+  } else {
+    summary.clocks = session.clocks;
+  }
+
+  std::unique_ptr<capture::FrameSource> source;
+  try {
+    source = capture::open_frame_source(session.source);
+  } catch (const capture::CaptureError& e) {
+    // A file that is there but does not open is a bad video; a missing one an I/O error.
+    throw RecordError(e.what(), fs::is_regular_file(session.source));
+  }
+
+  // Calibration: given, saved with an earlier run, or found on the first frames (of a second
+  // reader for files, so that no frame is lost to the search).
+  calibration::Calibration calibration;
+  const std::string calibration_file = !options.calibration_file.empty() ? options.calibration_file
+                                       : options.resume
+                                           ? (options.out / "calibration.pbtxt").string()
+                                           : std::string();
+  try {
+    if (!calibration_file.empty()) {
+      calibration = calibration::load_calibration(calibration_file);
+    } else if (capture::is_camera(session.source)) {
+      calibration = find_calibration(*source);
+    } else {
+      std::unique_ptr<capture::FrameSource> search = capture::open_frame_source(session.source);
+      calibration = find_calibration(*search);
+    }
+  } catch (const calibration::CalibrationError& e) {
+    throw RecordError(e.what(), false);
+  } catch (const capture::CaptureError& e) {
+    throw RecordError(e.what(), false);
+  }
+
+  recorder::RecorderOptions recorder_options;
+  recorder_options.dir = options.out;
+  recorder_options.tags = options.tags;
+  recorder_options.resume = options.resume;
+  const bool has_time_control_tag =
+      std::any_of(options.tags.begin(), options.tags.end(),
+                  [](const auto& tag) { return tag.first == "TimeControl"; });
+  tracker::TrackerConfig config;
+  config.rules = options.rules;
+  for (const capture::ClockEvent& e : clock_log) {
+    if (e.kind == capture::ClockEvent::Kind::kStart && e.white_ms) {
+      config.base_seconds = *e.white_ms / 1000.0;
+      // PGN's sudden-death form: the base in seconds; the log does not tell the increment.
+      if (!has_time_control_tag && !options.resume) {
+        recorder_options.tags.emplace_back("TimeControl", std::to_string(*e.white_ms / 1000));
+      }
+      break;
+    }
+  }
+  std::optional<recorder::Recorder> recorder;
+  try {
+    recorder.emplace(recorder_options);
+    recorder->write_calibration(calibration::to_pbtxt(calibration));
+    if (!options.resume) write_session(options.out, session);
+  } catch (const recorder::RecorderError& e) {
+    throw RecordError(e.what(), false);
+  }
+
+  tracker::Tracker tracker(config);
+  const double resume_t = recorder->resume_time();
+  summary.resumed_moves = static_cast<int>(recorder->moves().size());
+  for (const tracker::TrackedMove& move : recorder->moves()) {
+    tracker.replay_committed(move.board, move.move, move.t);
+  }
+  if (options.resume && resume_t > 0.0) source->seek(resume_t);
+
+  calibration::DriftWatch drift(calibration, kDriftCheckEvery, kDriftPatience);
+  // Vision follows each board over time (still views, motion), not frame by frame.
+  std::optional<vision::TrackingReader> reader;
+  reader.emplace(calibration);
+  tracker::LeverPressDetector levers;
+  const double fps = source->fps() > 0 ? source->fps() : 30.0;
+  SnapshotRing snapshots(static_cast<std::size_t>(kSnapshotSeconds * fps / kSnapshotEvery));
+
+  std::optional<capture::ClockEvent> flag;
+  std::size_t next_clock = 0;
+  // Clock events already in the recording when resuming are not fed again.
+  while (options.resume && next_clock < clock_log.size() && clock_log[next_clock].t <= resume_t) {
+    ++next_clock;
+  }
+  const auto feed_clock = [&](const capture::ClockEvent& e) {
+    if (e.kind == capture::ClockEvent::Kind::kFlag && !flag) flag = e;
+    tracker.add(e);
+    recorder->record(e);
+  };
+  const auto drain = [&] {
+    for (const tracker::TrackerEvent& event : tracker.take_events()) {
+      if (const auto* incident = std::get_if<tracker::Incident>(&event)) {
+        for (int frame : incident->frames) {
+          snapshots.write(frame, options.out / recorder::frame_file_name(frame));
+        }
+        ++summary.incidents;
+      }
+      recorder->record(event);
+    }
+  };
+
+  double last_progress_t = -1.0;
+  double last_t = resume_t;
+  int frames = 0;
+  try {
+    {
+      FramePrefetcher prefetcher(*source, kSnapshotEvery, kPrefetchDepth);
+      while (std::optional<ReadFrame> item = prefetcher.next()) {
+        const capture::Frame* frame = &item->frame;
+        ++frames;
+        last_t = frame->t;
+        while (next_clock < clock_log.size() && clock_log[next_clock].t <= frame->t) {
+          feed_clock(clock_log[next_clock++]);
+        }
+        snapshots.add(frame->index, std::move(item->jpeg));
+        const calibration::Calibration& current = drift.update(frame->image);
+        if (drift.renewals() != summary.calibration_renewals) {
+          summary.calibration_renewals = drift.renewals();
+          reader.emplace(current);
+          recorder->write_calibration(calibration::to_pbtxt(current));
+        }
+        if (frame->index % options.vision_every == 0) {
+          const TrackerInputs inputs =
+              to_tracker_inputs(reader->read(frame->image), frame->index, frame->t);
+          if (clocks_from_vision) {
+            for (const tracker::LeverObservation& lever : inputs.levers) {
+              if (std::optional<capture::ClockEvent> press = levers.add(lever)) feed_clock(*press);
+            }
+          }
+          for (const tracker::BoardObservation& board : inputs.boards) tracker.add(board);
+          for (const tracker::HoldingsObservation& holding : inputs.holdings) tracker.add(holding);
+        }
+        drain();
+        if (options.progress && frame->t - last_progress_t >= 0.5) {
+          last_progress_t = frame->t;
+          Progress progress;
+          progress.frame = frames;
+          progress.t = frame->t;
+          progress.moves = static_cast<int>(recorder->moves().size());
+          progress.incidents = summary.incidents;
+          progress.elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+          progress.speed = progress.elapsed > 0 ? (frame->t - resume_t) / progress.elapsed : 0.0;
+          options.progress(progress);
+        }
+      }
+      summary.cpu_reader = prefetcher.cpu_seconds();
+    }
+    // Clock events after the last frame (a stop, a flag) still count.
+    while (next_clock < clock_log.size()) feed_clock(clock_log[next_clock++]);
+    tracker.finish();
+    drain();
+
+    // The result, where the recording shows it: a flag, or a mate on a board.
+    if (flag && flag->side) {
+      const int loser_team = rules::team_of(flag->board, *flag->side);
+      summary.result = loser_team == 1 ? "0-1" : "1-0";
+      summary.result_reason = player_name(flag->board, *flag->side) + " forfeits on time";
+    } else {
+      for (rules::BoardId board : {rules::BoardId::kA, rules::BoardId::kB}) {
+        const rules::Position& position = tracker.committed_board(board);
+        if (rules::board_status(position, *options.rules) == rules::BoardStatus::kCheckmate) {
+          const rules::Color loser = position.side_to_move();
+          summary.result = rules::team_of(board, loser) == 1 ? "0-1" : "1-0";
+          summary.result_reason = player_name(board, loser) + " checkmated";
+          break;
+        }
+      }
+    }
+    if (!summary.result.empty()) recorder->set_result(summary.result, summary.result_reason);
+    recorder::write_review(options.out);
+  } catch (const capture::CaptureError& e) {
+    throw RecordError(e.what(), true);
+  } catch (const recorder::RecorderError& e) {
+    throw RecordError(e.what(), false);
+  }
+  if (summary.result.empty()) summary.result = "*";
+  summary.frames = frames;
+  summary.duration = last_t - resume_t;
+  summary.moves = static_cast<int>(recorder->moves().size());
+  summary.elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+  summary.cpu_main = thread_cpu_seconds() - cpu_started;
+  return summary;
+}
+
+}  // namespace bugcam::pipeline

@@ -1,0 +1,116 @@
+// The glue between vision and tracker, and the scoring of recordings against truth.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "bugcam/evaluation.hpp"
+#include "bugcam/pipeline.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace bugcam;
+
+vision::FrameObservation two_boards() {
+  vision::FrameObservation o;
+  for (const char* name : {"B", "A"}) {
+    vision::BoardObservation b;
+    b.name = name;
+    o.boards.push_back(b);
+  }
+  o.boards[1].squares[12] = {0.1f, 0.8f, 0.1f, false};  // e2 on A
+  o.boards[0].squares[63] = {0.0f, 0.0f, 0.0f, true};   // h8 on B, covered
+  o.clocks.push_back({"A", vision::Lever::kBlack, 0.9f});
+  o.clocks.push_back({"B", vision::Lever::kUnknown, 0.0f});
+  return o;
+}
+
+TEST(TrackerInputs, BoardsSquaresAndLeversKeepTheirMeaning) {
+  const pipeline::TrackerInputs in = pipeline::to_tracker_inputs(two_boards(), 42, 1.4);
+  ASSERT_EQ(in.boards.size(), 2u);
+  EXPECT_EQ(in.boards[0].board, rules::BoardId::kB);
+  EXPECT_EQ(in.boards[1].board, rules::BoardId::kA);
+  EXPECT_EQ(in.boards[1].frame, 42);
+  EXPECT_DOUBLE_EQ(in.boards[1].t, 1.4);
+  EXPECT_FLOAT_EQ(in.boards[1].squares[12].white, 0.8f);
+  EXPECT_TRUE(in.boards[0].squares[63].occluded);
+  ASSERT_EQ(in.levers.size(), 2u);
+  EXPECT_EQ(in.levers[0].down, rules::Color::kBlack);
+  EXPECT_FALSE(in.levers[1].down.has_value());
+}
+
+TEST(TrackerInputs, HoldingsGoOnlyWhenVisionReadTheTypes) {
+  vision::FrameObservation o = two_boards();
+  vision::HoldingObservation empty;
+  empty.player = "A:white";
+  vision::HoldingObservation untyped;
+  untyped.player = "B:black";
+  untyped.counts['?'] = 2;
+  o.holdings = {empty, untyped};
+  // An untyped count would read as missing pieces; the empty area beside it alone would
+  // be a biased sample.
+  EXPECT_TRUE(pipeline::to_tracker_inputs(o, 1, 0.0).holdings.empty());
+
+  o.holdings[1].counts = {{'N', 1}, {'P', 2}};
+  const pipeline::TrackerInputs in = pipeline::to_tracker_inputs(o, 1, 0.0);
+  ASSERT_EQ(in.holdings.size(), 2u);
+  EXPECT_EQ(in.holdings[1].seat.board, rules::BoardId::kB);
+  EXPECT_EQ(in.holdings[1].seat.color, rules::Color::kBlack);
+  EXPECT_EQ(in.holdings[1].visible[static_cast<int>(rules::PieceType::kKnight)], 1);
+  EXPECT_EQ(in.holdings[1].visible[static_cast<int>(rules::PieceType::kPawn)], 2);
+  EXPECT_EQ(in.holdings[0].visible, (std::array<int, 5>{}));
+}
+
+void write(const fs::path& file, const std::string& text) {
+  std::ofstream(file) << text;
+}
+
+TEST(Evaluation, CountsAMissedMoveOnceAndMatchesIncidents) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "pipeline_evaluation";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  write(dir / "truth.bpgn",
+        "[Event \"t\"]\n\n1A. e4 {179.0} {[%ts 2.0]} 1a. e5 {178.0} {[%ts 4.0]} "
+        "2A. Nf3 {177.0} {[%ts 6.0]} 1B. d4 {179.5} {[%ts 6.5]} 2a. Nc6 {176.0} {[%ts 8.0]} *\n");
+  write(dir / "truth.json",
+        R"({"incidents": [{"type": "premove", "board": "A", "side": "black", "t": 5.0,
+            "t_end": 6.0, "ply": "2a"}]})");
+  // 1a. is missing; the rest is right, one press 0.1 s late, one clock 0.05 s off.
+  write(dir / "game.bpgn",
+        "[Event \"r\"]\n\n1A. e4 {179.0} {[%ts 2.1]} 1B. d4 {179.45} {[%ts 6.5]} *\n");
+  write(dir / "incidents.json",
+        R"([{"type": "premove", "board": "A", "side": "black", "t": 7.5, "t_end": 8.0},
+            {"type": "flag_fall", "board": "B", "side": "white", "t": 9.0, "t_end": 9.0}])");
+  const pipeline::Accuracy a = pipeline::evaluate(dir, dir);
+  EXPECT_EQ(a.truth_moves, 5);
+  EXPECT_EQ(a.recorded_moves, 2);
+  EXPECT_EQ(a.moves_right, 2);
+  EXPECT_EQ(a.moves_compared, 5);
+  EXPECT_FALSE(a.exact);
+  EXPECT_NEAR(a.press_error_max, 0.1, 1e-9);
+  EXPECT_NEAR(a.clock_error_max, 0.05, 1e-9);
+  EXPECT_EQ(a.incidents_true, 1);
+  EXPECT_EQ(a.incidents_found, 1);
+  ASSERT_EQ(a.incidents_false.size(), 1u);
+  EXPECT_EQ(a.incidents_false[0].type, "flag_fall");
+  ASSERT_FALSE(a.first_errors.empty());
+  EXPECT_EQ(a.first_errors[0], "A 1a: (none) for e5");
+
+  // The same record as truth is exact.
+  fs::copy_file(dir / "truth.bpgn", dir / "game.bpgn", fs::copy_options::overwrite_existing);
+  EXPECT_TRUE(pipeline::evaluate(dir, dir).exact);
+}
+
+TEST(DefaultClocks, ALogBesideTheVideoElseVision) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "pipeline_clocks";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  write(dir / "game.mp4", "");
+  EXPECT_EQ(pipeline::default_clocks((dir / "game.mp4").string()), "vision");
+  write(dir / "clocks.jsonl", "");
+  EXPECT_EQ(pipeline::default_clocks((dir / "game.mp4").string()), (dir / "clocks.jsonl").string());
+  EXPECT_EQ(pipeline::default_clocks("/dev/video0"), "vision");
+}
+
+}  // namespace
