@@ -65,6 +65,17 @@ constexpr std::array<unsigned, 64> kCastlingKeep = make_castling_keep();
 
 constexpr int kDropTypes = 5;  // pawn, knight, bishop, rook, queen
 
+// Where the rook stands before and after a castling move (encoded as the king's move).
+struct CastlingRook {
+  Square from;
+  Square to;
+};
+constexpr CastlingRook castling_rook(Move m) {
+  const int rank = rank_of(m.from());
+  const bool king_side = file_of(m.to()) == 6;
+  return {make_square(king_side ? 7 : 0, rank), make_square(king_side ? 5 : 3, rank)};
+}
+
 }  // namespace
 
 // Legal move generation for the side to move. A friend of Position so that it reads the
@@ -489,14 +500,11 @@ Position::Undo Position::make(Move m, const RuleSet& rules) {
       key ^= piece_key(moving, to);
     }
     if (m.kind() == Move::Kind::kCastle) {
-      const int rank = rank_of(from);
-      const bool king_side = file_of(to) == 6;
-      const Square rook_from = make_square(king_side ? 7 : 0, rank);
-      const Square rook_to = make_square(king_side ? 5 : 3, rank);
-      const Piece rook = board_[rook_from];
-      remove_fast(rook_from);
-      put_fast(rook_to, rook);
-      key ^= piece_key(rook, rook_from) ^ piece_key(rook, rook_to);
+      const CastlingRook r = castling_rook(m);
+      const Piece rook = board_[r.from];
+      remove_fast(r.from);
+      put_fast(r.to, rook);
+      key ^= piece_key(rook, r.from) ^ piece_key(rook, r.to);
     }
     if (moving.type == PieceType::kPawn) {
       halfmove_clock_ = 0;
@@ -531,13 +539,10 @@ void Position::unmake(Move m, const Undo& undo) {
   } else {
     const Square from = m.from();
     if (m.kind() == Move::Kind::kCastle) {
-      const int rank = rank_of(from);
-      const bool king_side = file_of(to) == 6;
-      const Square rook_from = make_square(king_side ? 7 : 0, rank);
-      const Square rook_to = make_square(king_side ? 5 : 3, rank);
-      const Piece rook = board_[rook_to];
-      remove_fast(rook_to);
-      put_fast(rook_from, rook);
+      const CastlingRook r = castling_rook(m);
+      const Piece rook = board_[r.to];
+      remove_fast(r.to);
+      put_fast(r.from, rook);
     }
     const Piece moved =
         m.kind() == Move::Kind::kPromotion ? Piece{us, PieceType::kPawn} : board_[to];
