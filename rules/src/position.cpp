@@ -65,6 +65,18 @@ constexpr std::array<unsigned, 64> kCastlingKeep = make_castling_keep();
 
 constexpr int kDropTypes = 5;  // pawn, knight, bishop, rook, queen
 
+// Pieces of both colours that attack square s, with `occupied` blocking the sliders.
+Bitboard all_attackers_to(const Position& p, const bb::SliderTables& sliders, Square s,
+                          Bitboard occupied) {
+  return (bb::kLeapers.pawn[0][s] & p.pieces(Color::kBlack, PieceType::kPawn)) |
+         (bb::kLeapers.pawn[1][s] & p.pieces(Color::kWhite, PieceType::kPawn)) |
+         (bb::kLeapers.knight[s] & p.pieces(PieceType::kKnight)) |
+         (bb::kLeapers.king[s] & p.pieces(PieceType::kKing)) |
+         (sliders.bishop(s, occupied) &
+          (p.pieces(PieceType::kBishop) | p.pieces(PieceType::kQueen))) |
+         (sliders.rook(s, occupied) & (p.pieces(PieceType::kRook) | p.pieces(PieceType::kQueen)));
+}
+
 // Where the rook stands before and after a castling move (encoded as the king's move).
 struct CastlingRook {
   Square from;
@@ -123,15 +135,7 @@ class MoveGenerator {
 
  private:
   Bitboard attackers_to(Square s, Bitboard occupied) const {
-    const Position& p = pos_;
-    return (bb::kLeapers.pawn[0][s] & p.pieces(Color::kBlack, PieceType::kPawn)) |
-           (bb::kLeapers.pawn[1][s] & p.pieces(Color::kWhite, PieceType::kPawn)) |
-           (bb::kLeapers.knight[s] & p.pieces(PieceType::kKnight)) |
-           (bb::kLeapers.king[s] & p.pieces(PieceType::kKing)) |
-           (sliders_.bishop(s, occupied) &
-            (p.pieces(PieceType::kBishop) | p.pieces(PieceType::kQueen))) |
-           (sliders_.rook(s, occupied) &
-            (p.pieces(PieceType::kRook) | p.pieces(PieceType::kQueen)));
+    return all_attackers_to(pos_, sliders_, s, occupied);
   }
 
   Bitboard compute_pinned() const {
@@ -411,15 +415,7 @@ Square Position::king_square(Color c) const {
 }
 
 bool Position::attacked_by(Color side, Square s) const {
-  const auto& sl = bb::sliders();
-  const Bitboard occ = occupied();
-  const Bitboard attackers =
-      (bb::kLeapers.pawn[idx(!side)][s] & pieces(side, PieceType::kPawn)) |
-      (bb::kLeapers.knight[s] & pieces(side, PieceType::kKnight)) |
-      (bb::kLeapers.king[s] & pieces(side, PieceType::kKing)) |
-      (sl.bishop(s, occ) & (pieces(side, PieceType::kBishop) | pieces(side, PieceType::kQueen))) |
-      (sl.rook(s, occ) & (pieces(side, PieceType::kRook) | pieces(side, PieceType::kQueen)));
-  return attackers != 0;
+  return (all_attackers_to(*this, bb::sliders(), s, occupied()) & pieces(side)) != 0;
 }
 
 bool Position::in_check() const {
