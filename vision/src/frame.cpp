@@ -38,7 +38,11 @@ const char* lever_name(Lever lever) {
 }
 
 FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions options)
-    : calibration_(std::move(calibration)), options_(options) {}
+    : calibration_(std::move(calibration)), options_(options) {
+  for (const Viewpoint& view : estimate_viewpoints(calibration_)) {
+    sampling_.push_back(plan_sampling(view, options_.square_px));
+  }
+}
 
 FrameObservation FrameReader::read(const cv::Mat& frame_bgr) const {
   return read(frame_bgr, nullptr);
@@ -49,10 +53,10 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr,
   FrameObservation observation;
   std::vector<calibration::BoardAppearance> appearances;
   if (warped_boards != nullptr) warped_boards->clear();
-  for (const calibration::Board& board : calibration_.boards) {
-    const cv::Mat warped =
-        calibration::warp_board(frame_bgr, board.board_to_image, options_.square_px);
-    appearances.push_back(calibration::measure_board(warped, options_.square_px));
+  for (size_t i = 0; i < calibration_.boards.size(); ++i) {
+    const cv::Mat warped = calibration::warp_board(frame_bgr, calibration_.boards[i].board_to_image,
+                                                   options_.square_px);
+    appearances.push_back(measure_board(warped, sampling_[i]));
     if (warped_boards != nullptr) warped_boards->push_back(warped);
   }
   const SquareClassification classified = classify_squares(appearances);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -63,6 +64,53 @@ struct VisionOptions {
   int square_px = 32;
 };
 
+// --- Where the camera stands -----------------------------------------------------------
+
+// The camera over one board, in board coordinates (squares). A standing piece rises toward
+// the camera, so on the board plane (in the top-down warp) its body lies beyond its base,
+// away from the point under the camera: a point h squares above board point p is seen
+// where p + lean(p, h) is.
+struct Viewpoint {
+  cv::Point2d nadir{4, 4};   // the board-plane point under the camera
+  double camera_height = 0;  // above the board plane; 0 when unknown (no lean)
+  cv::Point2d lean(cv::Point2d board_point, double height_squares) const;
+};
+// The focal length in pixels, from the boards' homographies (principal point at the image
+// centre); a typical webcam's when the boards are seen too nearly straight down to tell.
+double estimate_focal_px(const calibration::Calibration& calibration);
+Viewpoint estimate_viewpoint(const calibration::Board& board, double focal_px, cv::Size image_size);
+// One per board of the calibration, in its order.
+std::vector<Viewpoint> estimate_viewpoints(const calibration::Calibration& calibration);
+
+// Where each square of a board's top-down warp (square_px per square, rank 8 at the top) is
+// read, given the viewpoint: pixel indices (y * width + x) of the warp.
+struct SquareSampling {
+  int square_px = 0;
+  // Where the square's own piece shows: its base and lower body, along the lean.
+  std::array<std::vector<int>, 64> base;
+  // The square's four corner patches, each with the squares (bit per square) whose piece
+  // could lean over it: with those squares empty it shows the board's colour unless
+  // something else (a hand) covers it.
+  struct Patch {
+    std::vector<int> pixels;
+    std::uint64_t reached_from = 0;
+  };
+  std::array<std::array<Patch, 4>, 64> corners;
+  // Pixels of `base` that a piece standing on square `from` can cover, ascending.
+  struct Reach {
+    int from = 0;
+    std::vector<int> pixels;
+  };
+  std::array<std::vector<Reach>, 64> reached_by;
+  // The squares ordered from the nearest the point under the camera to the farthest.
+  std::array<int, 64> front_to_back{};
+};
+SquareSampling plan_sampling(const Viewpoint& view, int square_px);
+// What each square looks like, read where `plan` says: a square's base region is read
+// without the pixels a piece on an occupied square in front of it can cover.
+inline constexpr float kSamplingPieceFraction = 0.07f;
+calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const SquareSampling& plan);
+
 // Reads frames against one calibration. Holds only the calibration and buffers: the same
 // frame always gives the same observation.
 class FrameReader {
@@ -79,6 +127,7 @@ class FrameReader {
  private:
   calibration::Calibration calibration_;
   VisionOptions options_;
+  std::vector<SquareSampling> sampling_;  // per board
 };
 
 // --- Temporal evidence ------------------------------------------------------------------

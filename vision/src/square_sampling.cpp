@@ -1,0 +1,351 @@
+// Where to look at each square of a board's top-down warp, given where the camera stands.
+// A standing piece's base sits on its square's centre, but its body rises toward the camera
+// and so, on the board plane, lies beyond the base, away from the point under the camera:
+// with a tilted camera a tall piece covers the square(s) behind it and their corners. Each
+// square is read where its own piece's base and lower body show and the pieces in front
+// cannot reach; its board colour and its "something over it" test use only the corners no
+// standing piece can lean over.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "bugcam/vision.hpp"
+
+namespace bugcam::vision {
+
+namespace {
+
+// The tallest piece, in squares (a king stands 1.5 to 1.8 squares tall) and its body's
+// half-width near the base: what a neighbour's piece can cover.
+constexpr double kTallestPiece = 1.9;
+constexpr double kBodyRadius = 0.3;
+// The sampled region: disks of this radius along the piece's own axis from its base up to
+// this height (in squares), where its own body shows whatever its shape.
+constexpr double kBaseRadius = 0.36;
+constexpr double kBaseHeight = 0.35;
+constexpr double kEdgeMargin = 0.08;
+// Corner patches are this share of the square's side.
+constexpr double kCornerPatch = 0.2;
+// Squares whose pieces can lean over a pixel: up to this many squares away.
+constexpr int kReach = 2;
+
+float luma(const cv::Vec3f& bgr) {
+  return 0.114f * bgr[0] + 0.587f * bgr[1] + 0.299f * bgr[2];
+}
+
+float distance(const cv::Vec3f& a, const cv::Vec3f& b) {
+  const cv::Vec3f d = a - b;
+  return std::sqrt(d.dot(d));
+}
+
+cv::Vec3f channel_median(std::vector<cv::Vec3f>& colours) {
+  cv::Vec3f result(0, 0, 0);
+  if (colours.empty()) return result;
+  std::vector<float> channel(colours.size());
+  for (int c = 0; c < 3; ++c) {
+    for (size_t i = 0; i < colours.size(); ++i) channel[i] = colours[i][c];
+    const auto middle = channel.begin() + static_cast<long>(channel.size() / 2);
+    std::nth_element(channel.begin(), middle, channel.end());
+    result[c] = *middle;
+  }
+  return result;
+}
+
+// Shadows: the square's colour darkened by a factor down to this, its hue kept.
+constexpr float kShadowMinScale = 0.35f;
+// On dark squares a black piece is the square's colour much darkened, like a deep shadow:
+// there only lighter shadows are taken for shadows.
+constexpr float kDarkSquareShadowMinScale = 0.6f;
+// Share of a region's pixels unlike the square and unlike a shadow above which the square
+// shows a piece, whose shaded pixels then count too.
+constexpr double kSolidShare = 0.03;
+// A white piece's shaded side is its square's colour darkened a little: only clearly darker
+// counts as shadow.
+constexpr float kShadowMaxScale = 0.8f;
+constexpr float kShadowHueTolerance = 0.12f;  // of the square's brightness, plus...
+constexpr float kShadowHueFloor = 8.0f;       // ...this many levels
+
+bool is_shadow(const cv::Vec3f& p, const cv::Vec3f& square, float min_scale) {
+  const float square_norm2 = square.dot(square);
+  if (square_norm2 < 1.0f) return false;
+  const float scale = p.dot(square) / square_norm2;
+  if (scale < min_scale || scale > kShadowMaxScale) return false;
+  const cv::Vec3f rest = p - square * scale;
+  return std::sqrt(rest.dot(rest)) <
+         kShadowHueFloor + kShadowHueTolerance * std::sqrt(square_norm2) * scale;
+}
+
+double segment_distance(cv::Point2d p, cv::Point2d a, cv::Point2d b) {
+  const cv::Point2d ab = b - a;
+  const double length2 = ab.dot(ab);
+  const double t = length2 > 0 ? std::clamp((p - a).dot(ab) / length2, 0.0, 1.0) : 0.0;
+  const cv::Point2d q = a + t * ab;
+  return std::hypot(p.x - q.x, p.y - q.y);
+}
+
+cv::Point2d centre_of(int sq) {
+  return {sq % 8 + 0.5, sq / 8 + 0.5};
+}
+
+}  // namespace
+
+SquareSampling plan_sampling(const Viewpoint& view, int square_px) {
+  SquareSampling plan;
+  plan.square_px = square_px;
+  const int side = 8 * square_px;
+  const double s = square_px;
+  // Board point of warp pixel (x, y): row 0 is rank 8.
+  const auto board_point = [&](int x, int y) {
+    return cv::Point2d((x + 0.5) / s, 8 - (y + 0.5) / s);
+  };
+  const auto reaches = [&](int from_sq, cv::Point2d p) {
+    const cv::Point2d c = centre_of(from_sq);
+    return segment_distance(p, c, c + view.lean(c, kTallestPiece)) < kBodyRadius;
+  };
+  const int patch = std::max(2, static_cast<int>(std::lround(kCornerPatch * s)));
+  for (int sq = 0; sq < 64; ++sq) {
+    const int file = sq % 8, rank = sq / 8;
+    const cv::Point2d c = centre_of(sq);
+    // The piece's own region: its base (a disk on the square's centre) and along its axis
+    // up to kBaseHeight.
+    std::vector<cv::Point2d> axis;
+    for (int i = 0; i <= 4; ++i) axis.push_back(c + view.lean(c, kBaseHeight * i / 4.0));
+    const int x_low = std::max(0, static_cast<int>((file - 1) * s));
+    const int x_high = std::min(side, static_cast<int>((file + 2) * s));
+    const int y_low = std::max(0, static_cast<int>((7 - rank - 1) * s));
+    const int y_high = std::min(side, static_cast<int>((7 - rank + 2) * s));
+    std::vector<int>& base = plan.base[static_cast<size_t>(sq)];
+    for (int y = y_low; y < y_high; ++y) {
+      for (int x = x_low; x < x_high; ++x) {
+        const cv::Point2d p = board_point(x, y);
+        if (std::hypot(p.x - c.x, p.y - c.y) < kBaseRadius) {
+          base.push_back(y * side + x);
+          continue;
+        }
+        // Beyond the base, the body is looked for inside the square only, away from its
+        // edges (a shade along the edge, a calibration a little off).
+        if (std::abs(p.x - c.x) > 0.5 - kEdgeMargin || std::abs(p.y - c.y) > 0.5 - kEdgeMargin)
+          continue;
+        for (size_t i = 0; i + 1 < axis.size(); ++i) {
+          if (segment_distance(p, axis[i], axis[i + 1]) < kBaseRadius) {
+            base.push_back(y * side + x);
+            break;
+          }
+        }
+      }
+    }
+    // Corner patches, with the squares (this one included) whose piece can lean over them.
+    const int x0 = file * square_px;
+    const int y0 = (7 - rank) * square_px;
+    size_t k = 0;
+    for (const int cy : {y0, y0 + square_px - patch}) {
+      for (const int cx : {x0, x0 + square_px - patch}) {
+        SquareSampling::Patch& corner = plan.corners[static_cast<size_t>(sq)][k++];
+        for (int y = cy; y < cy + patch; ++y) {
+          for (int x = cx; x < cx + patch; ++x) {
+            corner.pixels.push_back(y * side + x);
+            const cv::Point2d p = board_point(x, y);
+            for (int dr = -kReach; dr <= kReach; ++dr) {
+              for (int df = -kReach; df <= kReach; ++df) {
+                const int r = rank + dr, f = file + df;
+                if (r < 0 || r >= 8 || f < 0 || f >= 8) continue;
+                if (reaches(r * 8 + f, p)) corner.reached_from |= std::uint64_t{1} << (r * 8 + f);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  // Front to back: squares nearer the point under the camera first.
+  std::iota(plan.front_to_back.begin(), plan.front_to_back.end(), 0);
+  std::stable_sort(plan.front_to_back.begin(), plan.front_to_back.end(), [&](int a, int b) {
+    const cv::Point2d da = centre_of(a) - view.nadir, db = centre_of(b) - view.nadir;
+    return da.dot(da) < db.dot(db);
+  });
+  // For each square, the pixels of its region a piece in front of it could cover.
+  for (int sq = 0; sq < 64; ++sq) {
+    const int file = sq % 8, rank = sq / 8;
+    for (int dr = -kReach; dr <= kReach; ++dr) {
+      for (int df = -kReach; df <= kReach; ++df) {
+        const int r = rank + dr, f = file + df;
+        if ((dr == 0 && df == 0) || r < 0 || r >= 8 || f < 0 || f >= 8) continue;
+        const int other = r * 8 + f;
+        std::vector<int> covered;
+        for (const int pixel : plan.base[static_cast<size_t>(sq)]) {
+          if (reaches(other, board_point(pixel % side, pixel / side))) covered.push_back(pixel);
+        }
+        if (!covered.empty()) {
+          plan.reached_by[static_cast<size_t>(sq)].push_back({other, std::move(covered)});
+        }
+      }
+    }
+  }
+  return plan;
+}
+
+calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const SquareSampling& plan) {
+  const int square_px = plan.square_px;
+  cv::Mat warped;
+  warped_bgr.convertTo(warped, CV_32FC3);
+  const cv::Vec3f* pixels = warped.ptr<cv::Vec3f>(0);
+  calibration::BoardAppearance result;
+
+  // Each square's own colour from its corners no piece can lean over (all four where every
+  // one can be reached: the median still follows the board where most are clear).
+  std::array<cv::Vec3f, 64> corner_colour{};
+  std::vector<cv::Vec3f> colours;
+  for (size_t sq = 0; sq < 64; ++sq) {
+    colours.clear();
+    for (const SquareSampling::Patch& corner : plan.corners[sq]) {
+      if (corner.reached_from != 0) continue;
+      for (const int p : corner.pixels) colours.push_back(pixels[p]);
+    }
+    if (colours.empty()) {
+      for (const SquareSampling::Patch& corner : plan.corners[sq]) {
+        for (const int p : corner.pixels) colours.push_back(pixels[p]);
+      }
+    }
+    corner_colour[sq] = channel_median(colours);
+  }
+  std::array<std::vector<cv::Vec3f>, 2> by_parity;
+  for (int sq = 0; sq < 64; ++sq) {
+    by_parity[static_cast<size_t>((sq / 8 + sq % 8) % 2)].push_back(
+        corner_colour[static_cast<size_t>(sq)]);
+  }
+  const cv::Vec3f even = channel_median(by_parity[0]);
+  const cv::Vec3f odd = channel_median(by_parity[1]);
+  result.a1_is_dark = luma(even) <= luma(odd);
+  result.dark_bgr = result.a1_is_dark ? even : odd;
+  result.light_bgr = result.a1_is_dark ? odd : even;
+  result.dark_luma = luma(result.dark_bgr);
+  result.light_luma = luma(result.light_bgr);
+  const float contrast = distance(result.light_bgr, result.dark_bgr);
+  const float threshold = std::max(28.0f, 0.25f * contrast);
+  const float dark_limit = 0.6f * std::min(result.dark_luma, result.light_luma);
+  const float midpoint = 0.5f * (result.dark_luma + result.light_luma);
+
+  // Per pixel of each region: does it differ from the square's colour.
+  std::array<std::vector<char>, 64> differs;
+  std::array<cv::Vec3f, 64> background{};
+  for (int rank = 0; rank < 8; ++rank) {
+    for (int file = 0; file < 8; ++file) {
+      const int sq = rank * 8 + file;
+      std::vector<cv::Vec3f> local;
+      for (int dr = -1; dr <= 1; dr += 2) {
+        for (int df = -1; df <= 1; df += 2) {
+          const int r = rank + dr, f = file + df;
+          if (r >= 0 && r < 8 && f >= 0 && f < 8) local.push_back(corner_colour[r * 8 + f]);
+        }
+      }
+      for (int i = 0; i < 4; ++i) local.push_back(corner_colour[static_cast<size_t>(sq)]);
+      background[static_cast<size_t>(sq)] = channel_median(local);
+    }
+  }
+  // A region may reach over the square's edge (the piece's body leans over it): pixels there
+  // are compared with the board's colour of the square they lie on.
+  const int side = 8 * square_px;
+  for (size_t sq = 0; sq < 64; ++sq) {
+    const std::vector<int>& region = plan.base[sq];
+    differs[sq].resize(region.size());
+    for (size_t i = 0; i < region.size(); ++i) {
+      const int x = region[i] % side, y = region[i] / side;
+      const size_t on = static_cast<size_t>((7 - y / square_px) * 8 + x / square_px);
+      const bool dark_square = ((on / 8 + on % 8) % 2 == 0) == result.a1_is_dark;
+      const float min_scale = dark_square ? kDarkSquareShadowMinScale : kShadowMinScale;
+      const cv::Vec3f& p = pixels[region[i]];
+      const cv::Vec3f& b = on == sq ? background[sq] : (on / 8 + on % 8) % 2 == 0 ? even : odd;
+      differs[sq][i] = distance(p, b) <= threshold ? 0 : is_shadow(p, b, min_scale) ? 2 : 1;
+    }
+  }
+
+  // Front to back: a square's region pixels that an occupied square in front can cover are
+  // left out while enough of the region remains; they are the front piece's body.
+  std::array<bool, 64> occupied{};
+  for (const int sq_index : plan.front_to_back) {
+    const size_t sq = static_cast<size_t>(sq_index);
+    const std::vector<int>& region = plan.base[sq];
+    std::vector<char> hidden(region.size(), 0);
+    for (const SquareSampling::Reach& reach : plan.reached_by[sq]) {
+      if (!occupied[static_cast<size_t>(reach.from)]) continue;
+      for (const int pixel : reach.pixels) {
+        const auto at = std::lower_bound(region.begin(), region.end(), pixel);
+        if (at != region.end() && *at == pixel)
+          hidden[static_cast<size_t>(at - region.begin())] = 1;
+      }
+    }
+    int seen = 0;
+    for (const char h : hidden) seen += h == 0 ? 1 : 0;
+    // Too little left to read: read the whole region.
+    const bool use_hidden = seen < static_cast<int>(region.size()) / 4;
+    // Pixels like a shadow count only where the square shows a piece anyway (a white piece's
+    // shaded side is its square's colour darkened too); alone, they are a shadow.
+    int used = 0, solid = 0;
+    for (size_t i = 0; i < region.size(); ++i) {
+      if (hidden[i] != 0 && !use_hidden) continue;
+      ++used;
+      solid += differs[sq][i] == 1 ? 1 : 0;
+    }
+    const bool with_shadows = solid > kSolidShare * used;
+    int differing = 0, dark = 0, bright = 0;
+    double differing_luma = 0;
+    for (size_t i = 0; i < region.size(); ++i) {
+      if (hidden[i] != 0 && !use_hidden) continue;
+      const cv::Vec3f& p = pixels[region[i]];
+      const float l = luma(p);
+      if (differs[sq][i] == 1 || (with_shadows && differs[sq][i] == 2)) {
+        ++differing;
+        differing_luma += l;
+        if (l > midpoint) ++bright;
+      }
+      if (l < dark_limit) ++dark;
+    }
+    calibration::SquareAppearance& out = result.squares[sq];
+    out.piece_fraction = static_cast<float>(differing) / static_cast<float>(std::max(used, 1));
+    out.piece_luma =
+        differing > 0 ? static_cast<float>(differing_luma / differing) : luma(background[sq]);
+    out.dark_fraction = static_cast<float>(dark) / static_cast<float>(std::max(used, 1));
+    out.bright_fraction = static_cast<float>(bright) / static_cast<float>(std::max(used, 1));
+    occupied[sq] = out.piece_fraction > kSamplingPieceFraction;
+  }
+
+  // Something over a square: those of its corners that no piece on an occupied square can
+  // lean over unlike the board, or colours that are neither board nor piece (skin, a
+  // sleeve) over a good share of it.
+  std::uint64_t occupied_mask = 0;
+  for (int sq = 0; sq < 64; ++sq) {
+    if (occupied[static_cast<size_t>(sq)]) occupied_mask |= std::uint64_t{1} << sq;
+  }
+  for (size_t sq = 0; sq < 64; ++sq) {
+    calibration::SquareAppearance& out = result.squares[sq];
+    int corner_pixels = 0, corner_differing = 0;
+    for (const SquareSampling::Patch& corner : plan.corners[sq]) {
+      if ((corner.reached_from & occupied_mask) != 0) continue;
+      for (const int p : corner.pixels) {
+        ++corner_pixels;
+        if (std::min(distance(pixels[p], even), distance(pixels[p], odd)) > 1.5f * threshold)
+          ++corner_differing;
+      }
+    }
+    out.corner_deviation =
+        static_cast<float>(corner_differing) / static_cast<float>(std::max(corner_pixels, 1));
+    const int file = static_cast<int>(sq) % 8, rank = static_cast<int>(sq) / 8;
+    int all = 0, foreign = 0;
+    for (int y = (7 - rank) * square_px; y < (8 - rank) * square_px; ++y) {
+      const cv::Vec3f* line = warped.ptr<cv::Vec3f>(y);
+      for (int x = file * square_px; x < (file + 1) * square_px; ++x) {
+        const cv::Vec3f& p = line[x];
+        ++all;
+        const float far_global = std::min(distance(p, even), distance(p, odd));
+        const float max_c = std::max({p[0], p[1], p[2]});
+        const float min_c = std::min({p[0], p[1], p[2]});
+        const float saturation = max_c > 1 ? (max_c - min_c) / max_c : 0;
+        if (far_global > 1.5f * threshold && saturation > 0.3f && luma(p) > dark_limit) ++foreign;
+      }
+    }
+    out.foreign_fraction = static_cast<float>(foreign) / static_cast<float>(std::max(all, 1));
+  }
+  return result;
+}
+
+}  // namespace bugcam::vision
