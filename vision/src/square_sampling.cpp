@@ -163,22 +163,20 @@ SquareSampling plan_sampling(const Viewpoint& view, int square_px) {
     const cv::Point2d da = centre_of(a) - view.nadir, db = centre_of(b) - view.nadir;
     return da.dot(da) < db.dot(db);
   });
-  // For each square, the pixels of its region a piece in front of it could cover.
+  // For each pixel of a square's region, the other squares whose piece could cover it.
   for (int sq = 0; sq < 64; ++sq) {
     const int file = sq % 8, rank = sq / 8;
-    for (int dr = -kReach; dr <= kReach; ++dr) {
-      for (int df = -kReach; df <= kReach; ++df) {
-        const int r = rank + dr, f = file + df;
-        if ((dr == 0 && df == 0) || r < 0 || r >= 8 || f < 0 || f >= 8) continue;
-        const int other = r * 8 + f;
-        std::vector<int> covered;
-        for (const int pixel : plan.base[static_cast<size_t>(sq)]) {
-          if (reaches(other, board_point(pixel % side, pixel / side))) covered.push_back(pixel);
-        }
-        if (!covered.empty()) {
-          plan.reached_by[static_cast<size_t>(sq)].push_back({other, std::move(covered)});
+    for (const int pixel : plan.base[static_cast<size_t>(sq)]) {
+      const cv::Point2d p = board_point(pixel % side, pixel / side);
+      std::uint64_t from = 0;
+      for (int dr = -kReach; dr <= kReach; ++dr) {
+        for (int df = -kReach; df <= kReach; ++df) {
+          const int r = rank + dr, f = file + df;
+          if ((dr == 0 && df == 0) || r < 0 || r >= 8 || f < 0 || f >= 8) continue;
+          if (reaches(r * 8 + f, p)) from |= std::uint64_t{1} << (r * 8 + f);
         }
       }
+      plan.base_reached_from[static_cast<size_t>(sq)].push_back(from);
     }
   }
   return plan;
@@ -261,18 +259,14 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
 
   // Front to back: a square's region pixels that an occupied square in front can cover are
   // left out while enough of the region remains; they are the front piece's body.
-  std::array<bool, 64> occupied{};
+  std::uint64_t occupied_so_far = 0;  // bit per square
   for (const int sq_index : plan.front_to_back) {
     const size_t sq = static_cast<size_t>(sq_index);
     const std::vector<int>& region = plan.base[sq];
+    const std::vector<std::uint64_t>& reached_from = plan.base_reached_from[sq];
     std::vector<char> hidden(region.size(), 0);
-    for (const SquareSampling::Reach& reach : plan.reached_by[sq]) {
-      if (!occupied[static_cast<size_t>(reach.from)]) continue;
-      for (const int pixel : reach.pixels) {
-        const auto at = std::lower_bound(region.begin(), region.end(), pixel);
-        if (at != region.end() && *at == pixel)
-          hidden[static_cast<size_t>(at - region.begin())] = 1;
-      }
+    for (size_t i = 0; i < region.size(); ++i) {
+      hidden[i] = (reached_from[i] & occupied_so_far) != 0 ? 1 : 0;
     }
     int seen = 0;
     for (const char h : hidden) seen += h == 0 ? 1 : 0;
@@ -306,21 +300,17 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
         differing > 0 ? static_cast<float>(differing_luma / differing) : luma(background[sq]);
     out.dark_fraction = static_cast<float>(dark) / static_cast<float>(std::max(used, 1));
     out.bright_fraction = static_cast<float>(bright) / static_cast<float>(std::max(used, 1));
-    occupied[sq] = out.piece_fraction > kSamplingPieceFraction;
+    if (out.piece_fraction > kSamplingPieceFraction) occupied_so_far |= std::uint64_t{1} << sq;
   }
 
   // Something over a square: those of its corners that no piece on an occupied square can
   // lean over unlike the board, or colours that are neither board nor piece (skin, a
   // sleeve) over a good share of it.
-  std::uint64_t occupied_mask = 0;
-  for (int sq = 0; sq < 64; ++sq) {
-    if (occupied[static_cast<size_t>(sq)]) occupied_mask |= std::uint64_t{1} << sq;
-  }
   for (size_t sq = 0; sq < 64; ++sq) {
     calibration::SquareAppearance& out = result.squares[sq];
     int corner_pixels = 0, corner_differing = 0;
     for (const SquareSampling::Patch& corner : plan.corners[sq]) {
-      if ((corner.reached_from & occupied_mask) != 0) continue;
+      if ((corner.reached_from & occupied_so_far) != 0) continue;
       for (const int p : corner.pixels) {
         ++corner_pixels;
         if (std::min(distance(pixels[p], even), distance(pixels[p], odd)) > 1.5f * threshold)

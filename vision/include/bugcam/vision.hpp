@@ -96,12 +96,8 @@ struct SquareSampling {
     std::uint64_t reached_from = 0;
   };
   std::array<std::array<Patch, 4>, 64> corners;
-  // Pixels of `base` that a piece standing on square `from` can cover, ascending.
-  struct Reach {
-    int from = 0;
-    std::vector<int> pixels;
-  };
-  std::array<std::vector<Reach>, 64> reached_by;
+  // Per pixel of `base`, the other squares (bit per square) whose piece can cover it.
+  std::array<std::vector<std::uint64_t>, 64> base_reached_from;
   // The squares ordered from the nearest the point under the camera to the farthest.
   std::array<int, 64> front_to_back{};
 };
