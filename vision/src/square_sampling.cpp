@@ -53,23 +53,20 @@ cv::Vec3f channel_median(std::vector<cv::Vec3f>& colours) {
 
 // Shadows: the square's colour darkened by a factor down to this, its hue kept.
 constexpr float kShadowMinScale = 0.35f;
-// On dark squares a black piece is the square's colour much darkened, like a deep shadow:
-// there only lighter shadows are taken for shadows.
-constexpr float kDarkSquareShadowMinScale = 0.6f;
 // Share of a region's pixels unlike the square and unlike a shadow above which the square
 // shows a piece, whose shaded pixels then count too.
-constexpr double kSolidShare = 0.03;
+constexpr double kSolidShare = 0.015;
 // A white piece's shaded side is its square's colour darkened a little: only clearly darker
 // counts as shadow.
 constexpr float kShadowMaxScale = 0.8f;
 constexpr float kShadowHueTolerance = 0.12f;  // of the square's brightness, plus...
 constexpr float kShadowHueFloor = 8.0f;       // ...this many levels
 
-bool is_shadow(const cv::Vec3f& p, const cv::Vec3f& square, float min_scale) {
+bool is_shadow(const cv::Vec3f& p, const cv::Vec3f& square) {
   const float square_norm2 = square.dot(square);
   if (square_norm2 < 1.0f) return false;
   const float scale = p.dot(square) / square_norm2;
-  if (scale < min_scale || scale > kShadowMaxScale) return false;
+  if (scale < kShadowMinScale || scale > kShadowMaxScale) return false;
   const cv::Vec3f rest = p - square * scale;
   return std::sqrt(rest.dot(rest)) <
          kShadowHueFloor + kShadowHueTolerance * std::sqrt(square_norm2) * scale;
@@ -249,11 +246,9 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
     for (size_t i = 0; i < region.size(); ++i) {
       const int x = region[i] % side, y = region[i] / side;
       const size_t on = static_cast<size_t>((7 - y / square_px) * 8 + x / square_px);
-      const bool dark_square = ((on / 8 + on % 8) % 2 == 0) == result.a1_is_dark;
-      const float min_scale = dark_square ? kDarkSquareShadowMinScale : kShadowMinScale;
       const cv::Vec3f& p = pixels[region[i]];
       const cv::Vec3f& b = on == sq ? background[sq] : (on / 8 + on % 8) % 2 == 0 ? even : odd;
-      differs[sq][i] = distance(p, b) <= threshold ? 0 : is_shadow(p, b, min_scale) ? 2 : 1;
+      differs[sq][i] = distance(p, b) <= threshold ? 0 : is_shadow(p, b) ? 2 : 1;
     }
   }
 
