@@ -186,20 +186,20 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
   const cv::Vec3f* pixels = warped.ptr<cv::Vec3f>(0);
   calibration::BoardAppearance result;
 
-  // Each square's own colour from its corners no piece can lean over (all four where every
-  // one can be reached: the median still follows the board where most are clear).
+  // Each square's own colour: the median of its corners, of those no piece can lean over
+  // when at least three are (a median of two follows whichever is off: a corner over the
+  // board's edge, a calibration a little off), else of all four.
   std::array<cv::Vec3f, 64> corner_colour{};
   std::vector<cv::Vec3f> colours;
   for (size_t sq = 0; sq < 64; ++sq) {
+    int clear = 0;
+    for (const SquareSampling::Patch& corner : plan.corners[sq]) {
+      clear += corner.reached_from == 0 ? 1 : 0;
+    }
     colours.clear();
     for (const SquareSampling::Patch& corner : plan.corners[sq]) {
-      if (corner.reached_from != 0) continue;
+      if (clear >= 3 && corner.reached_from != 0) continue;
       for (const int p : corner.pixels) colours.push_back(pixels[p]);
-    }
-    if (colours.empty()) {
-      for (const SquareSampling::Patch& corner : plan.corners[sq]) {
-        for (const int p : corner.pixels) colours.push_back(pixels[p]);
-      }
     }
     corner_colour[sq] = channel_median(colours);
   }
