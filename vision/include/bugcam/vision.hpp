@@ -103,7 +103,10 @@ struct SquareSampling {
 };
 SquareSampling plan_sampling(const Viewpoint& view, int square_px);
 // What each square looks like, read where `plan` says: a square's base region is read
-// without the pixels a piece on an occupied square in front of it can cover.
+// without the pixels a piece on an occupied square in front of it can cover, and without
+// shadows (its colour darkened, hue kept) unless it shows a piece anyway. Squares are read
+// front to back; one whose region differs over more than kSamplingPieceFraction counts as
+// occupied for the squares behind it.
 inline constexpr float kSamplingPieceFraction = 0.07f;
 calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const SquareSampling& plan);
 
