@@ -43,18 +43,16 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
     inputs.boards.push_back(std::move(out));
   }
   // The tracker compares what it knows a player holds with the visible pieces type by type.
-  // Pieces whose type vision did not read ('?') would look like missing pieces, and an empty
-  // area beside them would be taken at its word while the others are not: the holding areas
-  // of a frame go to the tracker only when vision read the types of what it saw there.
-  bool typed = false;
+  // Pieces whose type vision did not read ('?', no model) would look like missing pieces, and
+  // an empty area beside them would be taken at its word while the others are not: the
+  // holding areas of a frame go to the tracker only when vision read the type of everything
+  // it saw there.
   bool untyped = false;
   for (const vision::HoldingObservation& seen : observation.holdings) {
-    for (const auto& [letter, count] : seen.counts) {
-      (letter == '?' ? untyped : typed) = true;
-    }
+    untyped = untyped || seen.counts.contains('?');
   }
   for (const vision::HoldingObservation& seen : observation.holdings) {
-    if (!typed || untyped) break;
+    if (untyped) break;
     const std::optional<tracker::Seat> seat = seat_named(seen.player);
     if (!seat) continue;
     tracker::HoldingsObservation out;
