@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <random>
@@ -39,10 +40,11 @@ namespace calibration = bugcam::calibration;
 
 struct Options {
   fs::path out;
-  int train_first = 1, train_last = 2999, train_stills = 700;
-  int test_first = 3000, test_last = 3999, test_stills = 150;
-  int hidden = 64;
+  int train_first = 1, train_last = 2999, train_stills = 500;
+  int test_first = 3000, test_last = 3999, test_stills = 120;
+  int hidden = 96;
   int iterations = 300;
+  bool backprop = false;  // plain back-propagation with momentum instead of RPROP
   bool evaluate_only = false;
 };
 
@@ -183,11 +185,74 @@ void collect(int seed, Collected& out) {
   }
 }
 
-cv::Ptr<cv::ml::ANN_MLP> train(const Samples& samples, int classes, int hidden, int iterations) {
+// Samples saved between runs (--cache DIR), to try learners without rendering again; only
+// valid for the same features and seeds.
+void save_samples(const fs::path& file, const Samples& samples) {
+  std::ofstream out(file, std::ios::binary);
+  const int rows = samples.features.rows, cols = samples.features.cols;
+  out.write(reinterpret_cast<const char*>(&rows), sizeof rows);
+  out.write(reinterpret_cast<const char*>(&cols), sizeof cols);
+  for (int r = 0; r < rows; ++r) {
+    out.write(reinterpret_cast<const char*>(samples.features.ptr<float>(r)),
+              static_cast<std::streamsize>(sizeof(float) * static_cast<std::size_t>(cols)));
+  }
+  out.write(reinterpret_cast<const char*>(samples.labels.data()),
+            static_cast<std::streamsize>(sizeof(int) * samples.labels.size()));
+}
+
+bool load_samples(const fs::path& file, Samples& samples) {
+  std::ifstream in(file, std::ios::binary);
+  int rows = 0, cols = 0;
+  if (!in.read(reinterpret_cast<char*>(&rows), sizeof rows) ||
+      !in.read(reinterpret_cast<char*>(&cols), sizeof cols)) {
+    return false;
+  }
+  samples.features.create(rows, cols, CV_32F);
+  for (int r = 0; r < rows; ++r) {
+    in.read(reinterpret_cast<char*>(samples.features.ptr<float>(r)),
+            static_cast<std::streamsize>(sizeof(float) * static_cast<std::size_t>(cols)));
+  }
+  samples.labels.resize(static_cast<std::size_t>(rows));
+  in.read(reinterpret_cast<char*>(samples.labels.data()),
+          static_cast<std::streamsize>(sizeof(int) * samples.labels.size()));
+  return static_cast<bool>(in);
+}
+
+// The samples of the stills of `seeds`, from the cache when there is one.
+Collected collect_all(const std::vector<int>& seeds, const fs::path& cache, const std::string& name,
+                      double& seconds) {
+  Collected all;
+  if (!cache.empty() && load_samples(cache / (name + "_board.bin"), all.board) &&
+      load_samples(cache / (name + "_holding.bin"), all.holding)) {
+    return all;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    collect(seeds[i], all);
+    if (i % 50 == 49) {
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      std::fprintf(stderr, "%s: rendered %zu / %zu stills (%.0f s)\n", name.c_str(), i + 1,
+                   seeds.size(), seconds);
+    }
+  }
+  if (!cache.empty()) {
+    fs::create_directories(cache);
+    save_samples(cache / (name + "_board.bin"), all.board);
+    save_samples(cache / (name + "_holding.bin"), all.holding);
+  }
+  return all;
+}
+
+cv::Ptr<cv::ml::ANN_MLP> train(const Samples& samples, int classes, const Options& options) {
+  const int hidden = options.hidden, iterations = options.iterations;
   cv::Ptr<cv::ml::ANN_MLP> network = cv::ml::ANN_MLP::create();
   network->setLayerSizes(std::vector<int>{samples.features.cols, hidden, classes});
   network->setActivationFunction(cv::ml::ANN_MLP::SIGMOID_SYM);
-  network->setTrainMethod(cv::ml::ANN_MLP::RPROP);
+  if (options.backprop) {
+    network->setTrainMethod(cv::ml::ANN_MLP::BACKPROP, 0.01, 0.1);
+  } else {
+    network->setTrainMethod(cv::ml::ANN_MLP::RPROP);
+  }
   network->setTermCriteria(
       cv::TermCriteria(cv::TermCriteria::MAX_ITER + cv::TermCriteria::EPS, iterations, 1e-5));
   cv::Mat targets(static_cast<int>(samples.labels.size()), classes, CV_32F, cv::Scalar(-1));
@@ -267,7 +332,8 @@ void report_holdings(const std::vector<int>& seeds, const vision::PieceTypeModel
 
 int main(int argc, char** argv) {
   Options options;
-  fs::path dump;
+  fs::path dump, cache;
+  bool quick = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -286,6 +352,12 @@ int main(int argc, char** argv) {
       options.hidden = std::atoi(value().c_str());
     } else if (arg == "--iterations") {
       options.iterations = std::atoi(value().c_str());
+    } else if (arg == "--backprop") {
+      options.backprop = true;
+    } else if (arg == "--quick") {
+      quick = true;
+    } else if (arg == "--cache") {
+      cache = value();
     } else if (arg == "--dump") {
       dump = value();
     } else if (arg == "--evaluate-only") {
@@ -312,30 +384,23 @@ int main(int argc, char** argv) {
     return usage("training and test seeds overlap");
   }
   cv::setNumThreads(1);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const auto started = std::chrono::steady_clock::now();
   const auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
   fs::create_directories(options.out);
   if (!options.evaluate_only) {
-    Collected training;
     const std::vector<int> seeds =
         seeds_of(options.train_first, options.train_last, options.train_stills);
-    for (std::size_t i = 0; i < seeds.size(); ++i) {
-      collect(seeds[i], training);
-      if (i % 50 == 49) {
-        std::fprintf(stderr, "rendered %zu / %zu stills (%.0f s)\n", i + 1, seeds.size(),
-                     elapsed());
-      }
-    }
+    double seconds = 0;
+    const Collected training = collect_all(seeds, cache, "train", seconds);
     std::printf("training: %d board pieces, %d holding pieces from %zu stills (seeds %d-%d)\n",
                 training.board.features.rows, training.holding.features.rows, seeds.size(),
                 options.train_first, options.train_last);
-    const cv::Ptr<cv::ml::ANN_MLP> board =
-        train(training.board, 6, options.hidden, options.iterations);
+    const cv::Ptr<cv::ml::ANN_MLP> board = train(training.board, 6, options);
     std::fprintf(stderr, "board network trained (%.0f s)\n", elapsed());
-    const cv::Ptr<cv::ml::ANN_MLP> holding =
-        train(training.holding, 5, options.hidden, options.iterations);
+    const cv::Ptr<cv::ml::ANN_MLP> holding = train(training.holding, 5, options);
     std::fprintf(stderr, "holding network trained (%.0f s)\n", elapsed());
     board->save((options.out / "piece_types_board.yml.gz").string());
     holding->save((options.out / "piece_types_holding.yml.gz").string());
@@ -348,15 +413,15 @@ int main(int argc, char** argv) {
       cv::ml::ANN_MLP::load((options.out / "piece_types_board.yml.gz").string());
   const cv::Ptr<cv::ml::ANN_MLP> holding =
       cv::ml::ANN_MLP::load((options.out / "piece_types_holding.yml.gz").string());
-  Collected test;
   const std::vector<int> test_seeds =
       seeds_of(options.test_first, options.test_last, options.test_stills);
-  for (int seed : test_seeds) collect(seed, test);
+  double seconds = 0;
+  const Collected test = collect_all(test_seeds, cache, "test", seconds);
   std::printf("test: %zu stills (seeds %d-%d)\n", test_seeds.size(), options.test_first,
               options.test_last);
   report("test board squares", test.board, *board, 6);
   report("test holdings", test.holding, *holding, 5);
-  report_holdings(test_seeds, model);
+  if (!quick) report_holdings(test_seeds, model);
   std::fprintf(stderr, "done (%.0f s)\n", elapsed());
   return 0;
 }

@@ -502,8 +502,8 @@ RecordSummary record(const RecordOptions& options) {
           recorder->write_calibration(calibration::to_pbtxt(current));
         }
         if (frame->index % options.vision_every == 0) {
-          const TrackerInputs inputs =
-              to_tracker_inputs(reader->read(frame->image), frame->index, frame->t);
+          const TrackerInputs inputs = to_tracker_inputs(reader->read(frame->image), frame->index,
+                                                         frame->t, options.holdings_to_tracker);
           if (clocks_from_vision) {
             for (const tracker::LeverObservation& lever : inputs.levers) {
               if (std::optional<capture::ClockEvent> press = levers.add(lever)) feed_clock(*press);

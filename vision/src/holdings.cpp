@@ -195,6 +195,7 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       const char letter = kPieceTypeLetters[static_cast<std::size_t>(best - p.begin())];
       piece.letter = white ? letter : static_cast<char>(std::tolower(letter));
       piece.confidence = *best;
+      piece.probabilities = p;
       type_confidence += *best;
       ++result.counts[letter];
     } else {

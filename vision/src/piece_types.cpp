@@ -22,7 +22,7 @@ constexpr const char* kBoardModelFile = "piece_types_board.yml.gz";
 constexpr const char* kHoldingModelFile = "piece_types_holding.yml.gz";
 // The networks' outputs (about -1.7..1.7) become probabilities through a softmax of this
 // sharpness.
-constexpr float kSoftmaxGain = 4.0f;
+constexpr float kSoftmaxGain = 1.5f;
 // Height (squares) up to which a standing piece's body is cut out: a tall king.
 constexpr double kPieceHeight = 1.9;
 

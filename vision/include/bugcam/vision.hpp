@@ -42,6 +42,7 @@ struct HeldPiece {
   char letter = '?';     // 'P' 'N' 'B' 'R' 'Q' for white, lower case for black; '?' unread
   cv::Point2d at;        // image pixel of its middle
   float confidence = 0;  // probability of the type read
+  std::array<float, 6> probabilities{};  // of P N B R Q K (K always 0); all 0 when unread
 };
 
 struct HoldingObservation {
@@ -108,12 +109,12 @@ class PieceTypeModel {
 // the piece stands upright in it: the square's footprint at the bottom and, above it, where a
 // standing piece's body goes in this view (a tilted camera sees pieces lean away from it;
 // where, follows from the board's homography). Grey, kSquarePatchSize.
-inline const cv::Size kSquarePatchSize{32, 64};
+inline const cv::Size kSquarePatchSize{40, 80};
 cv::Mat square_patch(const cv::Mat& frame_bgr, const calibration::Board& board, cv::Size image_size,
                      int square);
 // The image around a piece lying in a holding area at `image_point`, turned the same way.
 // Grey, kHoldingPatchSize.
-inline const cv::Size kHoldingPatchSize{48, 48};
+inline const cv::Size kHoldingPatchSize{56, 56};
 cv::Mat holding_patch(const cv::Mat& frame_bgr, const calibration::Board& board,
                       cv::Size image_size, cv::Point2d image_point);
 // What the networks see of a patch.
