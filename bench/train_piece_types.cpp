@@ -334,6 +334,7 @@ int main(int argc, char** argv) {
   Options options;
   fs::path dump, cache;
   bool quick = false;
+  int limit = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -354,6 +355,8 @@ int main(int argc, char** argv) {
       options.iterations = std::atoi(value().c_str());
     } else if (arg == "--backprop") {
       options.backprop = true;
+    } else if (arg == "--limit") {
+      limit = std::atoi(value().c_str());
     } else if (arg == "--quick") {
       quick = true;
     } else if (arg == "--cache") {
@@ -394,7 +397,12 @@ int main(int argc, char** argv) {
     const std::vector<int> seeds =
         seeds_of(options.train_first, options.train_last, options.train_stills);
     double seconds = 0;
-    const Collected training = collect_all(seeds, cache, "train", seconds);
+    Collected training = collect_all(seeds, cache, "train", seconds);
+    if (limit > 0 && training.board.features.rows > limit) {
+      // A quick look at what the learner makes of fewer samples.
+      training.board.features = training.board.features.rowRange(0, limit).clone();
+      training.board.labels.resize(static_cast<std::size_t>(limit));
+    }
     std::printf("training: %d board pieces, %d holding pieces from %zu stills (seeds %d-%d)\n",
                 training.board.features.rows, training.holding.features.rows, seeds.size(),
                 options.train_first, options.train_last);
