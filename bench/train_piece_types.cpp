@@ -43,8 +43,8 @@ struct Options {
   int train_first = 1, train_last = 2999, train_stills = 500;
   int test_first = 3000, test_last = 3999, test_stills = 120;
   int hidden = 96;
-  int iterations = 300;
-  bool backprop = false;  // plain back-propagation with momentum instead of RPROP
+  int iterations = 60;
+  bool backprop = true;  // plain back-propagation with momentum (RPROP underfits here)
   bool evaluate_only = false;
 };
 
@@ -353,8 +353,8 @@ int main(int argc, char** argv) {
       options.hidden = std::atoi(value().c_str());
     } else if (arg == "--iterations") {
       options.iterations = std::atoi(value().c_str());
-    } else if (arg == "--backprop") {
-      options.backprop = true;
+    } else if (arg == "--rprop") {
+      options.backprop = false;
     } else if (arg == "--limit") {
       limit = std::atoi(value().c_str());
     } else if (arg == "--quick") {
