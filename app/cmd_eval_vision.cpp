@@ -102,8 +102,8 @@ int run_eval(const EvalOptions& options) {
     presses[board].push_back({ply["t_press"].get<double>(), white ? "white" : "black"});
   }
 
-  Ratio squares_right, occluded_flagged, holdings_exact, levers_right, levers_right_still,
-      found_boards;
+  Ratio squares_right, occluded_flagged, holdings_exact, holdings_typed_exact, levers_right,
+      levers_right_still, found_boards;
   double worst_corner = 0;
   std::vector<double> corner_errors;
   bool names_right = true, orientation_right = true;
@@ -215,11 +215,22 @@ int run_eval(const EvalOptions& options) {
       for (const vision::HoldingObservation& holding : seen.holdings) {
         if (!(*state)["holdings"].contains(holding.player)) continue;
         int visible = 0;
+        std::map<char, int> by_type;
         for (const auto& [type, count] : (*state)["holdings"][holding.player]["visible"].items()) {
           visible += count.get<int>();
+          if (count.get<int>() > 0) by_type[type.front()] = count.get<int>();
         }
         ++holdings_exact.total;
         holdings_exact.right += holding.white_pieces + holding.black_pieces == visible ? 1 : 0;
+        ++holdings_typed_exact.total;
+        holdings_typed_exact.right += holding.counts == by_type ? 1 : 0;
+        if (options.verbose && holding.counts != by_type) {
+          std::cerr << "frame " << f << " holding " << holding.player << ": seen";
+          for (const auto& [letter, count] : holding.counts) std::cerr << " " << count << letter;
+          std::cerr << ", truth";
+          for (const auto& [letter, count] : by_type) std::cerr << " " << count << letter;
+          std::cerr << "\n";
+        }
       }
     }
     const double t = f / fps;
@@ -259,6 +270,7 @@ int run_eval(const EvalOptions& options) {
   report["occluded_flagged_pct"] = occluded_flagged.percent();
   report["occluded_total"] = occluded_flagged.total;
   report["holdings_exact_pct"] = holdings_exact.percent();
+  report["holdings_by_type_exact_pct"] = holdings_typed_exact.percent();
   report["levers_right_pct"] = levers_right.percent();
   report["levers_right_no_hands_pct"] = levers_right_still.percent();
   report["fps"] = frames_per_second;

@@ -35,6 +35,7 @@ struct RecordCommandOptions {
   std::string resume;
   std::string rules = "otb";
   int vision_every = 1;
+  bool holdings_to_tracker = false;
 };
 
 // One line on the terminal, rewritten in place; nothing when stderr is not a terminal.
@@ -91,6 +92,7 @@ int run_record(const RecordCommandOptions& o) {
     return kExitUsage;
   }
   options.vision_every = o.vision_every;
+  options.holdings_to_tracker = o.holdings_to_tracker;
   if (!o.resume.empty()) {
     if (!o.out.empty() && fs::path(o.out) != fs::path(o.resume)) {
       std::cerr
@@ -203,6 +205,9 @@ void add_record_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--vision-every", options->vision_every,
                   "Read every n-th frame with vision (default 1: all)")
       ->check(CLI::Range(1, 30));
+  cmd->add_flag("--holdings-to-tracker", options->holdings_to_tracker,
+                "Check holding areas by piece type (hidden_piece, capture_not_passed); "
+                "experimental: misread types give false incidents");
   cmd->callback([options, &exit_status] {
     // Deterministic and bounded: the per-frame path does not depend on OpenCV's threads.
     cv::setNumThreads(1);

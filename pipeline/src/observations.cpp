@@ -8,6 +8,9 @@ namespace bugcam::pipeline {
 
 namespace {
 
+// The probability from which a held piece counts as possibly of a type.
+constexpr float kPlausibleType = 0.15f;
+
 std::optional<rules::BoardId> board_named(const std::string& name) {
   if (name == "A") return rules::BoardId::kA;
   if (name == "B") return rules::BoardId::kB;
@@ -26,7 +29,8 @@ std::optional<tracker::Seat> seat_named(const std::string& player) {
 
 }  // namespace
 
-TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int frame, double t) {
+TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int frame, double t,
+                                bool with_holdings) {
   TrackerInputs inputs;
   for (const vision::BoardObservation& seen : observation.boards) {
     const std::optional<rules::BoardId> board = board_named(seen.name);
@@ -43,28 +47,37 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
     inputs.boards.push_back(std::move(out));
   }
   // The tracker compares what it knows a player holds with the visible pieces type by type.
-  // Pieces whose type vision did not read ('?') would look like missing pieces, and an empty
-  // area beside them would be taken at its word while the others are not: the holding areas
-  // of a frame go to the tracker only when vision read the types of what it saw there.
-  bool typed = false;
-  bool untyped = false;
+  // Pieces whose type vision did not read ('?', no model) would look like missing pieces, and
+  // an empty area beside them would be taken at its word while the others are not: the
+  // holding areas of a frame go to the tracker only when vision read the type of everything
+  // it saw there.
+  bool untyped = !with_holdings;
   for (const vision::HoldingObservation& seen : observation.holdings) {
-    for (const auto& [letter, count] : seen.counts) {
-      (letter == '?' ? untyped : typed) = true;
-    }
+    untyped = untyped || seen.counts.contains('?');
   }
   for (const vision::HoldingObservation& seen : observation.holdings) {
-    if (!typed || untyped) break;
+    if (untyped) break;
     const std::optional<tracker::Seat> seat = seat_named(seen.player);
     if (!seat) continue;
     tracker::HoldingsObservation out;
     out.seat = *seat;
     out.t = t;
     out.frame = frame;
-    for (const auto& [letter, count] : seen.counts) {
-      const std::optional<rules::PieceType> type = rules::piece_from_letter(letter);
-      if (!type || *type == rules::PieceType::kKing || *type == rules::PieceType::kNone) continue;
-      out.visible[static_cast<std::size_t>(*type)] += count;
+    if (!seen.pieces.empty()) {
+      // A piece counts for every type vision finds plausible for it: a shortfall of a type
+      // is then one that no visible piece could make up for, so a misread type does not
+      // become a hidden_piece; a missing piece still shows.
+      for (const vision::HeldPiece& piece : seen.pieces) {
+        for (std::size_t type = 0; type < out.visible.size(); ++type) {
+          if (piece.probabilities[type] >= kPlausibleType) ++out.visible[type];
+        }
+      }
+    } else {
+      for (const auto& [letter, count] : seen.counts) {
+        const std::optional<rules::PieceType> type = rules::piece_from_letter(letter);
+        if (!type || *type == rules::PieceType::kKing || *type == rules::PieceType::kNone) continue;
+        out.visible[static_cast<std::size_t>(*type)] += count;
+      }
     }
     inputs.holdings.push_back(out);
   }

@@ -43,6 +43,8 @@ constexpr double kCalibrationSeconds = 10.0;
 constexpr int kSnapshotEvery = 3;
 constexpr double kSnapshotSeconds = 90.0;
 constexpr int kSnapshotQuality = 85;
+// A piece's type is read from the kept frames of this long after the press that placed it.
+constexpr double kTypeLookSeconds = 0.6;
 // Frames read ahead of vision.
 constexpr std::size_t kPrefetchDepth = 8;
 // The drift watch looks at the lattice every this many frames; this many misses in a row
@@ -154,6 +156,16 @@ class SnapshotRing {
     if (jpeg.empty()) return;
     stored_.push_back({frame, std::move(jpeg)});
     while (stored_.size() > capacity_) stored_.pop_front();
+  }
+
+  // The kept frames from `first` to `last` (frame numbers), decoded, oldest first.
+  std::vector<cv::Mat> decode(int first, int last) const {
+    std::vector<cv::Mat> out;
+    for (const Stored& s : stored_) {
+      if (s.index >= first && s.index <= last)
+        out.push_back(cv::imdecode(s.jpeg, cv::IMREAD_COLOR));
+    }
+    return out;
   }
 
   // Writes the kept frame nearest to `frame` (the oldest kept when it is older). Throws
@@ -399,6 +411,38 @@ RecordSummary record(const RecordOptions& options) {
     throw RecordError(e.what(), false);
   }
 
+  // Piece types: the holding areas' pieces in every frame, and, when the tracker doubts a
+  // drop's or a promotion's type, the piece on its square in the kept frames just after the
+  // press (the mover's hand is then at the clock).
+  const std::shared_ptr<const vision::PieceTypeModel> piece_model =
+      vision::PieceTypeModel::load_bundled();
+  vision::VisionOptions vision_options;
+  vision_options.piece_types = piece_model;
+  vision_options.bundled_piece_types = false;
+  const double fps = source->fps() > 0 ? source->fps() : 30.0;
+  SnapshotRing snapshots(static_cast<std::size_t>(kSnapshotSeconds * fps / kSnapshotEvery));
+  calibration::Calibration current_calibration = calibration;
+  if (piece_model) {
+    const int look_frames = static_cast<int>(std::lround(kTypeLookSeconds * fps));
+    config.piece_types = [&snapshots, &current_calibration, piece_model, look_frames](
+                             rules::BoardId board, rules::Square square,
+                             int frame) -> std::optional<std::array<float, 5>> {
+      const std::vector<cv::Mat> frames = snapshots.decode(frame, frame + look_frames);
+      std::array<float, 5> sum{};
+      int seen = 0;
+      for (const cv::Mat& image : frames) {
+        const std::optional<vision::TypeProbabilities> p = vision::square_piece_types(
+            image, current_calibration, std::string(1, rules::board_letter(board)), square, "PNBRQ",
+            *piece_model);
+        if (!p) continue;
+        for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += (*p)[k];
+        ++seen;
+      }
+      if (seen == 0) return std::nullopt;
+      for (float& v : sum) v /= static_cast<float>(seen);
+      return sum;
+    };
+  }
   tracker::Tracker tracker(config);
   const double resume_t = recorder->resume_time();
   summary.resumed_moves = static_cast<int>(recorder->moves().size());
@@ -410,10 +454,8 @@ RecordSummary record(const RecordOptions& options) {
   calibration::DriftWatch drift(calibration, kDriftCheckEvery, kDriftPatience);
   // Vision follows each board over time (still views, motion), not frame by frame.
   std::optional<vision::TrackingReader> reader;
-  reader.emplace(calibration);
+  reader.emplace(calibration, vision_options);
   tracker::LeverPressDetector levers;
-  const double fps = source->fps() > 0 ? source->fps() : 30.0;
-  SnapshotRing snapshots(static_cast<std::size_t>(kSnapshotSeconds * fps / kSnapshotEvery));
 
   std::optional<capture::ClockEvent> flag;
   std::size_t next_clock = 0;
@@ -455,12 +497,13 @@ RecordSummary record(const RecordOptions& options) {
         const calibration::Calibration& current = drift.update(frame->image);
         if (drift.renewals() != summary.calibration_renewals) {
           summary.calibration_renewals = drift.renewals();
-          reader.emplace(current);
+          reader.emplace(current, vision_options);
+          current_calibration = current;
           recorder->write_calibration(calibration::to_pbtxt(current));
         }
         if (frame->index % options.vision_every == 0) {
-          const TrackerInputs inputs =
-              to_tracker_inputs(reader->read(frame->image), frame->index, frame->t);
+          const TrackerInputs inputs = to_tracker_inputs(reader->read(frame->image), frame->index,
+                                                         frame->t, options.holdings_to_tracker);
           if (clocks_from_vision) {
             for (const tracker::LeverObservation& lever : inputs.levers) {
               if (std::optional<capture::ClockEvent> press = levers.add(lever)) feed_clock(*press);

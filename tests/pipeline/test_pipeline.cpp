@@ -62,6 +62,24 @@ TEST(TrackerInputs, HoldingsGoOnlyWhenVisionReadTheTypes) {
   EXPECT_EQ(in.holdings[0].visible, (std::array<int, 5>{}));
 }
 
+TEST(TrackerInputs, AHeldPieceCountsForEveryPlausibleType) {
+  vision::FrameObservation o = two_boards();
+  vision::HoldingObservation area;
+  area.player = "A:black";
+  vision::HeldPiece sure, unsure;
+  sure.letter = 'p';
+  sure.probabilities = {0.97f, 0.01f, 0.01f, 0.005f, 0.005f, 0.0f};
+  unsure.letter = 'n';
+  unsure.probabilities = {0.05f, 0.5f, 0.4f, 0.03f, 0.02f, 0.0f};
+  area.pieces = {sure, unsure};
+  area.counts = {{'P', 1}, {'N', 1}};
+  o.holdings = {area};
+  const pipeline::TrackerInputs in = pipeline::to_tracker_inputs(o, 7, 0.2);
+  ASSERT_EQ(in.holdings.size(), 1u);
+  // The unsure piece may be the knight or the bishop the tracker expects: neither is missing.
+  EXPECT_EQ(in.holdings[0].visible, (std::array<int, 5>{1, 1, 1, 0, 0}));
+}
+
 void write(const fs::path& file, const std::string& text) {
   std::ofstream(file) << text;
 }

@@ -11,16 +11,9 @@ namespace bugcam::vision {
 
 namespace {
 
-// Holding areas are read at this many pixels per square.
-constexpr int kHoldingSquarePx = 24;
-
 float luma(const cv::Vec3b& bgr) {
   return 0.114f * static_cast<float>(bgr[0]) + 0.587f * static_cast<float>(bgr[1]) +
          0.299f * static_cast<float>(bgr[2]);
-}
-
-double length(cv::Point2d a, cv::Point2d b) {
-  return std::hypot(a.x - b.x, a.y - b.y);
 }
 
 }  // namespace
@@ -38,7 +31,10 @@ const char* lever_name(Lever lever) {
 }
 
 FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions options)
-    : calibration_(std::move(calibration)), options_(options) {
+    : calibration_(std::move(calibration)), options_(std::move(options)) {
+  if (!options_.piece_types && options_.bundled_piece_types) {
+    options_.piece_types = PieceTypeModel::load_bundled();
+  }
   for (const Viewpoint& view : estimate_viewpoints(calibration_)) {
     sampling_.push_back(plan_sampling(view, options_.square_px));
   }
@@ -71,116 +67,14 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr,
     const std::string board_name = area.player.substr(0, area.player.find(':'));
     const calibration::Board* board = calibration_.board(board_name);
     if (board == nullptr) continue;
-    observation.holdings.push_back(
-        read_holding(frame_bgr, area, board->square_size_px(), classified.white_black_luma));
+    observation.holdings.push_back(read_holding(frame_bgr, area, *board, calibration_.image_size,
+                                                classified.white_black_luma,
+                                                options_.piece_types.get()));
   }
   for (const calibration::Clock& clock : calibration_.clocks) {
     observation.clocks.push_back(read_clock(frame_bgr, clock));
   }
   return observation;
-}
-
-HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
-                                double square_px_in_image, float white_black_luma) {
-  HoldingObservation result;
-  result.player = area.player;
-  if (area.region.size() != 4 || square_px_in_image <= 0) return result;
-  const double s = kHoldingSquarePx;
-  const int width = static_cast<int>(
-      std::lround(length(area.region[0], area.region[1]) / square_px_in_image * s));
-  const int height = static_cast<int>(
-      std::lround(length(area.region[1], area.region[2]) / square_px_in_image * s));
-  if (width < 4 || height < 4) return result;
-  const std::vector<cv::Point2f> from{{0, 0},
-                                      {static_cast<float>(width), 0},
-                                      {static_cast<float>(width), static_cast<float>(height)},
-                                      {0, static_cast<float>(height)}};
-  std::vector<cv::Point2f> to;
-  for (const cv::Point2d& p : area.region) to.emplace_back(cv::Point2f(p));
-  cv::Mat crop;
-  const cv::Mat crop_to_image = cv::getPerspectiveTransform(from, to);
-  cv::warpPerspective(frame_bgr, crop, crop_to_image, cv::Size(width, height),
-                      cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT);
-  // The part of the strip inside the image: beyond its edge there is nothing to count.
-  cv::Mat in_view;
-  cv::warpPerspective(cv::Mat(frame_bgr.size(), CV_8U, cv::Scalar(255)), in_view, crop_to_image,
-                      cv::Size(width, height), cv::INTER_NEAREST | cv::WARP_INVERSE_MAP,
-                      cv::BORDER_CONSTANT, cv::Scalar(0));
-  cv::erode(in_view, in_view, cv::Mat(), cv::Point(-1, -1), 2);
-  // The table is what most of the strip shows.
-  std::vector<cv::Mat> channels;
-  cv::split(crop, channels);
-  cv::Vec3f table;
-  for (int c = 0; c < 3; ++c) {
-    std::vector<uchar> values;
-    for (int y = 0; y < crop.rows; ++y) {
-      const uchar* v = channels[static_cast<size_t>(c)].ptr<uchar>(y);
-      const uchar* m = in_view.ptr<uchar>(y);
-      for (int x = 0; x < crop.cols; ++x) {
-        if (m[x] != 0) values.push_back(v[x]);
-      }
-    }
-    if (values.empty()) return result;
-    std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2),
-                     values.end());
-    table[c] = values[values.size() / 2];
-  }
-  cv::Mat mask(crop.size(), CV_8U, cv::Scalar(0));
-  for (int y = 0; y < crop.rows; ++y) {
-    const cv::Vec3b* line = crop.ptr<cv::Vec3b>(y);
-    uchar* m = mask.ptr<uchar>(y);
-    for (int x = 0; x < crop.cols; ++x) {
-      const cv::Vec3f p(line[x]);
-      const cv::Vec3f d = p - table;
-      if (std::sqrt(d.dot(d)) <= 45.0f || in_view.at<uchar>(y, x) == 0) continue;
-      // A piece's shadow is the table darkened, hue kept; a black piece is far darker.
-      const float scale = p.dot(table) / std::max(table.dot(table), 1.0f);
-      const cv::Vec3f rest = p - table * scale;
-      const bool shadow = scale > 0.35f && scale < 1.0f && std::sqrt(rest.dot(rest)) < 20.0f;
-      if (!shadow) m[x] = 255;
-    }
-  }
-  const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(3, 3));
-  cv::morphologyEx(mask, mask, cv::MORPH_OPEN, kernel);
-  cv::morphologyEx(mask, mask, cv::MORPH_CLOSE, kernel);
-  cv::Mat labels, stats, centroids;
-  const int n = cv::connectedComponentsWithStats(mask, labels, stats, centroids, 8, CV_32S);
-  // A piece seen from above, standing or lying, covers about a third of a square; smaller
-  // blobs are crumbs and reflections; bigger ones are pieces touching each other.
-  const double single = 0.33 * s * s;
-  int merged = 0;
-  for (int label = 1; label < n; ++label) {
-    const int blob_area = stats.at<int>(label, cv::CC_STAT_AREA);
-    if (blob_area < 0.35 * single) continue;
-    // Longer than two pieces lying end to end: the board's frame, an arm, a clock.
-    const int longest =
-        std::max(stats.at<int>(label, cv::CC_STAT_WIDTH), stats.at<int>(label, cv::CC_STAT_HEIGHT));
-    if (longest > 2.5 * s) continue;
-    const int pieces = std::max(1, static_cast<int>(std::lround(blob_area / single)));
-    if (pieces > 1) merged += pieces;
-    double sum = 0;
-    int count = 0;
-    for (int y = 0; y < labels.rows; ++y) {
-      const int* l = labels.ptr<int>(y);
-      const cv::Vec3b* line = crop.ptr<cv::Vec3b>(y);
-      for (int x = 0; x < labels.cols; ++x) {
-        if (l[x] == label) {
-          sum += luma(line[x]);
-          ++count;
-        }
-      }
-    }
-    if (sum / std::max(count, 1) >= white_black_luma) {
-      result.white_pieces += pieces;
-    } else {
-      result.black_pieces += pieces;
-    }
-  }
-  const int total = result.white_pieces + result.black_pieces;
-  if (total > 0) result.counts['?'] = total;
-  result.confidence =
-      total == 0 ? 0.9f : 0.9f - 0.5f * static_cast<float>(merged) / static_cast<float>(total);
-  return result;
 }
 
 namespace {
@@ -290,7 +184,9 @@ std::string to_text(const FrameObservation& observation) {
   }
   for (const HoldingObservation& holding : observation.holdings) {
     out << "holding " << holding.player << ": " << holding.white_pieces << " white, "
-        << holding.black_pieces << " black\n";
+        << holding.black_pieces << " black";
+    for (const auto& [letter, count] : holding.counts) out << " " << count << letter;
+    out << "\n";
   }
   for (const ClockObservation& clock : observation.clocks) {
     out << "clock " << clock.board << ": lever down " << lever_name(clock.lever_down) << "\n";

@@ -56,6 +56,11 @@ struct RecordOptions {
   // Vision reads every n-th frame (1: all). Fixed by frame index, so output does not depend
   // on speed.
   int vision_every = 1;
+  // Holding areas counted by type go to the tracker (hidden_piece, capture_not_passed, drop
+  // types from the holdings). Off by default: the piece-type networks misread too many held
+  // pieces (and touching pieces are miscounted), which the tracker reports as hidden pieces
+  // (the bundled clip: 6 to 30 false incidents with it on, none with it off).
+  bool holdings_to_tracker = false;
   // Called about every half second of video with the run's progress.
   std::function<void(const Progress&)> progress;
 };
@@ -96,6 +101,7 @@ struct TrackerInputs {
   std::vector<tracker::HoldingsObservation> holdings;
   std::vector<tracker::LeverObservation> levers;
 };
-TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int frame, double t);
+TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int frame, double t,
+                                bool with_holdings = true);
 
 }  // namespace bugcam::pipeline

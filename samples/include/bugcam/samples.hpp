@@ -3,10 +3,13 @@
 // hands, with the clock log, the true game record and per-frame truth beside it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include <opencv2/core.hpp>
 
 #include "bugcam/rules.hpp"
 
@@ -49,6 +52,34 @@ SynthResult synthesize(const rules::BpgnGame& game, const std::filesystem::path&
 // One still per seed, of the start position with a hand reaching in, tiled into one PNG.
 void write_contact_sheet(const std::filesystem::path& png, std::uint64_t first_seed, int count,
                          int tile_width);
+
+// A still of both boards in a random position with random holdings, for training and testing
+// piece-type recognition: the image and, from the renderer, where everything is and what it is.
+struct TrainingStill {
+  cv::Mat image;  // BGR, after lens blur, distortion and noise
+  double tilt_degrees = 0;
+  // Per board (A, B): the 9 x 9 lattice of square corners on the squares' top in image pixels,
+  // index rank_line * 9 + file_line (the outer corner of a1 first).
+  std::array<std::vector<cv::Point2d>, 2> lattice;
+  // Per board: piece letter per square (a1 = 0), 'P'..'K' white, 'p'..'k' black, '.' empty.
+  std::array<std::array<char, 64>, 2> squares{};
+  // Per player (A:white, A:black, B:white, B:black): the holding area's outline on the table
+  // and the pieces lying there.
+  struct HoldingPiece {
+    char letter = 'P';  // upper case for white
+    cv::Point2d base;   // image pixel of the base centre (of the body's middle if lying)
+    cv::Point2d top;    // image pixel of the top (standing) or far end (lying)
+    bool lying = false;
+  };
+  std::array<std::vector<cv::Point2d>, 4> holding_regions;
+  std::array<std::vector<HoldingPiece>, 4> holdings;
+};
+
+// Renders one still for `seed` (which picks the look: boards, pieces, camera, light) and
+// `variant` (which picks the position, holdings and noise). Some holding pieces touch or lie
+// on their side. Deterministic.
+TrainingStill render_training_still(std::uint64_t seed, std::uint64_t variant, int width,
+                                    int height);
 
 // The bundled sample clip's directory (samples/clip in the source tree).
 std::filesystem::path bundled_sample_dir();

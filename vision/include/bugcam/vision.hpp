@@ -6,8 +6,12 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -34,13 +38,22 @@ struct BoardObservation {
   std::array<std::string, 8> occupancy() const;
 };
 
+// One piece seen lying in a holding area.
+struct HeldPiece {
+  char letter = '?';     // 'P' 'N' 'B' 'R' 'Q' for white, lower case for black; '?' unread
+  cv::Point2d at;        // image pixel of its middle
+  float confidence = 0;  // probability of the type read
+  std::array<float, 6> probabilities{};  // of P N B R Q K (K always 0); all 0 when unread
+};
+
 struct HoldingObservation {
   std::string player;  // "A:white" ...
-  // Piece letter (P N B R Q) -> how many are visible; '?' counts pieces whose type is not
-  // read (no type classifier yet).
+  // Piece letter (P N B R Q, upper case whatever the colour) -> how many are visible; '?'
+  // counts pieces whose type is not read (no piece-type model found).
   std::map<char, int> counts;
   int white_pieces = 0;  // visible pieces by colour, whatever their type
   int black_pieces = 0;
+  std::vector<HeldPiece> pieces;
   float confidence = 0.0f;
 };
 
@@ -59,9 +72,71 @@ struct FrameObservation {
   std::vector<ClockObservation> clocks;
 };
 
+// --- Piece types (issue 4) ---------------------------------------------------------------
+
+// Probabilities of pawn, knight, bishop, rook, queen, king (the order of kPieceTypeLetters).
+inline constexpr std::string_view kPieceTypeLetters = "PNBRQK";
+using TypeProbabilities = std::array<float, 6>;
+
+// The piece-type classifiers: two small networks (OpenCV ANN_MLP) over gradient histograms
+// of a piece's image, one for pieces standing on a square, one for pieces in a holding
+// area (standing, lying, touching). Trained on synthetic stills by
+// scripts/train-piece-types.sh; the trained files live in vision/models/.
+class PieceTypeModel {
+ public:
+  // Loads piece_types_board.yml.gz and piece_types_holding.yml.gz from `dir`. Throws
+  // std::runtime_error naming the file when one is missing or unreadable.
+  explicit PieceTypeModel(const std::filesystem::path& dir);
+  ~PieceTypeModel();
+  PieceTypeModel(const PieceTypeModel&) = delete;
+  PieceTypeModel& operator=(const PieceTypeModel&) = delete;
+
+  // The models shipped with bugcam: vision/models in the source tree this binary was built
+  // from, else ../share/bugcam/models beside the executable. Empty when neither exists.
+  static std::filesystem::path bundled_dir();
+  // The bundled models, or nullptr when there are none (types then read '?').
+  static std::shared_ptr<const PieceTypeModel> load_bundled();
+
+  // Probabilities from a patch made by square_patch() / holding_patch().
+  TypeProbabilities board_piece(const cv::Mat& patch) const;
+  TypeProbabilities holding_piece(const cv::Mat& patch) const;
+
+ private:
+  struct Networks;
+  std::unique_ptr<Networks> networks_;
+};
+
+// The image of the piece standing on `square` (a1 = 0) of `board`, cut out and turned so that
+// the piece stands upright in it: the square's footprint at the bottom and, above it, where a
+// standing piece's body goes in this view (a tilted camera sees pieces lean away from it;
+// where, follows from the board's homography). Grey, kSquarePatchSize.
+inline const cv::Size kSquarePatchSize{40, 80};
+cv::Mat square_patch(const cv::Mat& frame_bgr, const calibration::Board& board, cv::Size image_size,
+                     int square);
+// The image around a piece lying in a holding area at `image_point`, turned the same way.
+// Grey, kHoldingPatchSize.
+inline const cv::Size kHoldingPatchSize{56, 56};
+cv::Mat holding_patch(const cv::Mat& frame_bgr, const calibration::Board& board,
+                      cv::Size image_size, cv::Point2d image_point);
+// What the networks see of a patch.
+std::vector<float> patch_features(const cv::Mat& patch);
+
+// Probabilities of the piece types in `candidates` (letters of kPieceTypeLetters, e.g. "NB")
+// for the piece on `square` of board `board_name` in this frame, the others 0; nullopt when
+// the board is not calibrated or no candidate is given.
+std::optional<TypeProbabilities> square_piece_types(const cv::Mat& frame_bgr,
+                                                    const calibration::Calibration& calibration,
+                                                    const std::string& board_name, int square,
+                                                    std::string_view candidates,
+                                                    const PieceTypeModel& model);
+
 struct VisionOptions {
   // Pixels per square of the top-down warp the squares are read from.
   int square_px = 32;
+  // Types of the pieces in holding areas; nullptr: the bundled model when
+  // bundled_piece_types, else counted by colour only ('?').
+  std::shared_ptr<const PieceTypeModel> piece_types;
+  bool bundled_piece_types = true;
 };
 
 // --- Where the camera stands -----------------------------------------------------------
@@ -208,9 +283,14 @@ struct SquareClassification {
 SquareClassification classify_squares(const std::vector<calibration::BoardAppearance>& boards);
 
 // Counts the pieces lying in a holding area, by colour: blobs that differ from the table,
-// split by the frame's white/black luma threshold.
+// split by the frame's white/black luma threshold; blobs of several touching pieces are cut
+// along their length. With a model, each piece's type is read too (`board` gives the view's
+// geometry: which way pieces lean).
 HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
                                 double square_px_in_image, float white_black_luma);
+HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
+                                const calibration::Board& board, cv::Size image_size,
+                                float white_black_luma, const PieceTypeModel* model);
 
 // Which side of a clock is pressed down. The lever is a bar along the clock, tilted about
 // its middle: seen from above, its raised end (the side not pressed) shows more of it. Lever

@@ -1,0 +1,116 @@
+// Piece types: the bundled networks on synthetic stills of seeds never used in training
+// (training uses seeds 1-2999), holding areas counted by type and colour.
+#include <cmath>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "bugcam/samples.hpp"
+#include "bugcam/vision.hpp"
+#include "still_calibration.hpp"
+
+namespace {
+
+using namespace bugcam;
+using namespace bugcam::vision;
+
+std::shared_ptr<const PieceTypeModel> model() {
+  std::shared_ptr<const PieceTypeModel> m = PieceTypeModel::load_bundled();
+  EXPECT_TRUE(m != nullptr) << "no bundled piece-type model (vision/models)";
+  return m;
+}
+
+std::size_t best_of(const TypeProbabilities& p) {
+  return static_cast<std::size_t>(std::max_element(p.begin(), p.end()) - p.begin());
+}
+
+// Stills of held-apart seeds (3000-3999), a few looks: straight down to strongly tilted.
+constexpr int kStillSeeds[] = {3901, 3947, 3973};
+
+TEST(PieceTypes, BoardPiecesOfUnseenSeedsAreMostlyRead) {
+  const auto m = model();
+  ASSERT_TRUE(m);
+  int right = 0, total = 0;
+  for (const int seed : kStillSeeds) {
+    const samples::TrainingStill still =
+        samples::render_training_still(static_cast<std::uint64_t>(seed), 1, 1280, 720);
+    const calibration::Calibration c = bugcam::testing::still_calibration(still);
+    for (std::size_t b = 0; b < 2; ++b) {
+      for (int sq = 0; sq < 64; ++sq) {
+        const char letter = still.squares[b][static_cast<std::size_t>(sq)];
+        if (letter == '.') continue;
+        const TypeProbabilities p =
+            m->board_piece(square_patch(still.image, c.boards[b], c.image_size, sq));
+        const char read = kPieceTypeLetters[best_of(p)];
+        ++total;
+        right += read == std::toupper(static_cast<unsigned char>(letter));
+      }
+    }
+  }
+  ASSERT_GT(total, 40);
+  // Six types, chance is 1/6; the training program reports the full per-type figures.
+  // The training program measures 73 % over 120 held-apart stills; bishops and kings are the
+  // weak types (read as pawns and queens).
+  EXPECT_GE(static_cast<double>(right) / total, 0.55) << right << " / " << total;
+}
+
+TEST(PieceTypes, CandidatesRestrictTheAnswer) {
+  const auto m = model();
+  ASSERT_TRUE(m);
+  const samples::TrainingStill still = samples::render_training_still(3901, 1, 1280, 720);
+  const calibration::Calibration c = bugcam::testing::still_calibration(still);
+  for (int sq = 0; sq < 64; ++sq) {
+    if (still.squares[0][static_cast<std::size_t>(sq)] == '.') continue;
+    const std::optional<TypeProbabilities> p =
+        square_piece_types(still.image, c, "A", sq, "NB", *m);
+    ASSERT_TRUE(p.has_value());
+    EXPECT_NEAR((*p)[1] + (*p)[2], 1.0f, 1e-4f);
+    EXPECT_EQ((*p)[0] + (*p)[3] + (*p)[4] + (*p)[5], 0.0f);
+  }
+  EXPECT_FALSE(square_piece_types(still.image, c, "C", 0, "NB", *m).has_value());
+  EXPECT_FALSE(square_piece_types(still.image, c, "A", 0, "", *m).has_value());
+}
+
+TEST(PieceTypes, HoldingAreasAreCountedByTypeAndColour) {
+  const auto m = model();
+  ASSERT_TRUE(m);
+  int pieces = 0, typed_right = 0, colour_right = 0;
+  for (const int seed : kStillSeeds) {
+    const samples::TrainingStill still =
+        samples::render_training_still(static_cast<std::uint64_t>(seed), 1, 1280, 720);
+    const calibration::Calibration c = bugcam::testing::still_calibration(still);
+    for (std::size_t player = 0; player < 4; ++player) {
+      const HoldingObservation seen = read_holding(
+          still.image, c.holdings[player], c.boards[player / 2], c.image_size, 128.0f, m.get());
+      std::map<char, int> truth;
+      int white = 0;
+      for (const auto& piece : still.holdings[player]) {
+        ++truth[static_cast<char>(std::toupper(static_cast<unsigned char>(piece.letter)))];
+        white += std::isupper(static_cast<unsigned char>(piece.letter)) != 0;
+      }
+      const int count = static_cast<int>(still.holdings[player].size());
+      pieces += count;
+      colour_right +=
+          std::min(seen.white_pieces, white) + std::min(seen.black_pieces, count - white);
+      // Pieces whose type was read right, area by area (the counts' overlap).
+      for (const auto& [letter, n] : truth) {
+        const auto it = seen.counts.find(letter);
+        typed_right += std::min(n, it == seen.counts.end() ? 0 : it->second);
+      }
+      for (const HeldPiece& piece : seen.pieces) {
+        EXPECT_NE(piece.letter, '?');
+        EXPECT_NE(std::toupper(static_cast<unsigned char>(piece.letter)), 'K');
+        EXPECT_GT(piece.confidence, 0.0f);
+      }
+    }
+  }
+  ASSERT_GT(pieces, 10);
+  // Measured 69 %: loose, lying and touching pieces (these stills have many) are often split
+  // or merged wrongly; pieces in their slots, as in the clips, are counted far better.
+  EXPECT_GE(static_cast<double>(colour_right) / pieces, 0.6) << colour_right << " / " << pieces;
+  // Chance is 1/5; the training program measures 43 % of the pieces found over 120
+  // held-apart stills (many loose, lying or touching).
+  EXPECT_GE(static_cast<double>(typed_right) / pieces, 0.28) << typed_right << " / " << pieces;
+}
+
+}  // namespace

@@ -1,0 +1,216 @@
+// Holding areas: the pieces lying on the table beside a board, by colour and type.
+#include <algorithm>
+#include <cmath>
+
+#include <opencv2/imgproc.hpp>
+
+#include "bugcam/vision.hpp"
+#include "piece_geometry.hpp"
+
+namespace bugcam::vision {
+
+namespace {
+
+// Holding areas are read at this many pixels per square.
+constexpr int kHoldingSquarePx = 24;
+
+float luma(const cv::Vec3b& bgr) {
+  return 0.114f * static_cast<float>(bgr[0]) + 0.587f * static_cast<float>(bgr[1]) +
+         0.299f * static_cast<float>(bgr[2]);
+}
+
+double length(cv::Point2d a, cv::Point2d b) {
+  return std::hypot(a.x - b.x, a.y - b.y);
+}
+
+// One piece found in the strip: its pixels' middle (strip pixels) and mean luma.
+struct StripPiece {
+  cv::Point2d middle;
+  float luma = 0;
+  bool merged = false;  // cut out of a blob of touching pieces
+};
+
+// Splits a blob of `count` touching pieces into `count` parts of equal pixel count along
+// its longest direction (touching pieces lie side by side, mostly along the strip).
+std::vector<StripPiece> split_blob(const std::vector<cv::Point>& pixels,
+                                   const std::vector<float>& lumas, int count) {
+  cv::Point2d mean(0, 0);
+  for (const cv::Point& p : pixels) mean += cv::Point2d(p);
+  mean *= 1.0 / static_cast<double>(pixels.size());
+  double sxx = 0, syy = 0, sxy = 0;
+  for (const cv::Point& p : pixels) {
+    const cv::Point2d d = cv::Point2d(p) - mean;
+    sxx += d.x * d.x;
+    syy += d.y * d.y;
+    sxy += d.x * d.y;
+  }
+  const double angle = 0.5 * std::atan2(2 * sxy, sxx - syy);
+  const cv::Point2d axis(std::cos(angle), std::sin(angle));
+  std::vector<std::pair<double, std::size_t>> order;
+  order.reserve(pixels.size());
+  for (std::size_t i = 0; i < pixels.size(); ++i) {
+    // Ties broken by index: the same pixels always split the same way.
+    order.emplace_back((cv::Point2d(pixels[i]) - mean).dot(axis), i);
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<StripPiece> parts;
+  for (int k = 0; k < count; ++k) {
+    const std::size_t from = order.size() * static_cast<std::size_t>(k) / count;
+    const std::size_t to = order.size() * static_cast<std::size_t>(k + 1) / count;
+    StripPiece part;
+    part.merged = count > 1;
+    double sum = 0;
+    for (std::size_t j = from; j < to; ++j) {
+      part.middle += cv::Point2d(pixels[order[j].second]);
+      sum += lumas[order[j].second];
+    }
+    const double n = static_cast<double>(std::max<std::size_t>(to - from, 1));
+    part.middle *= 1.0 / n;
+    part.luma = static_cast<float>(sum / n);
+    parts.push_back(part);
+  }
+  return parts;
+}
+
+}  // namespace
+
+HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
+                                double square_px_in_image, float white_black_luma) {
+  calibration::Board flat;
+  // Without a board only the counts by colour are read, which need the scale alone.
+  flat.board_to_image = cv::Matx33d(square_px_in_image, 0, 0, 0, square_px_in_image, 0, 0, 0, 1);
+  return read_holding(frame_bgr, area, flat, frame_bgr.size(), white_black_luma, nullptr);
+}
+
+HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
+                                const calibration::Board& board, cv::Size image_size,
+                                float white_black_luma, const PieceTypeModel* model) {
+  HoldingObservation result;
+  result.player = area.player;
+  const double square_px_in_image = board.square_size_px();
+  if (area.region.size() != 4 || square_px_in_image <= 0) return result;
+  const double s = kHoldingSquarePx;
+  const int width = static_cast<int>(
+      std::lround(length(area.region[0], area.region[1]) / square_px_in_image * s));
+  const int height = static_cast<int>(
+      std::lround(length(area.region[1], area.region[2]) / square_px_in_image * s));
+  if (width < 4 || height < 4) return result;
+  const std::vector<cv::Point2f> from{{0, 0},
+                                      {static_cast<float>(width), 0},
+                                      {static_cast<float>(width), static_cast<float>(height)},
+                                      {0, static_cast<float>(height)}};
+  std::vector<cv::Point2f> to;
+  for (const cv::Point2d& p : area.region) to.emplace_back(cv::Point2f(p));
+  cv::Mat crop;
+  const cv::Mat crop_to_image = cv::getPerspectiveTransform(from, to);
+  cv::warpPerspective(frame_bgr, crop, crop_to_image, cv::Size(width, height),
+                      cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT);
+  // The part of the strip inside the image: beyond its edge there is nothing to count.
+  cv::Mat in_view;
+  cv::warpPerspective(cv::Mat(frame_bgr.size(), CV_8U, cv::Scalar(255)), in_view, crop_to_image,
+                      cv::Size(width, height), cv::INTER_NEAREST | cv::WARP_INVERSE_MAP,
+                      cv::BORDER_CONSTANT, cv::Scalar(0));
+  cv::erode(in_view, in_view, cv::Mat(), cv::Point(-1, -1), 2);
+  // The table is what most of the strip shows.
+  std::vector<cv::Mat> channels;
+  cv::split(crop, channels);
+  cv::Vec3f table;
+  for (int c = 0; c < 3; ++c) {
+    std::vector<uchar> values;
+    for (int y = 0; y < crop.rows; ++y) {
+      const uchar* v = channels[static_cast<size_t>(c)].ptr<uchar>(y);
+      const uchar* m = in_view.ptr<uchar>(y);
+      for (int x = 0; x < crop.cols; ++x) {
+        if (m[x] != 0) values.push_back(v[x]);
+      }
+    }
+    if (values.empty()) return result;
+    std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2),
+                     values.end());
+    table[c] = values[values.size() / 2];
+  }
+  cv::Mat mask(crop.size(), CV_8U, cv::Scalar(0));
+  for (int y = 0; y < crop.rows; ++y) {
+    const cv::Vec3b* line = crop.ptr<cv::Vec3b>(y);
+    uchar* m = mask.ptr<uchar>(y);
+    for (int x = 0; x < crop.cols; ++x) {
+      const cv::Vec3f p(line[x]);
+      const cv::Vec3f d = p - table;
+      if (std::sqrt(d.dot(d)) <= 45.0f || in_view.at<uchar>(y, x) == 0) continue;
+      // A piece's shadow is the table darkened, hue kept; a black piece is far darker.
+      const float scale = p.dot(table) / std::max(table.dot(table), 1.0f);
+      const cv::Vec3f rest = p - table * scale;
+      const bool shadow = scale > 0.35f && scale < 1.0f && std::sqrt(rest.dot(rest)) < 20.0f;
+      if (!shadow) m[x] = 255;
+    }
+  }
+  const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(3, 3));
+  cv::morphologyEx(mask, mask, cv::MORPH_OPEN, kernel);
+  cv::morphologyEx(mask, mask, cv::MORPH_CLOSE, kernel);
+  cv::Mat labels, stats, centroids;
+  const int n = cv::connectedComponentsWithStats(mask, labels, stats, centroids, 8, CV_32S);
+  // A piece seen from above, standing or lying, covers about a third of a square; smaller
+  // blobs are crumbs and reflections; bigger ones are pieces touching each other.
+  const double single = 0.33 * s * s;
+  std::vector<std::vector<cv::Point>> blob_pixels(static_cast<std::size_t>(std::max(n, 1)));
+  std::vector<std::vector<float>> blob_lumas(blob_pixels.size());
+  for (int y = 0; y < labels.rows; ++y) {
+    const int* l = labels.ptr<int>(y);
+    const cv::Vec3b* line = crop.ptr<cv::Vec3b>(y);
+    for (int x = 0; x < labels.cols; ++x) {
+      if (l[x] == 0) continue;
+      blob_pixels[static_cast<std::size_t>(l[x])].emplace_back(x, y);
+      blob_lumas[static_cast<std::size_t>(l[x])].push_back(luma(line[x]));
+    }
+  }
+  std::vector<StripPiece> found;
+  for (int label = 1; label < n; ++label) {
+    const int blob_area = stats.at<int>(label, cv::CC_STAT_AREA);
+    if (blob_area < 0.35 * single) continue;
+    // Longer than two pieces lying end to end: the board's frame, an arm, a clock.
+    const int longest =
+        std::max(stats.at<int>(label, cv::CC_STAT_WIDTH), stats.at<int>(label, cv::CC_STAT_HEIGHT));
+    if (longest > 2.5 * s) continue;
+    const int pieces = std::max(1, static_cast<int>(std::lround(blob_area / single)));
+    for (const StripPiece& part : split_blob(blob_pixels[static_cast<std::size_t>(label)],
+                                             blob_lumas[static_cast<std::size_t>(label)], pieces)) {
+      found.push_back(part);
+    }
+  }
+  const ViewGeometry view(board, image_size);
+  int merged = 0;
+  float type_confidence = 0;
+  for (const StripPiece& part : found) {
+    const bool white = part.luma >= white_black_luma;
+    (white ? result.white_pieces : result.black_pieces) += 1;
+    merged += part.merged;
+    HeldPiece piece;
+    const cv::Matx33d to_image(crop_to_image);
+    const cv::Vec3d q = to_image * cv::Vec3d(part.middle.x, part.middle.y, 1);
+    piece.at = {q[0] / q[2], q[1] / q[2]};
+    if (model != nullptr) {
+      const TypeProbabilities p =
+          model->holding_piece(holding_patch(frame_bgr, view, board, piece.at));
+      const auto best = std::max_element(p.begin(), p.end());
+      const char letter = kPieceTypeLetters[static_cast<std::size_t>(best - p.begin())];
+      piece.letter = white ? letter : static_cast<char>(std::tolower(letter));
+      piece.confidence = *best;
+      piece.probabilities = p;
+      type_confidence += *best;
+      ++result.counts[letter];
+    } else {
+      piece.letter = '?';
+      ++result.counts['?'];
+    }
+    result.pieces.push_back(piece);
+  }
+  const int total = result.white_pieces + result.black_pieces;
+  result.confidence =
+      total == 0 ? 0.9f : 0.9f - 0.5f * static_cast<float>(merged) / static_cast<float>(total);
+  if (model != nullptr && total > 0) {
+    result.confidence *= type_confidence / static_cast<float>(total);
+  }
+  return result;
+}
+
+}  // namespace bugcam::vision

@@ -1,0 +1,30 @@
+// How a board's view places standing pieces: from the board's homography, the camera's pose
+// (focal length estimated, principal point in the middle), so that a point at some height
+// above the board can be projected and patches cut upright around pieces.
+#pragma once
+
+#include <opencv2/core.hpp>
+
+#include "bugcam/calibration.hpp"
+
+namespace bugcam::vision {
+
+class ViewGeometry {
+ public:
+  ViewGeometry(const calibration::Board& board, cv::Size image_size);
+  // Image pixel of the board point (x, y) (in squares) raised by `height` squares.
+  cv::Point2d project(double x, double y, double height) const;
+  // At a board point: its image pixel `base`, and the image vectors one square long of the
+  // way a standing piece leans (`up`) and of the direction right of it (`across`).
+  void upright_frame(cv::Point2d board_point, double height, cv::Point2d& base, cv::Point2d& up,
+                     cv::Point2d& across) const;
+
+ private:
+  cv::Matx34d projection_;
+};
+
+cv::Mat square_patch(const cv::Mat& frame_bgr, const ViewGeometry& view, int square);
+cv::Mat holding_patch(const cv::Mat& frame_bgr, const ViewGeometry& view,
+                      const calibration::Board& board, cv::Point2d image_point);
+
+}  // namespace bugcam::vision
