@@ -399,11 +399,15 @@ RecordSummary record(const RecordOptions& options) {
     throw RecordError(e.what(), false);
   }
 
+  // Resuming: the tracker starts where the record's last game starts (the start position, or
+  // the position after an illegal move or a disturbance) and replays that game's moves.
+  config.start_a = recorder->resume_boards()[0];
+  config.start_b = recorder->resume_boards()[1];
   tracker::Tracker tracker(config);
   const double resume_t = recorder->resume_time();
   summary.resumed_moves = static_cast<int>(recorder->moves().size());
-  for (const tracker::TrackedMove& move : recorder->moves()) {
-    tracker.replay_committed(move.board, move.move, move.t);
+  for (const tracker::TrackedMove& move : recorder->resume_moves()) {
+    tracker.replay_committed(move.board, move.move, move.t, move.clock);
   }
   if (options.resume && resume_t > 0.0) source->seek(resume_t);
 
@@ -418,7 +422,9 @@ RecordSummary record(const RecordOptions& options) {
   std::optional<capture::ClockEvent> flag;
   std::size_t next_clock = 0;
   // Clock events already in the recording when resuming are not fed again.
-  while (options.resume && next_clock < clock_log.size() && clock_log[next_clock].t <= resume_t) {
+  // (The record has times to the millisecond.)
+  while (options.resume && next_clock < clock_log.size() &&
+         clock_log[next_clock].t <= resume_t + 0.0005) {
     ++next_clock;
   }
   const auto feed_clock = [&](const capture::ClockEvent& e) {

@@ -109,7 +109,8 @@ struct Incident {
   std::string detail;       // one sentence for the arbiter
   std::vector<int> frames;  // frame numbers worth a snapshot
   // illegal_move and position_disturbed: both boards as the recording continues from them
-  // (BFEN), for a record writer that must restart its game record from a set-up position.
+  // (BFEN, each board with "halfmove fullmove" after it as PGN FEN tags have them), for a
+  // record writer that must restart its game record from a set-up position.
   std::string position;
 };
 
@@ -186,8 +187,10 @@ class Tracker {
   void add(const BoardObservation& observation);
   void add(const HoldingsObservation& observation);
 
-  // Resuming a recording: plays moves already committed (in order) before any input.
-  void replay_committed(BoardId board, rules::Move move, double t);
+  // Resuming a recording: plays moves already committed (in order) before any input, from
+  // the config's start boards; `clock` is the mover's remaining time after it, where known.
+  void replay_committed(BoardId board, rules::Move move, double t,
+                        std::optional<double> clock = std::nullopt);
 
   // End of input: decides and commits everything still pending.
   void finish();
