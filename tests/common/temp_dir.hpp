@@ -10,7 +10,7 @@
 #include <string>
 #include <system_error>
 
-namespace bugcam::testing {
+namespace bugcam::test_support {
 
 class TempDir {
  public:
@@ -37,4 +37,4 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-}  // namespace bugcam::testing
+}  // namespace bugcam::test_support

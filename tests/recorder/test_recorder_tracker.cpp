@@ -108,7 +108,7 @@ std::size_t clock_events(const std::vector<SimulatedInput>& inputs) {
 }
 
 TEST(RecorderWithTracker, AnIllegalMoveEndsAGameAndTheNextIsSetUpAfterIt) {
-  const bugcam::testing::TempDir dir("recorder-illegal");
+  const bugcam::test_support::TempDir dir("recorder-illegal");
   const Simulated simulated = game_with_illegal_move(24);
   const std::vector<SimulatedInput>& inputs = simulated.inputs;
   record(dir.path(), inputs, false);
@@ -141,8 +141,8 @@ TEST(RecorderWithTracker, AnIllegalMoveEndsAGameAndTheNextIsSetUpAfterIt) {
 }
 
 TEST(RecorderWithTracker, ResumesAfterAnIllegalMoveWithoutLoggingTwice) {
-  const bugcam::testing::TempDir whole("recorder-whole");
-  const bugcam::testing::TempDir killed("recorder-killed");
+  const bugcam::test_support::TempDir whole("recorder-whole");
+  const bugcam::test_support::TempDir killed("recorder-killed");
   const std::vector<SimulatedInput> inputs = game_with_illegal_move(24).inputs;
   record(whole.path(), inputs, false);
   record(killed.path(), inputs, false, 34);  // killed 10 moves after the illegal one
