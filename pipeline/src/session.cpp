@@ -415,6 +415,9 @@ RecordSummary record(const RecordOptions& options) {
   // Vision follows each board over time (still views, motion), not frame by frame.
   std::optional<vision::TrackingReader> reader;
   reader.emplace(calibration);
+  // Levers for --clocks vision: read with a watch for hands over the clock.
+  std::optional<vision::LeverReader> lever_reader;
+  if (clocks_from_vision) lever_reader.emplace(calibration);
   tracker::LeverPressDetector levers;
   const double fps = source->fps() > 0 ? source->fps() : 30.0;
   SnapshotRing snapshots(static_cast<std::size_t>(kSnapshotSeconds * fps / kSnapshotEvery));
@@ -462,13 +465,17 @@ RecordSummary record(const RecordOptions& options) {
         if (drift.renewals() != summary.calibration_renewals) {
           summary.calibration_renewals = drift.renewals();
           reader.emplace(current);
+          if (clocks_from_vision) lever_reader.emplace(current);
           recorder->write_calibration(calibration::to_pbtxt(current));
         }
         if (frame->index % options.vision_every == 0) {
           const TrackerInputs inputs =
               to_tracker_inputs(reader->read(frame->image), frame->index, frame->t);
           if (clocks_from_vision) {
-            for (const tracker::LeverObservation& lever : inputs.levers) {
+            vision::FrameObservation clocks;
+            clocks.clocks = lever_reader->read(frame->image);
+            for (const tracker::LeverObservation& lever :
+                 to_tracker_inputs(clocks, frame->index, frame->t).levers) {
               if (std::optional<capture::ClockEvent> press = levers.add(lever)) feed_clock(*press);
             }
           }

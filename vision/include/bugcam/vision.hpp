@@ -6,6 +6,7 @@
 
 #include <array>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -169,6 +170,25 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
 // pixels are those much brighter than most of the clock's area (any lever colour: grey,
 // black on a light body is not seen) or yellow to orange; a clock out of view reads unknown.
 ClockObservation read_clock(const cv::Mat& frame_bgr, const calibration::Clock& clock);
+
+// Reads the clock levers of a video frame by frame (`--clocks vision`): read_clock, except
+// that a frame where something covers part of the clock (a hand pressing it or reaching
+// past) reads unknown, since the covered lever end then looks lower than it is. Covered
+// means: much of the clock's area differs from how it looked in the last uncovered frames.
+// Feed frames in order.
+class LeverReader {
+ public:
+  explicit LeverReader(calibration::Calibration calibration);
+  ~LeverReader();
+  LeverReader(LeverReader&&) noexcept;
+  LeverReader& operator=(LeverReader&&) noexcept;
+  // One observation per calibrated clock, in calibration order.
+  std::vector<ClockObservation> read(const cv::Mat& frame_bgr);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // The observation as the JSON object of SPEC section 7.
 std::string to_json(const FrameObservation& observation);
