@@ -62,6 +62,7 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
       o.board = board;
       o.t = frame->t;
       o.frame = frame->index;
+      o.touched = clock.touched;
       if (clock.lever_down == vision::Lever::kWhite) o.down = rules::Color::kWhite;
       if (clock.lever_down == vision::Lever::kBlack) o.down = rules::Color::kBlack;
       if (std::optional<capture::ClockEvent> press = detector.add(o)) {

@@ -15,10 +15,12 @@ constexpr float kChangedLuma = 40.0f;
 // thin wedge beside the display (a few per cent); the display's digits less; a hand or an
 // arm far more.
 constexpr double kCoveredShare = 0.08;
-// The reference follows uncovered frames at this rate (digits, light, a flipped lever).
+// Below this share of changed area nothing touches the clock (digits, noise).
+constexpr double kQuietShare = 0.015;
+// The reference follows quiet frames at this rate (digits, light, a flipped lever).
 constexpr double kReferenceRate = 0.3;
-// Covered this many frames in a row without moving: the scene itself changed (the clock was
-// moved, the light changed); that view becomes the reference.
+// Changed (not quiet) this many frames in a row without moving: the scene itself changed (the clock
+// was moved, the light changed); that view becomes the reference.
 constexpr int kAdoptAfterFrames = 8;
 constexpr double kStillShare = 0.01;
 
@@ -79,20 +81,25 @@ std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr) {
       per.reference = patch.clone();
       per.previous = patch.clone();
     }
-    const bool covered = changed_share(patch, per.reference) > kCoveredShare;
+    const double share = changed_share(patch, per.reference);
+    const bool covered = share > kCoveredShare;
+    const bool quiet = share < kQuietShare;
+    seen.touched = !quiet;
     if (covered) {
       // No evidence: the covered end of the lever looks pressed.
       seen.lever_down = Lever::kUnknown;
       seen.confidence = 0.0f;
+    }
+    if (quiet) {
+      per.covered_frames = 0;
+      cv::accumulateWeighted(patch, per.reference, kReferenceRate);
+    } else {
       const bool still = changed_share(patch, per.previous) < kStillShare;
       per.covered_frames = still ? per.covered_frames + 1 : 0;
       if (per.covered_frames >= kAdoptAfterFrames) {
         patch.copyTo(per.reference);
         per.covered_frames = 0;
       }
-    } else {
-      per.covered_frames = 0;
-      cv::accumulateWeighted(patch, per.reference, kReferenceRate);
     }
     patch.copyTo(per.previous);
     out.push_back(seen);

@@ -51,6 +51,8 @@ struct ClockObservation {
   std::string board;
   Lever lever_down = Lever::kUnknown;  // whose side of the clock is pressed
   float confidence = 0.0f;
+  // Something moves over the clock (a hand coming to press it): LeverReader only.
+  bool touched = false;
 };
 
 struct FrameObservation {
@@ -166,9 +168,11 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
                                 double square_px_in_image, float white_black_luma);
 
 // Which side of a clock is pressed down. The lever is a bar along the clock, tilted about
-// its middle: seen from above, its raised end (the side not pressed) shows more of it. Lever
-// pixels are those much brighter than most of the clock's area (any lever colour: grey,
-// black on a light body is not seen) or yellow to orange; a clock out of view reads unknown.
+// its middle; beside the display only its raised end (the side not pressed) shows much of
+// it. The two halves of the clock's area are mirrored onto each other across the middle:
+// where they differ along a band of the clock's width, the half showing the rarer colour
+// there (lever, not body, display or table) is the raised end. Any lever colour; a clock
+// out of view, or halves alike, read unknown.
 ClockObservation read_clock(const cv::Mat& frame_bgr, const calibration::Clock& clock);
 
 // Reads the clock levers of a video frame by frame (`--clocks vision`): read_clock, except
