@@ -36,24 +36,27 @@ struct Ply {
   std::optional<double> clock;
 };
 
+// The plies of every game in the file, in order: a recording continues in a new game, set
+// up from the position seen, after an illegal move or a disturbed position.
 std::vector<Ply> read_plies(const fs::path& file) {
   const std::vector<rules::BpgnGame> games = rules::parse_bpgn(read_text(file), file.string());
-  if (games.size() != 1) throw std::runtime_error(file.string() + ": expected one game");
-  const rules::BpgnGame& game = games[0];
-  const rules::Replay replayed = rules::replay(game);
+  if (games.empty()) throw std::runtime_error(file.string() + ": no game in it");
   std::vector<Ply> plies;
-  for (std::size_t i = 0; i < game.moves.size(); ++i) {
-    const rules::BpgnMove& m = game.moves[i];
-    Ply ply;
-    ply.board = m.board;
-    ply.label = std::to_string(m.number) +
-                (m.color == rules::Color::kWhite
-                     ? rules::board_letter(m.board)
-                     : static_cast<char>(rules::board_letter(m.board) - 'A' + 'a'));
-    ply.san = i < replayed.plies.size() ? replayed.plies[i].san : m.san;
-    ply.t = m.timestamp;
-    ply.clock = m.clock;
-    plies.push_back(ply);
+  for (const rules::BpgnGame& game : games) {
+    const rules::Replay replayed = rules::replay(game);
+    for (std::size_t i = 0; i < game.moves.size(); ++i) {
+      const rules::BpgnMove& m = game.moves[i];
+      Ply ply;
+      ply.board = m.board;
+      ply.label = std::to_string(m.number) +
+                  (m.color == rules::Color::kWhite
+                       ? rules::board_letter(m.board)
+                       : static_cast<char>(rules::board_letter(m.board) - 'A' + 'a'));
+      ply.san = i < replayed.plies.size() ? replayed.plies[i].san : m.san;
+      ply.t = m.timestamp;
+      ply.clock = m.clock;
+      plies.push_back(ply);
+    }
   }
   return plies;
 }

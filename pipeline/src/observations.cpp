@@ -90,6 +90,7 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
     out.frame = frame;
     if (seen.lever_down == vision::Lever::kWhite) out.down = rules::Color::kWhite;
     if (seen.lever_down == vision::Lever::kBlack) out.down = rules::Color::kBlack;
+    out.touched = seen.touched;
     inputs.levers.push_back(out);
   }
   return inputs;

@@ -443,11 +443,15 @@ RecordSummary record(const RecordOptions& options) {
       return sum;
     };
   }
+  // Resuming: the tracker starts where the record's last game starts (the start position, or
+  // the position after an illegal move or a disturbance) and replays that game's moves.
+  config.start_a = recorder->resume_boards()[0];
+  config.start_b = recorder->resume_boards()[1];
   tracker::Tracker tracker(config);
   const double resume_t = recorder->resume_time();
   summary.resumed_moves = static_cast<int>(recorder->moves().size());
-  for (const tracker::TrackedMove& move : recorder->moves()) {
-    tracker.replay_committed(move.board, move.move, move.t);
+  for (const tracker::TrackedMove& move : recorder->resume_moves()) {
+    tracker.replay_committed(move.board, move.move, move.t, move.clock);
   }
   if (options.resume && resume_t > 0.0) source->seek(resume_t);
 
@@ -455,12 +459,17 @@ RecordSummary record(const RecordOptions& options) {
   // Vision follows each board over time (still views, motion), not frame by frame.
   std::optional<vision::TrackingReader> reader;
   reader.emplace(calibration, vision_options);
+  // Levers for --clocks vision: read with a watch for hands over the clock.
+  std::optional<vision::LeverReader> lever_reader;
+  if (clocks_from_vision) lever_reader.emplace(calibration);
   tracker::LeverPressDetector levers;
 
   std::optional<capture::ClockEvent> flag;
   std::size_t next_clock = 0;
   // Clock events already in the recording when resuming are not fed again.
-  while (options.resume && next_clock < clock_log.size() && clock_log[next_clock].t <= resume_t) {
+  // (The record has times to the millisecond.)
+  while (options.resume && next_clock < clock_log.size() &&
+         clock_log[next_clock].t <= resume_t + 0.0005) {
     ++next_clock;
   }
   const auto feed_clock = [&](const capture::ClockEvent& e) {
@@ -499,13 +508,17 @@ RecordSummary record(const RecordOptions& options) {
           summary.calibration_renewals = drift.renewals();
           reader.emplace(current, vision_options);
           current_calibration = current;
+          if (clocks_from_vision) lever_reader.emplace(current);
           recorder->write_calibration(calibration::to_pbtxt(current));
         }
         if (frame->index % options.vision_every == 0) {
           const TrackerInputs inputs = to_tracker_inputs(reader->read(frame->image), frame->index,
                                                          frame->t, options.holdings_to_tracker);
           if (clocks_from_vision) {
-            for (const tracker::LeverObservation& lever : inputs.levers) {
+            vision::FrameObservation clocks;
+            clocks.clocks = lever_reader->read(frame->image);
+            for (const tracker::LeverObservation& lever :
+                 to_tracker_inputs(clocks, frame->index, frame->t).levers) {
               if (std::optional<capture::ClockEvent> press = levers.add(lever)) feed_clock(*press);
             }
           }

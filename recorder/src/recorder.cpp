@@ -87,6 +87,89 @@ events::Side side_of(rules::Color c) {
   return c == rules::Color::kWhite ? events::WHITE : events::BLACK;
 }
 
+// Every whole event of an events.pb; a record cut short at the end (a killed writer) is
+// left out. Throws RecorderError naming the file and the byte offset of a damaged record.
+std::vector<events::Event> read_events(const fs::path& events_file) {
+  const std::string bytes = read_text(events_file);
+  std::vector<events::Event> out;
+  google::protobuf::io::ArrayInputStream stream(bytes.data(), static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&stream);
+  while (!coded.ExpectAtEnd()) {
+    const int offset = coded.CurrentPosition();
+    std::uint32_t size = 0;
+    if (!coded.ReadVarint32(&size)) break;  // cut short at the end
+    if (static_cast<std::size_t>(coded.CurrentPosition()) + size > bytes.size()) break;
+    const auto limit = coded.PushLimit(static_cast<int>(size));
+    events::Event event;
+    if (!event.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+      throw RecorderError(events_file.string() + ": damaged event at byte " +
+                          std::to_string(offset));
+    }
+    coded.PopLimit(limit);
+    out.push_back(std::move(event));
+  }
+  return out;
+}
+
+// The boards a game record starts from: its FEN tag (with the move numbers of its trailing
+// "halfmove fullmove" fields, as the FEN tags of FICS and pychess have them), else the
+// start position.
+std::array<rules::Position, 2> start_boards(const rules::BpgnGame& game, const fs::path& file) {
+  std::array<rules::Position, 2> boards{rules::Position::start(), rules::Position::start()};
+  const std::optional<std::string> fen = game.tag("FEN");
+  if (!fen || fen->empty()) return boards;
+  try {
+    const rules::Bfen bfen = rules::parse_bfen(*fen, game.where);
+    if (!bfen.b) throw RecorderError(file.string() + ": FEN tag: expected two boards");
+    const std::array<const rules::BoardFen*, 2> both{&bfen.a, &*bfen.b};
+    for (std::size_t b = 0; b < 2; ++b) {
+      boards[b] = both[b]->position;
+      const std::vector<std::string>& counters = both[b]->trailing;
+      if (counters.size() == 2) {
+        boards[b].set_move_counters(std::stoi(counters[0]), std::max(1, std::stoi(counters[1])));
+      }
+    }
+  } catch (const rules::ParseError& e) {
+    throw RecorderError(file.string() + ": FEN tag: " + e.what());
+  } catch (const std::logic_error&) {  // a number too large for stoi
+    throw RecorderError(file.string() + ": FEN tag: move counters out of range");
+  }
+  return boards;
+}
+
+// A FEN tag for a set-up game record: both boards, each with "halfmove fullmove" after it.
+std::string fen_tag(const std::array<rules::Position, 2>& boards) {
+  std::string out;
+  for (const rules::Position& p : boards) {
+    if (!out.empty()) out += " | ";
+    out +=
+        rules::to_fen(p, {std::to_string(p.halfmove_clock()), std::to_string(p.fullmove_number())});
+  }
+  return out;
+}
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", seconds);
+  return text;
+}
+
+// An event logged by a recording that was killed, met again by the run that resumes it.
+struct Logged {
+  std::string kind;  // what must be equal: the event's identity without its time
+  double t = 0.0;
+};
+// Events whose times differ by less than this are the same event read twice.
+constexpr double kSameEventSeconds = 0.05;
+
+std::string clock_identity(const events::ClockEvent& e) {
+  return std::to_string(e.board()) + " " + e.kind() + " " + std::to_string(e.side());
+}
+std::string incident_identity(const std::string& type, const std::string& board,
+                              const std::string& side, const std::string& ply) {
+  return type + " " + board + " " + side + " " + ply;
+}
+
 }  // namespace
 
 struct Recorder::Impl {
@@ -94,9 +177,21 @@ struct Recorder::Impl {
   fs::path bpgn_file;
   fs::path incidents_file;
   std::unique_ptr<File> events;
-  rules::BpgnGame game;
+  // The record: one game, or, where an illegal move or a disturbed position made the
+  // recording continue from a position no legal move leads to, one game per stretch, each
+  // after the first set up (SetUp, FEN) from where the previous one broke off. Every one
+  // replays under the rules.
+  std::vector<rules::BpgnGame> games{1};
   std::vector<TrackedMove> moves;
+  // The boards the last game starts from, and the index in `moves` of its first move.
+  std::array<rules::Position, 2> last_game_start{rules::Position::start(),
+                                                 rules::Position::start()};
+  std::size_t last_game_first_move = 0;
   nlohmann::json incidents = nlohmann::json::array();
+  // Resuming: clock events and incidents the killed run logged; the resumed run goes over
+  // the time after its last committed move again and must not log them twice.
+  std::vector<Logged> logged_clock_events;
+  std::vector<Logged> logged_incidents;
 
   void append(const events::Event& event) {
     std::string bytes;
@@ -110,8 +205,59 @@ struct Recorder::Impl {
     events->write_all(bytes);
   }
 
-  void write_game() { write_atomically(bpgn_file, rules::write_bpgn(game)); }
+  void write_game() {
+    std::string text;
+    for (const rules::BpgnGame& game : games) {
+      if (!text.empty()) text += '\n';
+      text += rules::write_bpgn(game);
+    }
+    write_atomically(bpgn_file, text);
+  }
   void write_incidents() { write_atomically(incidents_file, incidents.dump(1) + "\n"); }
+
+  // Whether `kind` at `t` is among `logged`; if so it is taken out (met once).
+  static bool take_logged(std::vector<Logged>& logged, const std::string& kind, double t) {
+    for (auto it = logged.begin(); it != logged.end(); ++it) {
+      if (it->kind == kind && std::abs(it->t - t) < kSameEventSeconds) {
+        logged.erase(it);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // The recording continues from `incident.position`: the game so far ends there, with the
+  // incident as the reason, and a new one starts from that position.
+  void continue_from(const Incident& incident) {
+    rules::BpgnGame& ended = games.back();
+    std::array<rules::Position, 2> boards;
+    try {
+      const rules::Bfen bfen = rules::parse_bfen(incident.position);
+      if (!bfen.b) throw rules::ParseError({}, "expected two boards");
+      rules::BpgnGame probe;
+      probe.set_tag("FEN", incident.position);
+      boards = start_boards(probe, bpgn_file);
+    } catch (const rules::ParseError& e) {
+      throw RecorderError(bpgn_file.string() + ": cannot continue the record from '" +
+                          incident.position + "': " + e.what());
+    }
+    const std::string what = std::string(tracker::incident_name(incident.type)) +
+                             (incident.ply.empty() ? "" : " at " + incident.ply) + " (" +
+                             seconds_text(incident.t_end) + " s)";
+    ended.result = "*";
+    ended.set_tag("Result", "*");
+    ended.result_comment = what + ": " + incident.detail + " The record continues in game " +
+                           std::to_string(games.size() + 1) + " of this file.";
+    rules::BpgnGame next;
+    next.tags = ended.tags;
+    next.set_tag("SetUp", "1");
+    next.set_tag("FEN", fen_tag(boards));
+    next.comments.push_back("Continues game " + std::to_string(games.size()) + " after the " +
+                            what + ", from the position the recording continued from.");
+    games.push_back(std::move(next));
+    last_game_start = boards;
+    last_game_first_move = moves.size();
+  }
 };
 
 Recorder::Recorder(RecorderOptions options) : impl_(std::make_unique<Impl>()) {
@@ -125,33 +271,56 @@ Recorder::Recorder(RecorderOptions options) : impl_(std::make_unique<Impl>()) {
   impl.incidents_file = dir / "incidents.json";
 
   if (impl.options.resume && fs::exists(impl.bpgn_file)) {
-    const std::vector<rules::BpgnGame> games =
-        rules::parse_bpgn(read_text(impl.bpgn_file), impl.bpgn_file.string());
-    if (games.size() != 1) throw RecorderError(impl.bpgn_file.string() + ": expected one game");
-    impl.game = games[0];
-    const rules::Replay replayed = rules::replay(impl.game);
-    if (replayed.error) {
-      throw RecorderError(impl.bpgn_file.string() + ": " + replayed.error->what());
+    std::vector<rules::BpgnGame> games;
+    try {
+      games = rules::parse_bpgn(read_text(impl.bpgn_file), impl.bpgn_file.string());
+    } catch (const rules::ParseError& e) {
+      throw RecorderError(e.what());
     }
-    for (std::size_t i = 0; i < replayed.plies.size(); ++i) {
-      const rules::BpgnMove& record = impl.game.moves[i];
-      TrackedMove move;
-      move.board = record.board;
-      move.side = record.color;
-      move.number = record.number;
-      move.ply = tracker::ply_label(record.board, record.color, record.number);
-      move.san = replayed.plies[i].san;
-      move.move = replayed.plies[i].move;
-      move.t = record.timestamp.value_or(0.0);
-      move.clock = record.clock;
-      move.press = static_cast<int>(i);
-      impl.moves.push_back(move);
+    if (games.empty()) throw RecorderError(impl.bpgn_file.string() + ": no game in it");
+    impl.games = std::move(games);
+    for (std::size_t g = 0; g < impl.games.size(); ++g) {
+      const rules::BpgnGame& game = impl.games[g];
+      const std::array<rules::Position, 2> start = start_boards(game, impl.bpgn_file);
+      const rules::Replay replayed = rules::replay(game);
+      if (replayed.error) {
+        throw RecorderError(impl.bpgn_file.string() + ": game " + std::to_string(g + 1) + ": " +
+                            replayed.error->what());
+      }
+      impl.last_game_start = start;
+      impl.last_game_first_move = impl.moves.size();
+      for (std::size_t i = 0; i < replayed.plies.size(); ++i) {
+        const rules::BpgnMove& record = game.moves[i];
+        TrackedMove move;
+        move.board = record.board;
+        move.side = record.color;
+        move.number = record.number;
+        move.ply = tracker::ply_label(record.board, record.color, record.number);
+        move.san = replayed.plies[i].san;
+        move.move = replayed.plies[i].move;
+        move.t = record.timestamp.value_or(0.0);
+        move.clock = record.clock;
+        move.press = static_cast<int>(impl.moves.size());
+        impl.moves.push_back(move);
+      }
     }
     if (fs::exists(impl.incidents_file)) {
       try {
         impl.incidents = nlohmann::json::parse(read_text(impl.incidents_file));
+        for (const nlohmann::json& i : impl.incidents) {
+          impl.logged_incidents.push_back(
+              {incident_identity(i.value("type", ""), i.value("board", ""), i.value("side", ""),
+                                 i.value("ply", "")),
+               i.value("t", 0.0)});
+        }
       } catch (const nlohmann::json::exception& e) {
         throw RecorderError(impl.incidents_file.string() + ": " + e.what());
+      }
+    }
+    if (fs::exists(dir / "events.pb")) {
+      for (const events::Event& event : read_events(dir / "events.pb")) {
+        if (event.has_clock())
+          impl.logged_clock_events.push_back({clock_identity(event.clock()), event.t()});
       }
     }
   } else {
@@ -174,10 +343,12 @@ Recorder::Recorder(RecorderOptions options) : impl_(std::make_unique<Impl>()) {
                                                           {"TimeControl", "-"},
                                                           {"Result", "*"},
                                                           {"Variant", "Bughouse"}}) {
-      impl.game.set_tag(name, value);
+      impl.games.back().set_tag(name, value);
     }
   }
-  for (const auto& [name, value] : impl.options.tags) impl.game.set_tag(name, value);
+  for (const auto& [name, value] : impl.options.tags) {
+    for (rules::BpgnGame& game : impl.games) game.set_tag(name, value);
+  }
   impl.events =
       std::make_unique<File>(dir / "events.pb", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
                                                     (impl.options.resume ? 0 : O_TRUNC));
@@ -185,7 +356,7 @@ Recorder::Recorder(RecorderOptions options) : impl_(std::make_unique<Impl>()) {
   impl.write_incidents();
   events::Event started;
   started.set_t(resume_time());
-  for (const auto& [name, value] : impl.game.tags) {
+  for (const auto& [name, value] : impl.games.front().tags) {
     started.mutable_started()->add_tags(name + "=" + value);
   }
   started.mutable_started()->set_resumed(impl.options.resume);
@@ -209,15 +380,25 @@ void Recorder::record(const tracker::TrackerEvent& event) {
     if (move->clock) m.set_clock(*move->clock);
     m.set_press(move->press);
     m.set_provisional(move->provisional);
-    if (!move->provisional) {
+    m.set_illegal(move->illegal);
+    if (!move->provisional && move->illegal) {
+      // No BPGN reader takes it as a move: the game it broke has ended at its incident, and
+      // the next game, set up from the position after it, names it first.
+      std::string text = move->ply + ". " + move->san + " (breaks the rules; pressed at " +
+                         seconds_text(move->t) + " s";
+      if (move->clock) text += ", clock " + seconds_text(*move->clock) + " s";
+      impl.games.back().comments.push_back(text + ")");
+      impl.write_game();
+    } else if (!move->provisional) {
       rules::BpgnMove record;
       record.board = move->board;
       record.color = move->side;
       record.number = move->number;
       record.san = move->san;
-      record.clock = move->clock;
-      record.timestamp = move->t;
-      impl.game.moves.push_back(record);
+      // To the millisecond, as clock logs have them.
+      if (move->clock) record.clock = std::round(*move->clock * 1000.0) / 1000.0;
+      record.timestamp = std::round(move->t * 1000.0) / 1000.0;
+      impl.games.back().moves.push_back(record);
       impl.moves.push_back(*move);
       impl.write_game();
     }
@@ -230,9 +411,18 @@ void Recorder::record(const tracker::TrackerEvent& event) {
     c.set_was(correction->was);
     c.set_now(correction->now);
   } else if (const auto* incident = std::get_if<Incident>(&event)) {
+    const std::string type(tracker::incident_name(incident->type));
+    const std::string board(1, rules::board_letter(incident->board));
+    const std::string side = incident->side == rules::Color::kWhite ? "white" : "black";
+    const double t = std::round(incident->t * 1000.0) / 1000.0;
+    // Resuming: the killed run reported it already.
+    if (Impl::take_logged(impl.logged_incidents,
+                          incident_identity(type, board, side, incident->ply), t)) {
+      return;
+    }
     out.set_t(incident->t);
     events::Incident& i = *out.mutable_incident();
-    i.set_type(std::string(tracker::incident_name(incident->type)));
+    i.set_type(type);
     i.set_board(board_of(incident->board));
     i.set_side(side_of(incident->side));
     i.set_t_end(incident->t_end);
@@ -244,16 +434,20 @@ void Recorder::record(const tracker::TrackerEvent& event) {
       frames.push_back(frame_file_name(frame));
     }
     nlohmann::json entry;
-    entry["type"] = std::string(tracker::incident_name(incident->type));
-    entry["board"] = std::string(1, rules::board_letter(incident->board));
-    entry["side"] = incident->side == rules::Color::kWhite ? "white" : "black";
-    entry["t"] = std::round(incident->t * 1000.0) / 1000.0;
+    entry["type"] = type;
+    entry["board"] = board;
+    entry["side"] = side;
+    entry["t"] = t;
     entry["t_end"] = std::round(incident->t_end * 1000.0) / 1000.0;
     entry["ply"] = incident->ply;
     entry["detail"] = incident->detail;
     entry["frames"] = frames;
     impl.incidents.push_back(entry);
     impl.write_incidents();
+    if (!incident->position.empty()) {
+      impl.continue_from(*incident);
+      impl.write_game();
+    }
   }
   impl.append(out);
 }
@@ -267,13 +461,16 @@ void Recorder::record(const capture::ClockEvent& event) {
   if (event.side) c.set_side(side_of(*event.side));
   if (event.white_ms) c.set_white_ms(*event.white_ms);
   if (event.black_ms) c.set_black_ms(*event.black_ms);
+  // Resuming: the killed run logged it already.
+  if (Impl::take_logged(impl_->logged_clock_events, clock_identity(c), event.t)) return;
   impl_->append(out);
 }
 
 void Recorder::set_result(const std::string& result, const std::string& reason) {
-  impl_->game.result = result;
-  impl_->game.result_comment = reason;
-  impl_->game.set_tag("Result", result);
+  rules::BpgnGame& game = impl_->games.back();
+  game.result = result;
+  game.result_comment = reason;
+  game.set_tag("Result", result);
   impl_->write_game();
 }
 
@@ -289,6 +486,14 @@ double Recorder::resume_time() const {
   return impl_->moves.empty() ? 0.0 : impl_->moves.back().t;
 }
 
+const std::array<rules::Position, 2>& Recorder::resume_boards() const {
+  return impl_->last_game_start;
+}
+
+std::span<const TrackedMove> Recorder::resume_moves() const {
+  return std::span<const TrackedMove>(impl_->moves).subspan(impl_->last_game_first_move);
+}
+
 std::string frame_file_name(int frame) {
   char name[32];
   std::snprintf(name, sizeof name, "frames/%04d.jpg", frame);
@@ -296,22 +501,8 @@ std::string frame_file_name(int frame) {
 }
 
 std::vector<std::string> read_event_kinds(const std::filesystem::path& events_file) {
-  const std::string bytes = read_text(events_file);
   std::vector<std::string> kinds;
-  google::protobuf::io::ArrayInputStream stream(bytes.data(), static_cast<int>(bytes.size()));
-  google::protobuf::io::CodedInputStream coded(&stream);
-  while (!coded.ExpectAtEnd()) {
-    const int offset = coded.CurrentPosition();
-    std::uint32_t size = 0;
-    if (!coded.ReadVarint32(&size)) break;  // cut short at the end
-    if (static_cast<std::size_t>(offset) + size > bytes.size()) break;
-    const auto limit = coded.PushLimit(static_cast<int>(size));
-    events::Event event;
-    if (!event.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
-      throw RecorderError(events_file.string() + ": damaged event at byte " +
-                          std::to_string(offset));
-    }
-    coded.PopLimit(limit);
+  for (const events::Event& event : read_events(events_file)) {
     switch (event.kind_case()) {
       case events::Event::kStarted:
         kinds.push_back("started");
@@ -320,7 +511,9 @@ std::vector<std::string> read_event_kinds(const std::filesystem::path& events_fi
         kinds.push_back("clock");
         break;
       case events::Event::kMove:
-        kinds.push_back(event.move().provisional() ? "provisional" : "move");
+        kinds.push_back(event.move().provisional() ? "provisional"
+                        : event.move().illegal()   ? "illegal"
+                                                   : "move");
         break;
       case events::Event::kCorrection:
         kinds.push_back("correction");

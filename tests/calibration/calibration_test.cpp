@@ -8,6 +8,7 @@
 
 #include "bugcam/calibration.hpp"
 #include "synthetic_table.hpp"
+#include "temp_dir.hpp"
 
 namespace bugcam::calibration {
 namespace {
@@ -175,11 +176,10 @@ TEST(CalibrationFile, RoundTripsThroughText) {
   EXPECT_EQ(back.clocks.size(), 2u);
   EXPECT_NE(text.find("corners"), std::string::npos);
   // Through a file too.
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "bugcam_calibration_test.pbtxt").string();
+  const bugcam::test_support::TempDir dir("calibration");
+  const std::string path = (dir / "calibration.pbtxt").string();
   save_calibration(calibration, path);
   EXPECT_EQ(load_calibration(path).boards.size(), calibration.boards.size());
-  std::filesystem::remove(path);
 }
 
 TEST(CalibrationFile, ErrorsNameTheLine) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "bugcam/capture.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -94,8 +95,8 @@ TEST(ClockLog, WritesLinesItReadsBack) {
 }
 
 TEST(ClockLog, ReadsAFileAndNamesAMissingOne) {
-  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "clocklog_test";
-  std::filesystem::create_directories(dir);
+  const bugcam::test_support::TempDir dir_temp("clocklog");
+  const std::filesystem::path dir = dir_temp.path();
   const std::filesystem::path file = dir / "clocks.jsonl";
   {
     std::ofstream out(file);

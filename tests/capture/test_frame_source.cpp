@@ -5,6 +5,7 @@
 #include <opencv2/videoio.hpp>
 
 #include "bugcam/capture.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -12,20 +13,14 @@ namespace fs = std::filesystem;
 using bugcam::capture::CaptureError;
 using bugcam::capture::open_frame_source;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::path(testing::TempDir()) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 // A frame whose grey level encodes its number, so order can be checked after decoding.
 cv::Mat numbered_frame(int number) {
   return cv::Mat(48, 64, CV_8UC3, cv::Scalar::all(20.0 + 40.0 * number));
 }
 
 TEST(FrameSource, ImageDirectoryIsReadInNumericOrder) {
-  const fs::path dir = fresh_dir("frames_dir");
+  const bugcam::test_support::TempDir dir_temp("capture-frames-dir");
+  const fs::path dir = dir_temp.path();
   cv::imwrite((dir / "frame_10.png").string(), numbered_frame(2));
   cv::imwrite((dir / "frame_2.png").string(), numbered_frame(1));
   cv::imwrite((dir / "frame_1.png").string(), numbered_frame(0));
@@ -42,7 +37,8 @@ TEST(FrameSource, ImageDirectoryIsReadInNumericOrder) {
 }
 
 TEST(FrameSource, ImageDirectorySeeks) {
-  const fs::path dir = fresh_dir("frames_seek");
+  const bugcam::test_support::TempDir dir_temp("capture-frames-seek");
+  const fs::path dir = dir_temp.path();
   for (int i = 0; i < 4; ++i) {
     cv::imwrite((dir / ("f" + std::to_string(i) + ".png")).string(), numbered_frame(i));
   }
@@ -55,7 +51,8 @@ TEST(FrameSource, ImageDirectorySeeks) {
 }
 
 TEST(FrameSource, VideoFileTimesComeFromFrameIndex) {
-  const fs::path dir = fresh_dir("video_file");
+  const bugcam::test_support::TempDir dir_temp("capture-video-file");
+  const fs::path dir = dir_temp.path();
   const fs::path file = dir / "clip.avi";
   {
     cv::VideoWriter writer(file.string(), cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), 25.0,
@@ -82,7 +79,8 @@ TEST(FrameSource, VideoFileTimesComeFromFrameIndex) {
 }
 
 TEST(FrameSource, ErrorsNameTheSource) {
-  const fs::path dir = fresh_dir("bad_sources");
+  const bugcam::test_support::TempDir dir_temp("capture-bad-sources");
+  const fs::path dir = dir_temp.path();
   try {
     open_frame_source((dir / "nothing.mp4").string());
     FAIL();

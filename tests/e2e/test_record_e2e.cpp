@@ -22,6 +22,7 @@
 #include "bugcam/recorder.hpp"
 #include "bugcam/rules.hpp"
 #include "bugcam/samples.hpp"
+#include "temp_dir.hpp"
 
 extern char** environ;
 
@@ -123,8 +124,8 @@ int run_bugcam(const std::vector<std::string>& args) {
 class RecordEndToEnd : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    clip_ = new fs::path(fs::temp_directory_path() / ("bugcam-e2e-" + std::to_string(::getpid())));
-    fs::remove_all(*clip_);
+    clip_temp_ = new test_support::TempDir("e2e");
+    clip_ = new fs::path(clip_temp_->path());
     const std::vector<rules::BpgnGame> games = rules::parse_bpgn(
         read_text(fs::path(BUGCAM_SOURCE_DIR) / "samples/games/fics_1934301.bpgn"));
     ASSERT_EQ(games.size(), 1u);
@@ -137,13 +138,15 @@ class RecordEndToEnd : public ::testing::Test {
     video_ = new fs::path(samples::synthesize(games[0], *clip_, options).video);
   }
   static void TearDownTestSuite() {
-    fs::remove_all(*clip_);
+    delete clip_temp_;
     delete clip_;
     delete video_;
   }
+  static test_support::TempDir* clip_temp_;
   static fs::path* clip_;
   static fs::path* video_;
 };
+test_support::TempDir* RecordEndToEnd::clip_temp_ = nullptr;
 fs::path* RecordEndToEnd::clip_ = nullptr;
 fs::path* RecordEndToEnd::video_ = nullptr;
 

@@ -6,6 +6,7 @@
 
 #include "bugcam/evaluation.hpp"
 #include "bugcam/pipeline.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -85,9 +86,8 @@ void write(const fs::path& file, const std::string& text) {
 }
 
 TEST(Evaluation, CountsAMissedMoveOnceAndMatchesIncidents) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "pipeline_evaluation";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const bugcam::test_support::TempDir dir_temp("pipeline-evaluation");
+  const fs::path dir = dir_temp.path();
   write(dir / "truth.bpgn",
         "[Event \"t\"]\n\n1A. e4 {179.0} {[%ts 2.0]} 1a. e5 {178.0} {[%ts 4.0]} "
         "2A. Nf3 {177.0} {[%ts 6.0]} 1B. d4 {179.5} {[%ts 6.5]} 2a. Nc6 {176.0} {[%ts 8.0]} *\n");
@@ -121,9 +121,8 @@ TEST(Evaluation, CountsAMissedMoveOnceAndMatchesIncidents) {
 }
 
 TEST(DefaultClocks, ALogBesideTheVideoElseVision) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "pipeline_clocks";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const bugcam::test_support::TempDir dir_temp("pipeline-clocks");
+  const fs::path dir = dir_temp.path();
   write(dir / "game.mp4", "");
   EXPECT_EQ(pipeline::default_clocks((dir / "game.mp4").string()), "vision");
   write(dir / "clocks.jsonl", "");

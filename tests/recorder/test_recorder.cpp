@@ -1,6 +1,5 @@
 #include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -9,17 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "bugcam/recorder.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace bugcam;
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / name;
-  fs::remove_all(dir);
-  return dir;
-}
 
 std::string read(const fs::path& file) {
   std::ifstream in(file);
@@ -59,7 +53,8 @@ std::size_t bpgn_moves(const fs::path& dir) {
 }
 
 TEST(Recorder, WritesBpgnEventsAndIncidents) {
-  const fs::path dir = fresh_dir("recorder_basic");
+  const bugcam::test_support::TempDir dir_temp("recorder-basic");
+  const fs::path dir = dir_temp.path();
   const auto moves = real_moves();
   {
     recorder::Recorder rec({dir, {{"TimeControl", "180+0"}, {"WhiteA", "Ann"}}, false});
@@ -102,7 +97,8 @@ TEST(Recorder, WritesBpgnEventsAndIncidents) {
 }
 
 TEST(Recorder, AKilledRecordingKeepsEveryCommittedMoveAndResumes) {
-  const fs::path dir = fresh_dir("recorder_killed");
+  const bugcam::test_support::TempDir dir_temp("recorder-killed");
+  const fs::path dir = dir_temp.path();
   const auto moves = real_moves();
   int pipe_fds[2];
   ASSERT_EQ(::pipe(pipe_fds), 0);
@@ -149,7 +145,8 @@ TEST(Recorder, AKilledRecordingKeepsEveryCommittedMoveAndResumes) {
 }
 
 TEST(Recorder, ResumeNamesADamagedGameFile) {
-  const fs::path dir = fresh_dir("recorder_damaged");
+  const bugcam::test_support::TempDir dir_temp("recorder-damaged");
+  const fs::path dir = dir_temp.path();
   fs::create_directories(dir);
   std::ofstream(dir / "game.bpgn") << "[Event \"x\"]\n\n1A. e5 *\n";
   try {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "bugcam/recorder.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -19,8 +20,8 @@ std::string read_review(const fs::path& dir) {
 }
 
 TEST(Review, ListsIncidentsWithTheirFramesAndTheGame) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "review_incidents";
-  fs::remove_all(dir);
+  const bugcam::test_support::TempDir dir_temp("review-incidents");
+  const fs::path dir = dir_temp.path();
   {
     recorder::Recorder recorder({dir, {{"WhiteA", "Ann <A&B>"}}, false});
     tracker::Incident incident;
@@ -47,17 +48,16 @@ TEST(Review, ListsIncidentsWithTheirFramesAndTheGame) {
 }
 
 TEST(Review, SaysSoWhenThereAreNoIncidents) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "review_none";
-  fs::remove_all(dir);
+  const bugcam::test_support::TempDir dir_temp("review-none");
+  const fs::path dir = dir_temp.path();
   { recorder::Recorder recorder({dir, {}, false}); }
   recorder::write_review(dir);
   EXPECT_NE(read_review(dir).find("No incidents."), std::string::npos);
 }
 
 TEST(Review, NamesTheMissingFile) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "review_missing";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const bugcam::test_support::TempDir dir_temp("review-missing");
+  const fs::path dir = dir_temp.path();
   try {
     recorder::write_review(dir);
     FAIL() << "expected RecorderError";

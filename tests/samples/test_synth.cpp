@@ -1,7 +1,6 @@
 // bugcam synth end to end: the files it writes, that they agree with each other and with the
 // game, incidents on request, and determinism.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -13,6 +12,7 @@
 
 #include "bugcam/rules.hpp"
 #include "bugcam/samples.hpp"
+#include "temp_dir.hpp"
 
 namespace bugcam::samples {
 namespace {
@@ -37,14 +37,6 @@ std::string read(const fs::path& p) {
   return s.str();
 }
 
-fs::path fresh_dir(const std::string& name) {
-  // The process id keeps test runs of several build trees at once apart.
-  const fs::path d =
-      fs::temp_directory_path() / ("bugcam_samples_test_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  return d;
-}
-
 SynthOptions small_options(std::uint64_t seed) {
   SynthOptions o;
   o.seed = seed;
@@ -54,7 +46,8 @@ SynthOptions small_options(std::uint64_t seed) {
 }
 
 TEST(Synth, WritesConsistentTruthFiles) {
-  const fs::path dir = fresh_dir("files");
+  const bugcam::test_support::TempDir dir_temp("samples-files");
+  const fs::path dir = dir_temp.path();
   const SynthResult r = synthesize(test_game(), dir, small_options(4));
   for (const char* f : {"clocks.jsonl", "truth.bpgn", "truth.json", "first_frame.png"}) {
     EXPECT_TRUE(fs::exists(dir / f)) << f;
@@ -112,7 +105,10 @@ TEST(Synth, WritesConsistentTruthFiles) {
 }
 
 TEST(Synth, SameInputsGiveIdenticalFiles) {
-  const fs::path a = fresh_dir("det_a"), b = fresh_dir("det_b");
+  const bugcam::test_support::TempDir a_temp("samples-det-a");
+  const bugcam::test_support::TempDir b_temp("samples-det-b");
+  const fs::path a = a_temp.path();
+  const fs::path b = b_temp.path();
   SynthOptions o = small_options(9);
   o.max_plies = 3;
   synthesize(test_game(), a, o);
@@ -123,14 +119,16 @@ TEST(Synth, SameInputsGiveIdenticalFiles) {
     EXPECT_TRUE(read(entry.path()) == read(other)) << entry.path().filename() << " differs";
   }
   // A different seed changes the pictures.
-  const fs::path c = fresh_dir("det_c");
+  const bugcam::test_support::TempDir c_temp("samples-det-c");
+  const fs::path c = c_temp.path();
   o.seed = 10;
   synthesize(test_game(), c, o);
   EXPECT_FALSE(read(a / "first_frame.png") == read(c / "first_frame.png"));
 }
 
 TEST(Synth, IncidentsOnRequestAppearInTheTruth) {
-  const fs::path dir = fresh_dir("incidents");
+  const bugcam::test_support::TempDir dir_temp("samples-incidents");
+  const fs::path dir = dir_temp.path();
   SynthOptions o = small_options(6);
   o.incidents = {"capture_not_passed@2A", "premove@1a", "position_disturbed@5",
                  "partner_board_touched@1"};
@@ -151,7 +149,8 @@ TEST(Synth, IncidentsOnRequestAppearInTheTruth) {
 }
 
 TEST(Synth, ClockIncidentsChangeTheClockLog) {
-  const fs::path dir = fresh_dir("clock_incidents");
+  const bugcam::test_support::TempDir dir_temp("samples-clock-incidents");
+  const fs::path dir = dir_temp.path();
   SynthOptions o = small_options(6);
   o.incidents = {"move_without_press@1a", "press_without_move@1B"};
   synthesize(test_game(), dir, o);
@@ -165,7 +164,8 @@ TEST(Synth, ClockIncidentsChangeTheClockLog) {
 }
 
 TEST(Synth, FlagFallAndIllegalMoveEndTheGame) {
-  const fs::path dir = fresh_dir("endings");
+  const bugcam::test_support::TempDir dir_temp("samples-endings");
+  const fs::path dir = dir_temp.path();
   SynthOptions o = small_options(2);
   o.incidents = {"flag_fall@4"};
   synthesize(test_game(), dir, o);
@@ -175,7 +175,8 @@ TEST(Synth, FlagFallAndIllegalMoveEndTheGame) {
   EXPECT_EQ(truth.moves.size(), 3u);
   EXPECT_EQ(truth.result, "0-1");  // White A flagged: team 1 loses
 
-  const fs::path dir2 = fresh_dir("illegal");
+  const bugcam::test_support::TempDir dir2_temp("samples-illegal");
+  const fs::path dir2 = dir2_temp.path();
   o.incidents = {"illegal_move@2"};
   synthesize(test_game(), dir2, o);
   const auto j = nlohmann::json::parse(read(dir2 / "truth.json"));
@@ -187,7 +188,8 @@ TEST(Synth, FlagFallAndIllegalMoveEndTheGame) {
 }
 
 TEST(Synth, RejectsBadIncidentRequests) {
-  const fs::path dir = fresh_dir("bad");
+  const bugcam::test_support::TempDir dir_temp("samples-bad");
+  const fs::path dir = dir_temp.path();
   SynthOptions o = small_options(1);
   o.incidents = {"teleport@2"};
   EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
@@ -200,7 +202,8 @@ TEST(Synth, RejectsBadIncidentRequests) {
 }
 
 TEST(Synth, ContactSheetTilesTheSeeds) {
-  const fs::path dir = fresh_dir("sheet");
+  const bugcam::test_support::TempDir dir_temp("samples-sheet");
+  const fs::path dir = dir_temp.path();
   fs::create_directories(dir);
   const fs::path png = dir / "sheet.png";
   write_contact_sheet(png, 1, 4, 160);

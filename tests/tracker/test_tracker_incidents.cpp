@@ -148,3 +148,33 @@ TEST(LeverPressDetector, PressWhenTheLeverComesDownOnTheOtherSide) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(LeverPressDetector, AHandOverTheLeverTimesThePressFromItsArrival) {
+  bugcam::tracker::LeverPressDetector detector(2, 0.25);
+  using bugcam::rules::Color;
+  const auto lever = [](double t, std::optional<Color> down, bool touched) {
+    bugcam::tracker::LeverObservation o;
+    o.t = t;
+    o.down = down;
+    o.touched = touched;
+    return o;
+  };
+  EXPECT_FALSE(detector.add(lever(0.0, Color::kBlack, false)));
+  EXPECT_FALSE(detector.add(lever(0.1, Color::kBlack, false)));
+  // The hand arrives at 1.0 and shows the old side until it leaves at 1.8.
+  for (double t = 1.0; t < 1.8; t += 0.1) EXPECT_FALSE(detector.add(lever(t, Color::kBlack, true)));
+  EXPECT_FALSE(detector.add(lever(1.8, Color::kWhite, false)));
+  const auto press = detector.add(lever(1.9, Color::kWhite, false));
+  ASSERT_TRUE(press.has_value());
+  EXPECT_NEAR(press->t, 1.25, 1e-9);  // a reach after it arrived, not 1.75
+  // Without a touch: halfway between the last old reading and the first new one.
+  EXPECT_FALSE(detector.add(lever(3.0, Color::kWhite, false)));
+  EXPECT_FALSE(detector.add(lever(3.1, Color::kBlack, false)));
+  const auto back = detector.add(lever(3.2, Color::kBlack, false));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_NEAR(back->t, 3.05, 1e-9);
+}
+
+}  // namespace

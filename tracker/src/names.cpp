@@ -31,6 +31,8 @@ std::string ply_label(BoardId board, Color side, int number) {
 
 std::optional<ClockEvent> LeverPressDetector::add(const LeverObservation& observation) {
   PerBoard& board = boards_[static_cast<int>(observation.board)];
+  if (observation.touched && !board.touching) board.touch_start = observation.t;
+  board.touching = observation.touched;
   if (!observation.down) return std::nullopt;  // unknown frames neither confirm nor break
   const Color down = *observation.down;
   if (board.settled == down) {
@@ -46,8 +48,16 @@ std::optional<ClockEvent> LeverPressDetector::add(const LeverObservation& observ
   }
   if (++board.candidate_frames < stable_frames_) return std::nullopt;
   const bool was_settled = board.settled.has_value();
-  const double press_t = was_settled ? 0.5 * (board.settled_last_t + board.candidate_first_t)
-                                     : board.candidate_first_t;
+  double press_t = board.candidate_first_t;
+  if (was_settled) {
+    press_t = 0.5 * (board.settled_last_t + board.candidate_first_t);
+    // A hand over the lever may show the old side until it leaves: the press came about a
+    // reach after the hand arrived, when that is earlier.
+    if (board.touch_start && *board.touch_start >= board.settled_last_t - kTouchLookback &&
+        *board.touch_start <= board.candidate_first_t) {
+      press_t = std::min(press_t, *board.touch_start + reach_seconds_);
+    }
+  }
   board.settled = down;
   board.settled_last_t = observation.t;
   board.candidate.reset();

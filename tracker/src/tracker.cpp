@@ -64,6 +64,18 @@ std::string piece_name(PieceType t) {
                                                         "rook", "queen",  "king"};
   return kNames[static_cast<int>(t)];
 }
+// Both boards as BFEN, each with "halfmove fullmove" after it (as the FEN tags of FICS and
+// pychess have them), so that a record set up from it goes on with the right move numbers.
+std::string bfen_with_move_numbers(const std::array<Position, 2>& boards) {
+  std::string out;
+  for (const Position& p : boards) {
+    if (!out.empty()) out += " | ";
+    out +=
+        rules::to_fen(p, {std::to_string(p.halfmove_clock()), std::to_string(p.fullmove_number())});
+  }
+  return out;
+}
+
 Seat partner_of(Seat s) {
   return Seat{rules::other(s.board), !s.color};
 }
@@ -1118,7 +1130,7 @@ struct Tracker::Impl {
         i.detail =
             what + " (" + node.resync_detail + "); recording continues from the position seen.";
         i.frames = {press.frame};
-        i.position = rules::to_bfen(committed[0], committed[1]);
+        i.position = bfen_with_move_numbers(committed);
         events.emplace_back(std::move(i));
         if (node.resync_illegal) {
           // The move stands until claimed (000 art. 1.14): it keeps its place in the record.
@@ -1384,9 +1396,14 @@ void Tracker::add(const HoldingsObservation& observation) {
   impl_->add_holdings(observation);
 }
 
-void Tracker::replay_committed(BoardId board, rules::Move move, double t) {
+void Tracker::replay_committed(BoardId board, rules::Move move, double t,
+                               std::optional<double> clock) {
   Impl& impl = *impl_;
   const rules::RuleSet& rules = *impl.config.rules;
+  const Color mover = impl.committed[index(board)].side_to_move();
+  if (clock) impl.clocks[index(board)].remaining[index(mover)] = *clock;
+  ++impl.next_press;
+  ++impl.next_commit;
   apply_move(impl.committed, board, move, rules);
   for (Hypothesis& h : impl.beam) apply_move(h.boards, board, move, rules);
   impl.last_press_t[index(board)] = t;

@@ -2,11 +2,20 @@
 // committed move, events.pb appended and flushed per event, incidents.json, and the
 // calibration used. A killed recording keeps every committed move; a new Recorder on the
 // same directory with `resume` continues it.
+//
+// game.bpgn stays valid BPGN (every game in it replays under the rules): where the tracker
+// continues from a position no legal move leads to (an illegal move, a disturbed position:
+// incidents that carry Incident::position), the game so far ends there with the incident as
+// its closing comment and result "*", and the file goes on with a new game set up from that
+// position (tags SetUp "1" and FEN, as FICS and pychess-variants write them), whose first
+// comment names the illegal move with its clock and press time.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -48,8 +57,14 @@ class Recorder {
 
   // The committed moves, including those read back when resuming, in order.
   const std::vector<tracker::TrackedMove>& moves() const;
-  // When resuming: the time of the last committed move (0 when none).
+  // When resuming: the time of the last committed move (0 when none), to the millisecond as
+  // game.bpgn has it.
   double resume_time() const;
+  // When resuming: the boards the last game of game.bpgn starts from and its moves, which is
+  // what a tracker replays to stand where the recording stopped. Clock events and incidents
+  // the killed run logged are not logged again when the resumed run meets them.
+  const std::array<rules::Position, 2>& resume_boards() const;
+  std::span<const tracker::TrackedMove> resume_moves() const;
 
  private:
   struct Impl;

@@ -64,6 +64,8 @@ struct ClockObservation {
   std::string board;
   Lever lever_down = Lever::kUnknown;  // whose side of the clock is pressed
   float confidence = 0.0f;
+  // Something moves over the clock (a hand coming to press it): LeverReader only.
+  bool touched = false;
 };
 
 struct FrameObservation {
@@ -293,10 +295,31 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
                                 float white_black_luma, const PieceTypeModel* model);
 
 // Which side of a clock is pressed down. The lever is a bar along the clock, tilted about
-// its middle: seen from above, its raised end (the side not pressed) shows more of it. Lever
-// pixels are those much brighter than most of the clock's area (any lever colour: grey,
-// black on a light body is not seen) or yellow to orange; a clock out of view reads unknown.
+// its middle; beside the display only its raised end (the side not pressed) shows much of
+// it. The two halves of the clock's area are mirrored onto each other across the middle:
+// where they differ along a band of the clock's width, the half showing the rarer colour
+// there (lever, not body, display or table) is the raised end. Any lever colour; a clock
+// out of view, or halves alike, read unknown.
 ClockObservation read_clock(const cv::Mat& frame_bgr, const calibration::Clock& clock);
+
+// Reads the clock levers of a video frame by frame (`--clocks vision`): read_clock, except
+// that a frame where something covers part of the clock (a hand pressing it or reaching
+// past) reads unknown, since the covered lever end then looks lower than it is. Covered
+// means: much of the clock's area differs from how it looked in the last uncovered frames.
+// Feed frames in order.
+class LeverReader {
+ public:
+  explicit LeverReader(calibration::Calibration calibration);
+  ~LeverReader();
+  LeverReader(LeverReader&&) noexcept;
+  LeverReader& operator=(LeverReader&&) noexcept;
+  // One observation per calibrated clock, in calibration order.
+  std::vector<ClockObservation> read(const cv::Mat& frame_bgr);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // The observation as the JSON object of SPEC section 7.
 std::string to_json(const FrameObservation& observation);

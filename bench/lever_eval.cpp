@@ -1,0 +1,178 @@
+// Clock presses read from the levers in the picture (`--clocks vision`) against a synthetic
+// clip's clock log: per board, presses found within 0.2 s of a true one, missed, and
+// spurious, and the lever state per frame. Only the clocks are read, so a clip takes
+// seconds: for tuning the lever reading and tracker::LeverPressDetector.
+//
+// usage: lever_eval CLIP_DIR... [--verbose]
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "bugcam/calibration.hpp"
+#include "bugcam/capture.hpp"
+#include "bugcam/tracker.hpp"
+#include "bugcam/vision.hpp"
+
+namespace {
+
+using namespace bugcam;
+namespace fs = std::filesystem;
+
+// A lever press found this close to a true one is the same press.
+constexpr double kMatchSeconds = 0.5;
+constexpr double kGoodSeconds = 0.2;
+
+struct Score {
+  int truth = 0;
+  int found = 0;  // matched within kMatchSeconds
+  int good = 0;   // of them within kGoodSeconds
+  int spurious = 0;
+  double error_max = 0.0;
+  int frames = 0;
+  int frames_right = 0;    // the reading equals the truth
+  int frames_unknown = 0;  // no reading
+};
+
+int evaluate(const fs::path& clip, bool verbose, Score& total) {
+  const std::vector<capture::ClockEvent> log = capture::read_clock_log(clip / "clocks.jsonl");
+  std::unique_ptr<capture::FrameSource> source =
+      capture::open_frame_source((clip / "video.mp4").string());
+  std::optional<capture::Frame> first = source->next();
+  if (!first) {
+    std::cerr << clip.string() << ": no frames\n";
+    return 1;
+  }
+  const calibration::Calibration calibration = calibration::calibrate(first->image);
+  std::array<std::vector<capture::ClockEvent>, 2> truth;
+  for (const capture::ClockEvent& e : log) {
+    if (e.kind == capture::ClockEvent::Kind::kPress) truth[static_cast<int>(e.board)].push_back(e);
+  }
+  std::array<std::vector<capture::ClockEvent>, 2> found;
+  tracker::LeverPressDetector detector;
+  vision::LeverReader reader(calibration);
+  std::optional<capture::Frame> frame = std::move(first);
+  Score score;
+  while (frame) {
+    for (const vision::ClockObservation& clock : reader.read(frame->image)) {
+      const rules::BoardId board = clock.board == "A" ? rules::BoardId::kA : rules::BoardId::kB;
+      tracker::LeverObservation o;
+      o.board = board;
+      o.t = frame->t;
+      o.frame = frame->index;
+      o.touched = clock.touched;
+      if (clock.lever_down == vision::Lever::kWhite) o.down = rules::Color::kWhite;
+      if (clock.lever_down == vision::Lever::kBlack) o.down = rules::Color::kBlack;
+      if (std::optional<capture::ClockEvent> press = detector.add(o)) {
+        found[static_cast<int>(board)].push_back(*press);
+      }
+      // The truth: Black's side is down until the first press, then the last presser's.
+      std::optional<rules::Color> down = rules::Color::kBlack;
+      for (const capture::ClockEvent& e : truth[static_cast<int>(board)]) {
+        if (e.t <= frame->t) down = e.side;
+      }
+      ++score.frames;
+      if (!o.down) {
+        ++score.frames_unknown;
+      } else if (o.down == down) {
+        ++score.frames_right;
+      } else if (verbose) {
+        std::printf("  frame %d clock %s: read %s\n", frame->index, clock.board.c_str(),
+                    vision::lever_name(clock.lever_down));
+      }
+    }
+    frame = source->next();
+  }
+  for (int b = 0; b < 2; ++b) {
+    std::vector<bool> used(found[b].size(), false);
+    score.truth += static_cast<int>(truth[b].size());
+    for (const capture::ClockEvent& want : truth[b]) {
+      int best = -1;
+      for (std::size_t i = 0; i < found[b].size(); ++i) {
+        if (used[i] || found[b][i].side != want.side) continue;
+        const double error = std::abs(found[b][i].t - want.t);
+        if (error <= kMatchSeconds &&
+            (best < 0 || error < std::abs(found[b][static_cast<std::size_t>(best)].t - want.t))) {
+          best = static_cast<int>(i);
+        }
+      }
+      if (best < 0) {
+        if (verbose) std::printf("  missed %c %.3f\n", rules::board_letter(want.board), want.t);
+        continue;
+      }
+      used[static_cast<std::size_t>(best)] = true;
+      const double error = std::abs(found[b][static_cast<std::size_t>(best)].t - want.t);
+      ++score.found;
+      score.good += error <= kGoodSeconds ? 1 : 0;
+      score.error_max = std::max(score.error_max, error);
+      if (verbose && error > kGoodSeconds) {
+        std::printf("  late %c %.3f by %.3f\n", rules::board_letter(want.board), want.t,
+                    found[b][static_cast<std::size_t>(best)].t - want.t);
+      }
+    }
+    for (std::size_t i = 0; i < found[b].size(); ++i) {
+      if (used[i]) continue;
+      ++score.spurious;
+      if (verbose) {
+        std::printf("  spurious %c %.3f %s\n", rules::board_letter(found[b][i].board),
+                    found[b][i].t, found[b][i].side == rules::Color::kWhite ? "white" : "black");
+      }
+    }
+  }
+  std::printf(
+      "%s: presses %d, found %d (%d within %.1f s, worst %.3f s), spurious %d; lever right in "
+      "%.1f %% of frames, unknown in %.1f %%\n",
+      clip.string().c_str(), score.truth, score.found, score.good, kGoodSeconds, score.error_max,
+      score.spurious, 100.0 * score.frames_right / std::max(1, score.frames),
+      100.0 * score.frames_unknown / std::max(1, score.frames));
+  total.truth += score.truth;
+  total.found += score.found;
+  total.good += score.good;
+  total.spurious += score.spurious;
+  total.error_max = std::max(total.error_max, score.error_max);
+  total.frames += score.frames;
+  total.frames_right += score.frames_right;
+  total.frames_unknown += score.frames_unknown;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<fs::path> clips;
+  bool verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--verbose") == 0) {
+      verbose = true;
+    } else if (argv[i][0] == '-') {
+      std::cerr << "usage: lever_eval CLIP_DIR... [--verbose]\n";
+      return 2;
+    } else {
+      clips.emplace_back(argv[i]);
+    }
+  }
+  if (clips.empty()) {
+    std::cerr << "usage: lever_eval CLIP_DIR... [--verbose]\n";
+    return 2;
+  }
+  Score total;
+  try {
+    for (const fs::path& clip : clips) {
+      if (evaluate(clip, verbose, total) != 0) return 1;
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "lever_eval: " << e.what() << "\n";
+    return 1;
+  }
+  if (clips.size() > 1) {
+    std::printf(
+        "all: presses %d, found %d (%d within %.1f s, worst %.3f s), spurious %d; lever right in "
+        "%.1f %% of frames, unknown in %.1f %%\n",
+        total.truth, total.found, total.good, kGoodSeconds, total.error_max, total.spurious,
+        100.0 * total.frames_right / std::max(1, total.frames),
+        100.0 * total.frames_unknown / std::max(1, total.frames));
+  }
+  return 0;
+}

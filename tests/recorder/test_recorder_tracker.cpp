@@ -1,0 +1,176 @@
+// The tracker's decisions written by the recorder, on a simulated real game with an illegal
+// move: game.bpgn stays valid BPGN (every game in it replays), and a recording killed after
+// the illegal move resumes from the position after it without logging anything twice.
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "bugcam/recorder.hpp"
+#include "bugcam/tracker_simulation.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace bugcam;
+using tracker::SimulatedInput;
+
+std::string read(const fs::path& file) {
+  std::ifstream in(file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct Simulated {
+  std::vector<SimulatedInput> inputs;
+  std::size_t legal_moves = 0;  // what was really played, the illegal move left out
+};
+
+Simulated game_with_illegal_move(int ply) {
+  const std::string path = std::string(BUGCAM_SHARED_DIR) + "/data/bpgn/fics_mbprog_64.bpgn";
+  const rules::BpgnGame game = rules::parse_bpgn(read(path), path).at(0);
+  tracker::SimulationOptions options;
+  options.misread = 0.01;
+  options.seed = 7;
+  options.max_plies = 50;
+  options.injections = {{tracker::IncidentType::kIllegalMove, ply}};
+  Simulated out;
+  const tracker::Simulation sim = tracker::simulate(
+      game, options, [&](const SimulatedInput& input) { out.inputs.push_back(input); });
+  out.legal_moves = sim.truth.size();
+  return out;
+}
+
+double time_of(const SimulatedInput& input) {
+  return std::visit([](const auto& item) { return item.t; }, input);
+}
+
+// Records `inputs` into `dir` as `bugcam record` does: tracker events and clock events go
+// to the recorder. Resuming, the tracker starts where game.bpgn's last game starts, and the
+// inputs start where the killed run's last committed move was (clock events after it,
+// observations from it on, as a video seeks there). Stops without finishing (a kill) once
+// `kill_after` moves are committed.
+void record(const fs::path& dir, const std::vector<SimulatedInput>& inputs, bool resume,
+            std::size_t kill_after = 0) {
+  recorder::Recorder rec({dir, {}, resume});
+  tracker::TrackerConfig config;
+  config.start_a = rec.resume_boards()[0];
+  config.start_b = rec.resume_boards()[1];
+  tracker::Tracker tracker(config);
+  for (const tracker::TrackedMove& move : rec.resume_moves()) {
+    tracker.replay_committed(move.board, move.move, move.t, move.clock);
+  }
+  const double resume_t = rec.resume_time();
+  for (const SimulatedInput& input : inputs) {
+    if (resume) {
+      const bool clock = std::holds_alternative<capture::ClockEvent>(input);
+      // The record has times to the millisecond.
+      if (clock ? time_of(input) <= resume_t + 0.0005 : time_of(input) < resume_t) continue;
+    }
+    if (const auto* clock = std::get_if<capture::ClockEvent>(&input)) rec.record(*clock);
+    std::visit([&](const auto& item) { tracker.add(item); }, input);
+    for (const tracker::TrackerEvent& event : tracker.take_events()) rec.record(event);
+    if (kill_after > 0 && rec.moves().size() >= kill_after) return;
+  }
+  tracker.finish();
+  for (const tracker::TrackerEvent& event : tracker.take_events()) rec.record(event);
+}
+
+// Every game of game.bpgn replays under the rules; returns them.
+std::vector<rules::BpgnGame> valid_games(const fs::path& dir) {
+  const std::vector<rules::BpgnGame> games =
+      rules::parse_bpgn(read(dir / "game.bpgn"), (dir / "game.bpgn").string());
+  for (std::size_t g = 0; g < games.size(); ++g) {
+    const rules::Replay replayed = rules::replay(games[g]);
+    EXPECT_FALSE(replayed.error.has_value())
+        << "game " << g + 1 << ": " << replayed.error->what() << "\n"
+        << read(dir / "game.bpgn");
+  }
+  return games;
+}
+
+std::size_t count_kind(const fs::path& dir, const std::string& kind) {
+  const std::vector<std::string> kinds = recorder::read_event_kinds(dir / "events.pb");
+  return static_cast<std::size_t>(std::count(kinds.begin(), kinds.end(), kind));
+}
+
+std::size_t clock_events(const std::vector<SimulatedInput>& inputs) {
+  return static_cast<std::size_t>(std::count_if(inputs.begin(), inputs.end(), [](const auto& i) {
+    return std::holds_alternative<capture::ClockEvent>(i);
+  }));
+}
+
+TEST(RecorderWithTracker, AnIllegalMoveEndsAGameAndTheNextIsSetUpAfterIt) {
+  const bugcam::test_support::TempDir dir("recorder-illegal");
+  const Simulated simulated = game_with_illegal_move(24);
+  const std::vector<SimulatedInput>& inputs = simulated.inputs;
+  record(dir.path(), inputs, false);
+
+  const std::vector<rules::BpgnGame> games = valid_games(dir.path());
+  ASSERT_EQ(games.size(), 2u) << read(dir / "game.bpgn");
+  EXPECT_NE(games[0].result_comment.find("illegal_move"), std::string::npos)
+      << games[0].result_comment;
+  EXPECT_EQ(games[0].result, "*");
+  EXPECT_EQ(games[1].tag("SetUp"), "1");
+  ASSERT_TRUE(games[1].tag("FEN").has_value());
+  ASSERT_FALSE(games[1].comments.empty());
+  // The illegal move is named, with its clock and press time, before the set-up game's moves.
+  const std::string named = games[1].comments.back();
+  EXPECT_NE(named.find("Bf1-f3"), std::string::npos) << named;
+  EXPECT_NE(named.find("pressed at"), std::string::npos) << named;
+  // The set-up game goes on with the move numbers of the game (not from 1 again).
+  ASSERT_FALSE(games[1].moves.empty());
+  EXPECT_GT(games[1].moves.front().number, 5);
+  EXPECT_GE(games[0].moves.size() + games[1].moves.size() + 2, simulated.legal_moves)
+      << read(dir / "game.bpgn");
+  // Times to the millisecond, as the clock log has them.
+  EXPECT_EQ(read(dir / "game.bpgn").find("000000"), std::string::npos) << read(dir / "game.bpgn");
+
+  const auto incidents = nlohmann::json::parse(read(dir / "incidents.json"));
+  EXPECT_TRUE(std::any_of(incidents.begin(), incidents.end(),
+                          [](const auto& i) { return i["type"] == "illegal_move"; }));
+  EXPECT_EQ(count_kind(dir.path(), "illegal"), 1u);
+  EXPECT_EQ(count_kind(dir.path(), "clock"), clock_events(inputs));
+}
+
+TEST(RecorderWithTracker, ResumesAfterAnIllegalMoveWithoutLoggingTwice) {
+  const bugcam::test_support::TempDir whole("recorder-whole");
+  const bugcam::test_support::TempDir killed("recorder-killed");
+  const std::vector<SimulatedInput> inputs = game_with_illegal_move(24).inputs;
+  record(whole.path(), inputs, false);
+  record(killed.path(), inputs, false, 34);  // killed 10 moves after the illegal one
+  ASSERT_EQ(valid_games(killed.path()).size(), 2u) << "killed before the illegal move";
+  record(killed.path(), inputs, true);
+
+  const std::vector<rules::BpgnGame> games = valid_games(killed.path());
+  ASSERT_EQ(games.size(), 2u) << read(killed / "game.bpgn");
+  const std::vector<rules::BpgnGame> want = valid_games(whole.path());
+  std::size_t moves = 0;
+  std::size_t want_moves = 0;
+  for (const rules::BpgnGame& g : games) moves += g.moves.size();
+  for (const rules::BpgnGame& g : want) want_moves += g.moves.size();
+  EXPECT_GE(moves + 2, want_moves);
+  EXPECT_LE(moves, want_moves + 2);
+  EXPECT_EQ(games[1].tag("FEN"), want[1].tag("FEN"));
+
+  // Every clock event once, every incident once.
+  EXPECT_EQ(count_kind(killed.path(), "clock"), clock_events(inputs));
+  const auto incidents = nlohmann::json::parse(read(killed / "incidents.json"));
+  std::set<std::tuple<std::string, std::string, std::string, double>> seen;
+  for (const auto& i : incidents) {
+    const auto key = std::make_tuple(i["type"].get<std::string>(), i["board"].get<std::string>(),
+                                     i["ply"].get<std::string>(), i["t"].get<double>());
+    EXPECT_TRUE(seen.insert(key).second) << i.dump();
+  }
+  EXPECT_EQ(count_kind(killed.path(), "incident"), incidents.size());
+  EXPECT_EQ(count_kind(killed.path(), "illegal"), 1u);
+}
+
+}  // namespace

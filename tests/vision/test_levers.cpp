@@ -1,0 +1,71 @@
+// Clock levers: read_clock on a drawn clock whose lever shows as a wedge (wide at the raised
+// end) beside a light display, which the bright-pixel reading cannot tell from the lever;
+// LeverReader reads nothing while a hand covers the clock.
+#include <gtest/gtest.h>
+#include <opencv2/imgproc.hpp>
+
+#include "bugcam/vision.hpp"
+
+namespace bugcam::vision {
+namespace {
+
+// The clock's area spans x 100-220; White's half y 80-200 (outer end first), Black's half
+// y 200-320.
+calibration::Clock drawn_clock() {
+  calibration::Clock clock;
+  clock.board = "A";
+  clock.region = {{100, 80}, {220, 80}, {220, 320}, {100, 320}};
+  clock.white_lever = {{100, 80}, {220, 80}, {220, 200}, {100, 200}};
+  clock.black_lever = {{100, 200}, {220, 200}, {220, 320}, {100, 320}};
+  return clock;
+}
+
+// A dark clock with a light display (different digits on each half) and a grey lever
+// raised at White's end (`white_raised`) or Black's.
+cv::Mat clock_picture(bool white_raised) {
+  cv::Mat image(400, 320, CV_8UC3, cv::Scalar(90, 130, 170));  // table
+  cv::rectangle(image, {130, 100}, {190, 300}, cv::Scalar(45, 45, 45), cv::FILLED);
+  cv::rectangle(image, {152, 115}, {186, 285}, cv::Scalar(228, 232, 230), cv::FILLED);
+  cv::putText(image, "3:00", {155, 170}, cv::FONT_HERSHEY_PLAIN, 1.0, cv::Scalar(60, 60, 60));
+  cv::putText(image, "2:47", {155, 250}, cv::FONT_HERSHEY_PLAIN, 1.0, cv::Scalar(60, 60, 60));
+  // The wedge: 10 pixels wide at the raised end, 1 at the lowered end.
+  const int raised_y = white_raised ? 105 : 295;
+  const int lowered_y = white_raised ? 295 : 105;
+  const std::vector<cv::Point> wedge{
+      {141, raised_y}, {151, raised_y}, {151, lowered_y}, {150, lowered_y}};
+  cv::fillConvexPoly(image, wedge, cv::Scalar(165, 160, 160));
+  return image;
+}
+
+TEST(ReadClock, TheRaisedEndOfAGreyLeverBesideALightDisplay) {
+  const calibration::Clock clock = drawn_clock();
+  EXPECT_EQ(read_clock(clock_picture(true), clock).lever_down, Lever::kBlack);
+  EXPECT_EQ(read_clock(clock_picture(false), clock).lever_down, Lever::kWhite);
+  // No clock there: nothing to read.
+  const cv::Mat table(400, 320, CV_8UC3, cv::Scalar(90, 130, 170));
+  EXPECT_EQ(read_clock(table, clock).lever_down, Lever::kUnknown);
+}
+
+TEST(LeverReader, AHandOverTheClockIsNoEvidence) {
+  calibration::Calibration calibration;
+  calibration.clocks.push_back(drawn_clock());
+  LeverReader reader(calibration);
+  const cv::Mat still = clock_picture(true);
+  for (int i = 0; i < 3; ++i) {
+    const std::vector<ClockObservation> seen = reader.read(still);
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen[0].lever_down, Lever::kBlack);
+    EXPECT_FALSE(seen[0].touched);
+  }
+  // A hand over White's end, the end it presses.
+  cv::Mat hand = still.clone();
+  cv::ellipse(hand, {150, 120}, {45, 30}, 0, 0, 360, cv::Scalar(120, 150, 215), cv::FILLED);
+  const ClockObservation covered = reader.read(hand).at(0);
+  EXPECT_EQ(covered.lever_down, Lever::kUnknown);
+  EXPECT_TRUE(covered.touched);
+  // Gone again: read as before.
+  EXPECT_EQ(reader.read(still).at(0).lever_down, Lever::kBlack);
+}
+
+}  // namespace
+}  // namespace bugcam::vision
