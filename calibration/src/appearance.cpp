@@ -11,28 +11,6 @@ namespace bugcam::calibration {
 
 namespace {
 
-float luma(const cv::Vec3f& bgr) {
-  return 0.114f * bgr[0] + 0.587f * bgr[1] + 0.299f * bgr[2];
-}
-
-float distance(const cv::Vec3f& a, const cv::Vec3f& b) {
-  const cv::Vec3f d = a - b;
-  return std::sqrt(d.dot(d));
-}
-
-cv::Vec3f channel_median(std::vector<cv::Vec3f>& colours) {
-  cv::Vec3f result(0, 0, 0);
-  if (colours.empty()) return result;
-  std::vector<float> channel(colours.size());
-  for (int c = 0; c < 3; ++c) {
-    for (size_t i = 0; i < colours.size(); ++i) channel[i] = colours[i][c];
-    const auto middle = channel.begin() + static_cast<long>(channel.size() / 2);
-    std::nth_element(channel.begin(), middle, channel.end());
-    result[c] = *middle;
-  }
-  return result;
-}
-
 // Pixels in the four corners of a square, where a piece standing on its centre rarely
 // reaches: they show the square's own colour.
 template <typename Visit>
@@ -51,6 +29,28 @@ void for_each_corner_pixel(const cv::Mat& warped, int file, int row, int square_
 }
 
 }  // namespace
+
+float luma(const cv::Vec3f& bgr) {
+  return 0.114f * bgr[0] + 0.587f * bgr[1] + 0.299f * bgr[2];
+}
+
+float colour_distance(const cv::Vec3f& a, const cv::Vec3f& b) {
+  const cv::Vec3f d = a - b;
+  return std::sqrt(d.dot(d));
+}
+
+cv::Vec3f channel_median(std::vector<cv::Vec3f>& colours) {
+  cv::Vec3f result(0, 0, 0);
+  if (colours.empty()) return result;
+  std::vector<float> channel(colours.size());
+  for (int c = 0; c < 3; ++c) {
+    for (size_t i = 0; i < colours.size(); ++i) channel[i] = colours[i][c];
+    const auto middle = channel.begin() + static_cast<long>(channel.size() / 2);
+    std::nth_element(channel.begin(), middle, channel.end());
+    result[c] = *middle;
+  }
+  return result;
+}
 
 cv::Mat warp_board(const cv::Mat& frame_bgr, const cv::Matx33d& board_to_image, int square_px) {
   const double s = square_px;
@@ -92,7 +92,7 @@ BoardAppearance measure_board(const cv::Mat& warped_bgr, int square_px) {
   result.light_bgr = result.a1_is_dark ? odd : even;
   result.dark_luma = luma(result.dark_bgr);
   result.light_luma = luma(result.light_bgr);
-  const float contrast = distance(result.light_bgr, result.dark_bgr);
+  const float contrast = colour_distance(result.light_bgr, result.dark_bgr);
   // A pixel "differs" from a square's colour by a quarter of the board's own contrast, so
   // the test scales with light level and board colours.
   const float threshold = std::max(28.0f, 0.25f * contrast);
@@ -133,7 +133,7 @@ BoardAppearance measure_board(const cv::Mat& warped_bgr, int square_px) {
         for (int x = 0; x < square_px; ++x) {
           const cv::Vec3f& p = line[x0 + x];
           ++all;
-          const float far_global = std::min(distance(p, global), distance(p, other));
+          const float far_global = std::min(colour_distance(p, global), colour_distance(p, other));
           const float max_c = std::max({p[0], p[1], p[2]});
           const float min_c = std::min({p[0], p[1], p[2]});
           const float saturation = max_c > 1 ? (max_c - min_c) / max_c : 0;
@@ -145,7 +145,7 @@ BoardAppearance measure_board(const cv::Mat& warped_bgr, int square_px) {
           const float dy = static_cast<float>(y) - centre;
           if (dx * dx + dy * dy > radius * radius) continue;
           ++disk;
-          if (distance(p, background) > threshold) {
+          if (colour_distance(p, background) > threshold) {
             ++differing;
             differing_luma += l;
             if (l > midpoint) ++bright;
@@ -156,7 +156,7 @@ BoardAppearance measure_board(const cv::Mat& warped_bgr, int square_px) {
       int corner_pixels = 0, corner_differing = 0;
       for_each_corner_pixel(warped, file, 7 - rank, square_px, [&](const cv::Vec3f& p) {
         ++corner_pixels;
-        if (distance(p, global) > 1.5f * threshold) ++corner_differing;
+        if (colour_distance(p, global) > 1.5f * threshold) ++corner_differing;
       });
       out.piece_fraction = static_cast<float>(differing) / static_cast<float>(std::max(disk, 1));
       out.piece_luma =

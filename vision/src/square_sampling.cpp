@@ -10,10 +10,15 @@
 #include <numeric>
 
 #include "bugcam/vision.hpp"
+#include "colour.hpp"
 
 namespace bugcam::vision {
 
 namespace {
+
+using calibration::channel_median;
+using calibration::colour_distance;
+using calibration::luma;
 
 // The tallest piece, in squares (a king stands 1.5 to 1.8 squares tall) and its body's
 // half-width near the base: what a neighbour's piece can cover.
@@ -29,47 +34,15 @@ constexpr double kCornerPatch = 0.2;
 // Squares whose pieces can lean over a pixel: up to this many squares away.
 constexpr int kReach = 2;
 
-float luma(const cv::Vec3f& bgr) {
-  return 0.114f * bgr[0] + 0.587f * bgr[1] + 0.299f * bgr[2];
-}
-
-float distance(const cv::Vec3f& a, const cv::Vec3f& b) {
-  const cv::Vec3f d = a - b;
-  return std::sqrt(d.dot(d));
-}
-
-cv::Vec3f channel_median(std::vector<cv::Vec3f>& colours) {
-  cv::Vec3f result(0, 0, 0);
-  if (colours.empty()) return result;
-  std::vector<float> channel(colours.size());
-  for (int c = 0; c < 3; ++c) {
-    for (size_t i = 0; i < colours.size(); ++i) channel[i] = colours[i][c];
-    const auto middle = channel.begin() + static_cast<long>(channel.size() / 2);
-    std::nth_element(channel.begin(), middle, channel.end());
-    result[c] = *middle;
-  }
-  return result;
-}
-
-// Shadows: the square's colour darkened by a factor down to this, its hue kept.
-constexpr float kShadowMinScale = 0.35f;
 // Share of a region's pixels unlike the square and unlike a shadow above which the square
 // shows a piece, whose shaded pixels then count too.
 constexpr double kSolidShare = 0.015;
 // A white piece's shaded side is its square's colour darkened a little: only clearly darker
 // counts as shadow.
 constexpr float kShadowMaxScale = 0.8f;
-constexpr float kShadowHueTolerance = 0.12f;  // of the square's brightness, plus...
-constexpr float kShadowHueFloor = 8.0f;       // ...this many levels
 
 bool is_shadow(const cv::Vec3f& p, const cv::Vec3f& square) {
-  const float square_norm2 = square.dot(square);
-  if (square_norm2 < 1.0f) return false;
-  const float scale = p.dot(square) / square_norm2;
-  if (scale < kShadowMinScale || scale > kShadowMaxScale) return false;
-  const cv::Vec3f rest = p - square * scale;
-  return std::sqrt(rest.dot(rest)) <
-         kShadowHueFloor + kShadowHueTolerance * std::sqrt(square_norm2) * scale;
+  return detail::is_shadow(p, square, kShadowMaxScale);
 }
 
 double segment_distance(cv::Point2d p, cv::Point2d a, cv::Point2d b) {
@@ -215,7 +188,7 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
   result.light_bgr = result.a1_is_dark ? odd : even;
   result.dark_luma = luma(result.dark_bgr);
   result.light_luma = luma(result.light_bgr);
-  const float contrast = distance(result.light_bgr, result.dark_bgr);
+  const float contrast = colour_distance(result.light_bgr, result.dark_bgr);
   const float threshold = std::max(28.0f, 0.25f * contrast);
   const float dark_limit = 0.6f * std::min(result.dark_luma, result.light_luma);
   const float midpoint = 0.5f * (result.dark_luma + result.light_luma);
@@ -248,7 +221,7 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       const size_t on = static_cast<size_t>((7 - y / square_px) * 8 + x / square_px);
       const cv::Vec3f& p = pixels[region[i]];
       const cv::Vec3f& b = on == sq ? background[sq] : (on / 8 + on % 8) % 2 == 0 ? even : odd;
-      differs[sq][i] = distance(p, b) <= threshold ? 0 : is_shadow(p, b) ? 2 : 1;
+      differs[sq][i] = colour_distance(p, b) <= threshold ? 0 : is_shadow(p, b) ? 2 : 1;
     }
   }
 
@@ -308,7 +281,8 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       if ((corner.reached_from & occupied_so_far) != 0) continue;
       for (const int p : corner.pixels) {
         ++corner_pixels;
-        if (std::min(distance(pixels[p], even), distance(pixels[p], odd)) > 1.5f * threshold)
+        if (std::min(colour_distance(pixels[p], even), colour_distance(pixels[p], odd)) >
+            1.5f * threshold)
           ++corner_differing;
       }
     }
@@ -321,7 +295,7 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       for (int x = file * square_px; x < (file + 1) * square_px; ++x) {
         const cv::Vec3f& p = line[x];
         ++all;
-        const float far_global = std::min(distance(p, even), distance(p, odd));
+        const float far_global = std::min(colour_distance(p, even), colour_distance(p, odd));
         const float max_c = std::max({p[0], p[1], p[2]});
         const float min_c = std::min({p[0], p[1], p[2]});
         const float saturation = max_c > 1 ? (max_c - min_c) / max_c : 0;

@@ -6,6 +6,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "bugcam/vision.hpp"
+#include "colour.hpp"
 
 namespace bugcam::vision {
 
@@ -14,11 +15,8 @@ namespace {
 // A pixel differs from another view by more than this (BGR distance, 0..441): well above
 // sensor and compression noise after the warp is shrunk, well below a hand or a piece.
 constexpr float kPixelChange = 20.0f;
-// Shadows: the still view darkened by a factor in this range with its hue kept.
-constexpr float kShadowMinScale = 0.35f;
+// Shadows: the still view darkened (or lit up to this much, light flicker) with its hue kept.
 constexpr float kShadowMaxScale = 1.02f;
-constexpr float kShadowHueTolerance = 0.12f;  // of the still view's brightness, plus...
-constexpr float kShadowHueFloor = 8.0f;       // ...this many levels
 // Share of a square that must be new (unlike both the previous frame and the still view)
 // for something to cover it; a fingertip over a square's edge is about this much.
 constexpr float kCoverFraction = 0.02f;
@@ -33,20 +31,11 @@ constexpr float kChangeFraction = 0.06f;
 // The still view follows slow changes of light on unchanged squares at this rate.
 constexpr double kReferenceRate = 0.05;
 
-float distance(const cv::Vec3f& a, const cv::Vec3f& b) {
-  const cv::Vec3f d = a - b;
-  return std::sqrt(d.dot(d));
-}
+using calibration::colour_distance;
 
 // Whether `now` is `still` darkened by a shadow (the same hue, less light).
 bool is_shadow(const cv::Vec3f& now, const cv::Vec3f& still) {
-  const float still_norm2 = still.dot(still);
-  if (still_norm2 < 1.0f) return false;
-  const float scale = now.dot(still) / still_norm2;
-  if (scale < kShadowMinScale || scale > kShadowMaxScale) return false;
-  const cv::Vec3f rest = now - still * scale;
-  return std::sqrt(rest.dot(rest)) <
-         kShadowHueFloor + kShadowHueTolerance * std::sqrt(still_norm2) * scale;
+  return detail::is_shadow(now, still, kShadowMaxScale);
 }
 
 // The reading of a square from its probabilities alone, whatever its occlusion flag (a tall
@@ -113,8 +102,9 @@ std::array<SquareObservation, 64> BoardTracker::update(
     const int rank = 7 - y / s;
     for (int x = 0; x < 8 * s; ++x) {
       const size_t sq = static_cast<size_t>(rank * 8 + x / s);
-      const bool moved = distance(n[x], p[x]) > kPixelChange;
-      const bool unlike_still = distance(n[x], r[x]) > kPixelChange && !is_shadow(n[x], r[x]);
+      const bool moved = colour_distance(n[x], p[x]) > kPixelChange;
+      const bool unlike_still =
+          colour_distance(n[x], r[x]) > kPixelChange && !is_shadow(n[x], r[x]);
       moving[sq] += moved ? 1 : 0;
       changed[sq] += unlike_still ? 1 : 0;
       fresh[sq] += moved && unlike_still ? 1 : 0;

@@ -117,6 +117,12 @@ struct BoardAppearance {
 
 BoardAppearance measure_board(const cv::Mat& warped_bgr, int square_px);
 
+// Colour helpers for reading boards, shared with vision: the luma of a BGR colour, the
+// distance between two colours, and the median of each channel (reorders `colours`).
+float luma(const cv::Vec3f& bgr);
+float colour_distance(const cv::Vec3f& a, const cv::Vec3f& b);
+cv::Vec3f channel_median(std::vector<cv::Vec3f>& colours);
+
 // --- Files and pictures --------------------------------------------------------------------
 
 std::string to_pbtxt(const Calibration& calibration);

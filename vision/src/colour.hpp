@@ -1,0 +1,28 @@
+// Colour tests shared by the single-frame square reading and the temporal tracker.
+#pragma once
+
+#include <cmath>
+
+#include <opencv2/core.hpp>
+
+namespace bugcam::vision::detail {
+
+// Shadows: the reference colour darkened by a factor from this up to a caller's maximum,
+// with its hue kept.
+inline constexpr float kShadowMinScale = 0.35f;
+inline constexpr float kShadowHueTolerance = 0.12f;  // of the reference's brightness, plus...
+inline constexpr float kShadowHueFloor = 8.0f;       // ...this many levels
+
+// Whether `now` is `reference` darkened by a shadow (the same hue, less light), scaled by
+// at most `max_scale`.
+inline bool is_shadow(const cv::Vec3f& now, const cv::Vec3f& reference, float max_scale) {
+  const float reference_norm2 = reference.dot(reference);
+  if (reference_norm2 < 1.0f) return false;
+  const float scale = now.dot(reference) / reference_norm2;
+  if (scale < kShadowMinScale || scale > max_scale) return false;
+  const cv::Vec3f rest = now - reference * scale;
+  return std::sqrt(rest.dot(rest)) <
+         kShadowHueFloor + kShadowHueTolerance * std::sqrt(reference_norm2) * scale;
+}
+
+}  // namespace bugcam::vision::detail
