@@ -64,6 +64,24 @@ cv::Mat warp_board(const cv::Mat& frame_bgr, const cv::Matx33d& board_to_image, 
   return warped;
 }
 
+float set_board_colours(const std::array<cv::Vec3f, 64>& corner_colour,
+                        BoardAppearance& appearance) {
+  std::array<std::vector<cv::Vec3f>, 2> by_parity;
+  for (int sq = 0; sq < 64; ++sq) {
+    by_parity[static_cast<size_t>((sq / 8 + sq % 8) % 2)].push_back(
+        corner_colour[static_cast<size_t>(sq)]);
+  }
+  const cv::Vec3f even = channel_median(by_parity[0]);  // the colour of a1's parity
+  const cv::Vec3f odd = channel_median(by_parity[1]);
+  appearance.a1_is_dark = luma(even) <= luma(odd);
+  appearance.dark_bgr = appearance.a1_is_dark ? even : odd;
+  appearance.light_bgr = appearance.a1_is_dark ? odd : even;
+  appearance.dark_luma = luma(appearance.dark_bgr);
+  appearance.light_luma = luma(appearance.light_bgr);
+  const float contrast = colour_distance(appearance.light_bgr, appearance.dark_bgr);
+  return std::max(28.0f, 0.25f * contrast);
+}
+
 BoardAppearance measure_board(const cv::Mat& warped_bgr, int square_px) {
   cv::Mat warped;
   warped_bgr.convertTo(warped, CV_32FC3);
@@ -80,22 +98,9 @@ BoardAppearance measure_board(const cv::Mat& warped_bgr, int square_px) {
       corner_colour[static_cast<size_t>(rank * 8 + file)] = channel_median(pixels);
     }
   }
-  std::array<std::vector<cv::Vec3f>, 2> by_parity;
-  for (int sq = 0; sq < 64; ++sq) {
-    by_parity[static_cast<size_t>((sq / 8 + sq % 8) % 2)].push_back(
-        corner_colour[static_cast<size_t>(sq)]);
-  }
-  const cv::Vec3f even = channel_median(by_parity[0]);  // the colour of a1's parity
-  const cv::Vec3f odd = channel_median(by_parity[1]);
-  result.a1_is_dark = luma(even) <= luma(odd);
-  result.dark_bgr = result.a1_is_dark ? even : odd;
-  result.light_bgr = result.a1_is_dark ? odd : even;
-  result.dark_luma = luma(result.dark_bgr);
-  result.light_luma = luma(result.light_bgr);
-  const float contrast = colour_distance(result.light_bgr, result.dark_bgr);
-  // A pixel "differs" from a square's colour by a quarter of the board's own contrast, so
-  // the test scales with light level and board colours.
-  const float threshold = std::max(28.0f, 0.25f * contrast);
+  const float threshold = set_board_colours(corner_colour, result);
+  const cv::Vec3f even = result.a1_is_dark ? result.dark_bgr : result.light_bgr;  // a1's parity
+  const cv::Vec3f odd = result.a1_is_dark ? result.light_bgr : result.dark_bgr;
   const float dark_limit = 0.6f * std::min(result.dark_luma, result.light_luma);
   const float midpoint = 0.5f * (result.dark_luma + result.light_luma);
 

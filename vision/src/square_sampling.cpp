@@ -176,20 +176,9 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
     }
     corner_colour[sq] = channel_median(colours);
   }
-  std::array<std::vector<cv::Vec3f>, 2> by_parity;
-  for (int sq = 0; sq < 64; ++sq) {
-    by_parity[static_cast<size_t>((sq / 8 + sq % 8) % 2)].push_back(
-        corner_colour[static_cast<size_t>(sq)]);
-  }
-  const cv::Vec3f even = channel_median(by_parity[0]);
-  const cv::Vec3f odd = channel_median(by_parity[1]);
-  result.a1_is_dark = luma(even) <= luma(odd);
-  result.dark_bgr = result.a1_is_dark ? even : odd;
-  result.light_bgr = result.a1_is_dark ? odd : even;
-  result.dark_luma = luma(result.dark_bgr);
-  result.light_luma = luma(result.light_bgr);
-  const float contrast = colour_distance(result.light_bgr, result.dark_bgr);
-  const float threshold = std::max(28.0f, 0.25f * contrast);
+  const float threshold = calibration::set_board_colours(corner_colour, result);
+  const cv::Vec3f even = result.a1_is_dark ? result.dark_bgr : result.light_bgr;  // a1's parity
+  const cv::Vec3f odd = result.a1_is_dark ? result.light_bgr : result.dark_bgr;
   const float dark_limit = 0.6f * std::min(result.dark_luma, result.light_luma);
   const float midpoint = 0.5f * (result.dark_luma + result.light_luma);
 

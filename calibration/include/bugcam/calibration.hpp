@@ -116,6 +116,12 @@ struct BoardAppearance {
 };
 
 BoardAppearance measure_board(const cv::Mat& warped_bgr, int square_px);
+// The board's two square colours (`light_*`, `dark_*`, `a1_is_dark` of `appearance`) from
+// the colour seen at each square's corners (a1 = 0): the median of each parity. Returns the
+// colour distance from which a pixel differs from a square's colour: a quarter of the
+// board's own contrast, so the test scales with light level and board colours.
+float set_board_colours(const std::array<cv::Vec3f, 64>& corner_colour,
+                        BoardAppearance& appearance);
 
 // Colour helpers for reading boards, shared with vision: the luma of a BGR colour, the
 // distance between two colours, and the median of each channel (reorders `colours`).
