@@ -3,11 +3,22 @@
 // above the board can be projected and patches cut upright around pieces.
 #pragma once
 
+#include <optional>
+
 #include <opencv2/core.hpp>
 
 #include "bugcam/calibration.hpp"
 
 namespace bugcam::vision {
+
+// A board as a pinhole camera (focal length `focal_px`, principal point `principal`) sees
+// it: the board's axes r1, r2 (one board unit long) and its origin t in camera coordinates,
+// the board in front of the camera. Nullopt for a degenerate homography.
+struct BoardPose {
+  cv::Vec3d r1, r2, t;
+};
+std::optional<BoardPose> board_pose(const cv::Matx33d& board_to_image, double focal_px,
+                                    cv::Point2d principal);
 
 class ViewGeometry {
  public:

@@ -110,17 +110,9 @@ ViewGeometry::ViewGeometry(const calibration::Board& board, cv::Size image_size)
   double f = weight_sum > 0 ? std::sqrt(f2_sum / weight_sum) : 1.2 * width;
   f = std::clamp(f, 0.4 * width, 4.0 * width);
   const cv::Matx33d k(f, 0, cx, 0, f, cy, 0, 0, 1);
-  const cv::Matx33d m = k.inv() * h;
-  cv::Vec3d r1 = column(m, 0), r2 = column(m, 1), t = column(m, 2);
-  const double scale = 2.0 / (cv::norm(r1) + cv::norm(r2));
-  r1 *= scale;
-  r2 *= scale;
-  t *= scale;
-  if (t[2] < 0) {  // the board in front of the camera
-    r1 = -r1;
-    r2 = -r2;
-    t = -t;
-  }
+  const std::optional<BoardPose> pose = board_pose(h, f, {cx, cy});
+  if (!pose) return;  // degenerate: every point projects to the origin
+  const cv::Vec3d r1 = pose->r1, r2 = pose->r2, t = pose->t;
   cv::Vec3d up = r1.cross(r2);
   up /= std::max(cv::norm(up), 1e-12);
   if (up.dot(t) > 0) up = -up;  // towards the camera

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "bugcam/vision.hpp"
+#include "piece_geometry.hpp"
 
 namespace bugcam::vision {
 
@@ -63,24 +64,30 @@ double estimate_focal_px(const calibration::Calibration& calibration) {
   return kDefaultFocalWidths * width;
 }
 
+std::optional<BoardPose> board_pose(const cv::Matx33d& board_to_image, double focal_px,
+                                    cv::Point2d principal) {
+  const cv::Matx33d k_inverse(1 / focal_px, 0, -principal.x / focal_px, 0, 1 / focal_px,
+                              -principal.y / focal_px, 0, 0, 1);
+  const cv::Matx33d g = k_inverse * board_to_image;
+  const cv::Vec3d g1(g(0, 0), g(1, 0), g(2, 0)), g2(g(0, 1), g(1, 1), g(2, 1)),
+      g3(g(0, 2), g(1, 2), g(2, 2));
+  const double norm = 0.5 * (cv::norm(g1) + cv::norm(g2));
+  if (norm <= 0) return std::nullopt;
+  // The board lies in front of the camera: its origin at positive depth.
+  const double lambda = (g3[2] >= 0 ? 1 : -1) / norm;
+  return BoardPose{g1 * lambda, g2 * lambda, g3 * lambda};
+}
+
 Viewpoint estimate_viewpoint(const calibration::Board& board, double focal_px,
                              cv::Size image_size) {
   Viewpoint view;
-  const double cx = 0.5 * (image_size.width - 1);
-  const double cy = 0.5 * (image_size.height - 1);
-  const cv::Matx33d k_inverse(1 / focal_px, 0, -cx / focal_px, 0, 1 / focal_px, -cy / focal_px, 0,
-                              0, 1);
-  const cv::Matx33d g = k_inverse * board.board_to_image;
-  cv::Vec3d g1(g(0, 0), g(1, 0), g(2, 0)), g2(g(0, 1), g(1, 1), g(2, 1)),
-      g3(g(0, 2), g(1, 2), g(2, 2));
-  const double norm = 0.5 * (cv::norm(g1) + cv::norm(g2));
-  if (norm <= 0) return view;
-  // The board lies in front of the camera: its origin at positive depth.
-  const double lambda = (g3[2] >= 0 ? 1 : -1) / norm;
-  const cv::Vec3d r1 = g1 * lambda, r2 = g2 * lambda, t = g3 * lambda;
-  const cv::Vec3d r3 = r1.cross(r2);
+  const std::optional<BoardPose> pose =
+      board_pose(board.board_to_image, focal_px,
+                 {0.5 * (image_size.width - 1), 0.5 * (image_size.height - 1)});
+  if (!pose) return view;
+  const cv::Vec3d r3 = pose->r1.cross(pose->r2);
   // The camera centre in board coordinates: -R^T t.
-  const cv::Vec3d centre(-r1.dot(t), -r2.dot(t), -r3.dot(t));
+  const cv::Vec3d centre(-pose->r1.dot(pose->t), -pose->r2.dot(pose->t), -r3.dot(pose->t));
   view.nadir = {centre[0], centre[1]};
   view.camera_height = std::abs(centre[2]);
   return view;
