@@ -525,6 +525,18 @@ void settle_on_square(const Style& style, const Layout& layout, PlacedPiece& pie
   piece.place = PiecePlace::kBoard;
 }
 
+PlacedPiece piece_on_square(const Style& style, const Layout& layout, int uid, int type, int color,
+                            int board, int square) {
+  PlacedPiece p;
+  p.uid = uid;
+  p.type = type;
+  p.color = color;
+  p.board = board;
+  p.square = square;
+  settle_on_square(style, layout, p);
+  return p;
+}
+
 World starting_world(const Style& style, const Layout& layout) {
   World w;
   static constexpr int kBackRank[8] = {3, 1, 2, 4, 5, 2, 1, 3};  // R N B Q K B N R
@@ -537,14 +549,7 @@ World starting_world(const Style& style, const Layout& layout) {
       if (rank == 1 || rank == 6) type = 0;
       if (type < 0) continue;
       color = rank >= 6 ? 1 : 0;
-      PlacedPiece p;
-      p.uid = uid++;
-      p.type = type;
-      p.color = color;
-      p.board = b;
-      p.square = sq;
-      settle_on_square(style, layout, p);
-      w.pieces.push_back(p);
+      w.pieces.push_back(piece_on_square(style, layout, uid++, type, color, b, sq));
     }
   }
   for (int b = 0; b < 2; ++b) {

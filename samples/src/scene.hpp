@@ -193,5 +193,8 @@ Lighting make_lighting(const Style& style);
 World starting_world(const Style& style, const Layout& layout);
 // Offset and turn of a piece on its square, stable for a piece uid and square.
 void settle_on_square(const Style& style, const Layout& layout, PlacedPiece& piece);
+// A piece standing on a board square, settled there.
+PlacedPiece piece_on_square(const Style& style, const Layout& layout, int uid, int type, int color,
+                            int board, int square);
 
 }  // namespace bugcam::samples

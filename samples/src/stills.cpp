@@ -36,14 +36,7 @@ void place_board_pieces(Random& rng, const Style& style, const Layout& layout, W
     const int scattered = opening ? rng.integer(0, 6) : rng.integer(6, 30);
     const double keep = opening ? rng.uniform(0.6, 1.0) : 0.0;
     const auto add = [&](int square, int type, int color) {
-      PlacedPiece p;
-      p.uid = uid++;
-      p.type = type;
-      p.color = color;
-      p.board = b;
-      p.square = square;
-      settle_on_square(style, layout, p);
-      world.pieces.push_back(p);
+      world.pieces.push_back(piece_on_square(style, layout, uid++, type, color, b, square));
       used[static_cast<std::size_t>(square)] = true;
     };
     if (opening) {
