@@ -7,6 +7,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "bugcam/calibration.hpp"
+#include "bugcam/vision.hpp"
 #include "commands.hpp"
 #include "frame_source.hpp"
 
@@ -43,6 +44,8 @@ int run_calibrate(const CalibrateCommandOptions& options) {
     return kExitBadInput;
   }
   result.source = options.source + " frame " + std::to_string(options.frame);
+  // On the start position, what the pieces and their shadows look like is learnt too.
+  vision::learn_looks(frame, result);
   try {
     calibration::save_calibration(result, options.out);
     if (!options.preview.empty() &&
@@ -59,7 +62,8 @@ int run_calibrate(const CalibrateCommandOptions& options) {
     for (const cv::Point2d& c : board.corners()) std::cout << " (" << c.x << ", " << c.y << ")";
     std::cout << "  inner corners " << board.inner_corners_seen << "/49, rms " << board.rms_error_px
               << " px, white edge "
-              << (board.white_edge_from_pieces ? "from the pieces" : "guessed") << "\n";
+              << (board.white_edge_from_pieces ? "from the pieces" : "guessed") << ", looks "
+              << (board.looks.learned ? "learnt from the start position" : "not learnt") << "\n";
   }
   std::cout << "wrote " << options.out << "\n";
   return kExitOk;

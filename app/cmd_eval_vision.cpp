@@ -35,6 +35,7 @@ struct EvalOptions {
   bool json = false;
   bool verbose = false;
   bool single_frame = false;
+  bool learn_looks = true;
 };
 
 struct Ratio {
@@ -108,6 +109,7 @@ int run_eval(const EvalOptions& options) {
   std::vector<double> corner_errors;
   bool names_right = true, orientation_right = true;
   double read_seconds = 0;
+  int looks_learnt = 0;
   long frames_read = 0;
   std::unique_ptr<vision::FrameReader> reader;
   std::unique_ptr<vision::TrackingReader> tracking;
@@ -118,6 +120,7 @@ int run_eval(const EvalOptions& options) {
     if (f == options.calibration_frame) {
       try {
         calibration::Calibration calibration = calibration::calibrate(frame);
+        if (options.learn_looks) looks_learnt = vision::learn_looks(frame, calibration);
         found_boards.right = static_cast<long>(calibration.boards.size());
         found_boards.total = 2;
         for (const auto& b : truth["boards"]) {
@@ -275,6 +278,7 @@ int run_eval(const EvalOptions& options) {
   report["levers_right_no_hands_pct"] = levers_right_still.percent();
   report["fps"] = frames_per_second;
   report["mode"] = options.single_frame ? "single-frame" : "tracking";
+  report["looks_learnt"] = looks_learnt;
   if (options.json) {
     std::cout << report.dump() << "\n";
   } else {
@@ -300,6 +304,9 @@ void add_eval_vision_command(CLI::App& app, int& exit_status) {
   cmd->add_flag("--json", options->json, "Print the figures as one JSON object");
   cmd->add_flag("--single-frame", options->single_frame,
                 "Read every frame on its own (no temporal evidence; compare with the default)");
+  cmd->add_flag("!--no-looks", options->learn_looks,
+                "Do not learn the pieces' and shadows' looks from the calibration frame (the fixed "
+                "rules, as with a calibration file from before they existed)");
   cmd->add_flag("--verbose", options->verbose,
                 "List every square read wrong or covered and not flagged on stderr");
   cmd->callback([options, &exit_status] { exit_status = run_eval(*options); });

@@ -38,6 +38,7 @@ int run_see(const SeeOptions& options) {
       calibration::CalibrateOptions calibrate_options;
       calibrate_options.max_boards = options.boards;
       calibration = calibration::calibrate(frame, calibrate_options);
+      vision::learn_looks(frame, calibration);
     } else {
       calibration = calibration::load_calibration(options.calibration);
     }

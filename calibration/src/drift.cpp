@@ -87,6 +87,11 @@ const Calibration& DriftWatch::update(const cv::Mat& frame_bgr) {
     Calibration renewed = calibrate(frame_bgr, options_);
     if (renewed.boards.size() == calibration_.boards.size()) {
       renewed.source = calibration_.source + " (renewed)";
+      // The pieces and the light are the same as before: keep what was learnt of them (a
+      // renewal mid-game has no start position to learn from).
+      for (Board& board : renewed.boards) {
+        if (const Board* before = calibration_.board(board.name)) board.looks = before->looks;
+      }
       calibration_ = std::move(renewed);
       ++renewals_;
     }

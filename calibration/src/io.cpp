@@ -1,5 +1,6 @@
 // calibration.pbtxt: the calibration as protobuf text format (schema: proto/calibration.proto).
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <google/protobuf/io/tokenizer.h>
@@ -44,6 +45,35 @@ class ErrorCollector : public google::protobuf::io::ErrorCollector {
   std::string first_;
 };
 
+void write_colour(const cv::Vec3f& colour, google::protobuf::RepeatedField<double>* out) {
+  for (int c = 0; c < 3; ++c) out->Add(static_cast<double>(colour[c]));
+}
+
+// A colour of three channels, or nullopt when the field does not hold three numbers.
+std::optional<cv::Vec3f> read_colour(const google::protobuf::RepeatedField<double>& field) {
+  if (field.size() != 3) return std::nullopt;
+  return cv::Vec3f(static_cast<float>(field.Get(0)), static_cast<float>(field.Get(1)),
+                   static_cast<float>(field.Get(2)));
+}
+
+BoardLooks read_looks(const proto::BoardLooks& in) {
+  BoardLooks looks;
+  const auto wl = read_colour(in.white_on_light());
+  const auto wd = read_colour(in.white_on_dark());
+  const auto bl = read_colour(in.black_on_light());
+  const auto bd = read_colour(in.black_on_dark());
+  if (!wl || !wd || !bl || !bd) return looks;
+  looks.learned = true;
+  looks.white_on_light = *wl;
+  looks.white_on_dark = *wd;
+  looks.black_on_light = *bl;
+  looks.black_on_dark = *bd;
+  looks.shadow_ratio = read_colour(in.shadow_ratio()).value_or(cv::Vec3f(0, 0, 0));
+  looks.solid_share = static_cast<float>(in.solid_share());
+  looks.bright_margin = static_cast<float>(in.bright_margin());
+  return looks;
+}
+
 }  // namespace
 
 std::string to_pbtxt(const Calibration& calibration) {
@@ -66,6 +96,18 @@ std::string to_pbtxt(const Calibration& calibration) {
     for (int c = 0; c < 3; ++c) {
       b->add_light_square_bgr(board.light_square_bgr[c]);
       b->add_dark_square_bgr(board.dark_square_bgr[c]);
+    }
+    if (board.looks.learned) {
+      proto::BoardLooks* looks = b->mutable_looks();
+      write_colour(board.looks.white_on_light, looks->mutable_white_on_light());
+      write_colour(board.looks.white_on_dark, looks->mutable_white_on_dark());
+      write_colour(board.looks.black_on_light, looks->mutable_black_on_light());
+      write_colour(board.looks.black_on_dark, looks->mutable_black_on_dark());
+      looks->set_solid_share(static_cast<double>(board.looks.solid_share));
+      looks->set_bright_margin(static_cast<double>(board.looks.bright_margin));
+      if (board.looks.shadow_ratio != cv::Vec3f(0, 0, 0)) {
+        write_colour(board.looks.shadow_ratio, looks->mutable_shadow_ratio());
+      }
     }
   }
   for (const HoldingArea& area : calibration.holdings) {
@@ -115,6 +157,7 @@ Calibration from_pbtxt(const std::string& text, const std::string& origin) {
         board.dark_square_bgr[c] = b.dark_square_bgr(c);
       }
     }
+    if (b.has_looks()) board.looks = read_looks(b.looks());
     calibration.boards.push_back(board);
   }
   for (const proto::HoldingArea& h : message.holdings()) {

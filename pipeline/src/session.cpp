@@ -17,6 +17,7 @@
 #include "bugcam/capture.hpp"
 #include "bugcam/pipeline.hpp"
 #include "bugcam/recorder.hpp"
+#include "bugcam/vision.hpp"
 
 namespace bugcam::pipeline {
 
@@ -263,6 +264,8 @@ calibration::Calibration find_calibration(capture::FrameSource& source) {
     try {
       calibration::Calibration candidate = calibration::calibrate(frame->image);
       candidate.source = source.name();
+      // Recording starts on the start position: learn what its pieces and shadows look like.
+      vision::learn_looks(frame->image, candidate);
       if (candidate.boards.size() == 2) {
         found.push_back(std::move(candidate));
       } else {

@@ -25,11 +25,13 @@ int random_type(Random& rng, bool king_allowed) {
   return 1 + (roll - 3) / 2;  // 1..4
 }
 
+// The pieces of a back rank, files a to h (rules::PieceType order: pawn 0 .. king 5).
+constexpr int kBackRank[8] = {3, 1, 2, 4, 5, 2, 1, 3};
+
 // Both boards: sometimes the start position thinned out (crowded rows, as in openings),
 // otherwise pieces scattered over random squares.
 void place_board_pieces(Random& rng, const Style& style, const Layout& layout, World& world,
                         int& uid) {
-  static constexpr int kBackRank[8] = {3, 1, 2, 4, 5, 2, 1, 3};
   for (int b = 0; b < 2; ++b) {
     std::array<bool, 64> used{};
     const bool opening = rng.chance(0.35);
@@ -106,10 +108,20 @@ void place_holdings(Random& rng, const Style& style, const Layout& layout, World
   }
 }
 
-}  // namespace
+// Both boards in the start position, nothing in the holding areas.
+void place_start_position(const Style& style, const Layout& layout, World& world, int& uid) {
+  for (int b = 0; b < 2; ++b) {
+    for (int sq = 0; sq < 64; ++sq) {
+      const int rank = sq / 8, file = sq % 8;
+      if (rank >= 2 && rank <= 5) continue;
+      const int type = rank == 1 || rank == 6 ? 0 : kBackRank[file];
+      world.pieces.push_back(piece_on_square(style, layout, uid++, type, rank >= 6 ? 1 : 0, b, sq));
+    }
+  }
+}
 
-TrainingStill render_training_still(std::uint64_t seed, std::uint64_t variant, int width,
-                                    int height) {
+TrainingStill render_still(std::uint64_t seed, std::uint64_t variant, int width, int height,
+                           bool start_position) {
   const Style style = Style::random(seed);
   const Layout layout(style);
   const Camera camera = make_camera(style, layout, width, height);
@@ -117,8 +129,12 @@ TrainingStill render_training_still(std::uint64_t seed, std::uint64_t variant, i
   World world;
   for (int b = 0; b < 2; ++b) world.clocks[static_cast<std::size_t>(b)] = {-1, 0, 180000, 180000};
   int uid = 0;
-  place_board_pieces(rng, style, layout, world, uid);
-  place_holdings(rng, style, layout, world, uid);
+  if (start_position) {
+    place_start_position(style, layout, world, uid);
+  } else {
+    place_board_pieces(rng, style, layout, world, uid);
+    place_holdings(rng, style, layout, world, uid);
+  }
 
   Renderer renderer(width, height, 1024);
   SceneAssets assets(renderer, style, layout);
@@ -179,6 +195,17 @@ TrainingStill render_training_still(std::uint64_t seed, std::uint64_t variant, i
     }
   }
   return still;
+}
+
+}  // namespace
+
+TrainingStill render_training_still(std::uint64_t seed, std::uint64_t variant, int width,
+                                    int height) {
+  return render_still(seed, variant, width, height, false);
+}
+
+TrainingStill render_start_still(std::uint64_t seed, std::uint64_t variant, int width, int height) {
+  return render_still(seed, variant, width, height, true);
 }
 
 }  // namespace bugcam::samples

@@ -182,6 +182,43 @@ TEST(CalibrationFile, RoundTripsThroughText) {
   EXPECT_EQ(load_calibration(path).boards.size(), calibration.boards.size());
 }
 
+TEST(CalibrationFile, LearntLooksRoundTripAndOldFilesHaveNone) {
+  const SceneTruth truth = testing::render_scene(bughouse_scene());
+  Calibration calibration = calibrate(truth.image);
+  // A file written before the looks existed: the boards read, nothing learnt.
+  const Calibration old = from_pbtxt(to_pbtxt(calibration), "old.pbtxt");
+  ASSERT_EQ(old.boards.size(), 2u);
+  EXPECT_FALSE(old.boards[0].looks.learned);
+  EXPECT_EQ(to_pbtxt(calibration).find("looks"), std::string::npos);
+
+  BoardLooks& looks = calibration.boards[1].looks;
+  looks.learned = true;
+  looks.white_on_light = {200, 210, 220};
+  looks.white_on_dark = {190, 200, 215};
+  looks.black_on_light = {40, 45, 50};
+  looks.black_on_dark = {20, 25, 30};
+  looks.shadow_ratio = {0.7f, 0.68f, 0.66f};
+  looks.solid_share = 0.04f;
+  looks.bright_margin = 12.5f;
+  const Calibration back = from_pbtxt(to_pbtxt(calibration), "looks.pbtxt");
+  EXPECT_FALSE(back.boards[0].looks.learned);
+  const BoardLooks& read = back.boards[1].looks;
+  ASSERT_TRUE(read.learned);
+  EXPECT_EQ(read.white_on_light, looks.white_on_light);
+  EXPECT_EQ(read.white_on_dark, looks.white_on_dark);
+  EXPECT_EQ(read.black_on_light, looks.black_on_light);
+  EXPECT_EQ(read.black_on_dark, looks.black_on_dark);
+  EXPECT_EQ(read.shadow_ratio, looks.shadow_ratio);
+  EXPECT_FLOAT_EQ(read.solid_share, looks.solid_share);
+  EXPECT_FLOAT_EQ(read.bright_margin, looks.bright_margin);
+  // Looks without their four piece colours are not taken as learnt.
+  const Calibration partial = from_pbtxt(
+      "boards { name: \"A\" board_to_image: [1, 0, 0, 0, 1, 0, 0, 0, 1] "
+      "looks { white_on_light: [1, 2, 3] } }",
+      "partial.pbtxt");
+  EXPECT_FALSE(partial.boards[0].looks.learned);
+}
+
 TEST(CalibrationFile, ErrorsNameTheLine) {
   try {
     from_pbtxt("image_width: 10\nboards { name: \"A\" board_to_image: x }\n", "bad.pbtxt");
@@ -197,7 +234,10 @@ TEST(CalibrationFile, ErrorsNameTheLine) {
 TEST(Drift, AMovedCameraIsNoticedAndTheCalibrationRenewed) {
   Scene scene = bughouse_scene();
   const SceneTruth before = testing::render_scene(scene);
-  DriftWatch watch(calibrate(before.image), 1, 2);
+  Calibration first = calibrate(before.image);
+  first.boards[0].looks.learned = true;
+  first.boards[0].looks.white_on_dark = {180, 190, 200};
+  DriftWatch watch(first, 1, 2);
   for (int i = 0; i < 3; ++i) watch.update(before.image);
   EXPECT_EQ(watch.renewals(), 0);
   EXPECT_GT(watch.last_agreement(), 0.9);
@@ -209,6 +249,10 @@ TEST(Drift, AMovedCameraIsNoticedAndTheCalibrationRenewed) {
   watch.update(after.image);
   EXPECT_EQ(watch.renewals(), 1);
   EXPECT_LT(corner_error(watch.current().boards[0], after.corners[0], after.square_px), 0.03);
+  // The pieces did not change: what was learnt of their looks is kept.
+  EXPECT_TRUE(watch.current().boards[0].looks.learned);
+  EXPECT_EQ(watch.current().boards[0].looks.white_on_dark, cv::Vec3f(180, 190, 200));
+  EXPECT_FALSE(watch.current().boards[1].looks.learned);
 }
 
 }  // namespace

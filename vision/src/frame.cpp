@@ -17,6 +17,15 @@ float luma(const cv::Vec3b& bgr) {
          0.299f * static_cast<float>(bgr[2]);
 }
 
+// The luma splitting white from black pieces lying on the table: halfway between the pieces
+// as the start position showed them whole (a white piece on a dark square, a black one on a
+// light square), else as the frame's own pieces split.
+float holding_split_luma(const calibration::Board& board, const SquareClassification& classified) {
+  if (!board.looks.learned) return classified.white_black_luma;
+  return 0.5f * (calibration::luma(board.looks.white_on_dark) +
+                 calibration::luma(board.looks.black_on_light));
+}
+
 }  // namespace
 
 const char* lever_name(Lever lever) {
@@ -53,7 +62,7 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr,
   for (size_t i = 0; i < calibration_.boards.size(); ++i) {
     const cv::Mat warped = calibration::warp_board(frame_bgr, calibration_.boards[i].board_to_image,
                                                    options_.square_px);
-    appearances.push_back(measure_board(warped, sampling_[i]));
+    appearances.push_back(measure_board(warped, sampling_[i], calibration_.boards[i].looks));
     if (warped_boards != nullptr) warped_boards->push_back(warped);
   }
   const SquareClassification classified = classify_squares(appearances);
@@ -69,7 +78,7 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr,
     const calibration::Board* board = calibration_.board(board_name);
     if (board == nullptr) continue;
     observation.holdings.push_back(read_holding(frame_bgr, area, *board, calibration_.image_size,
-                                                classified.white_black_luma,
+                                                holding_split_luma(*board, classified),
                                                 options_.piece_types.get()));
   }
   for (const calibration::Clock& clock : calibration_.clocks) {

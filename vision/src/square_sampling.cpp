@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 #include "bugcam/vision.hpp"
 #include "colour.hpp"
@@ -41,8 +42,28 @@ constexpr double kSolidShare = 0.015;
 // counts as shadow.
 constexpr float kShadowMaxScale = 0.8f;
 
+// A learnt shadow may be this much deeper than the umbra seen in the start position.
+constexpr float kLearnedShadowDepth = 1.4f;
+
 bool is_shadow(const cv::Vec3f& p, const cv::Vec3f& square) {
   return detail::is_shadow(p, square, kShadowMaxScale);
+}
+
+// A pixel under a shadow as learnt from the start position: the lit colour `square` scaled per
+// channel toward square * ratio (the umbra), anywhere from the penumbra's faint edge to a
+// little deeper than the umbra seen, with the hue that light gives.
+bool is_learned_shadow(const cv::Vec3f& p, const cv::Vec3f& square, const cv::Vec3f& ratio) {
+  const cv::Vec3f depth(square[0] * (1 - ratio[0]), square[1] * (1 - ratio[1]),
+                        square[2] * (1 - ratio[2]));
+  const float depth2 = depth.dot(depth);
+  if (depth2 < 1.0f) return false;
+  const cv::Vec3f lost = square - p;
+  const float t = lost.dot(depth) / depth2;
+  if (t < 0.0f || t > kLearnedShadowDepth) return false;
+  const cv::Vec3f rest = lost - depth * t;
+  const cv::Vec3f lit = square - depth * t;
+  return std::sqrt(rest.dot(rest)) <
+         detail::kShadowHueFloor + detail::kShadowHueTolerance * std::sqrt(lit.dot(lit));
 }
 
 double segment_distance(cv::Point2d p, cv::Point2d a, cv::Point2d b) {
@@ -55,6 +76,27 @@ double segment_distance(cv::Point2d p, cv::Point2d a, cv::Point2d b) {
 
 cv::Point2d centre_of(int sq) {
   return {sq % 8 + 0.5, sq / 8 + 0.5};
+}
+
+// Each square's own colour: the median of its corners, of those no piece can lean over
+// when at least three are (a median of two follows whichever is off: a corner over the
+// board's edge, a calibration a little off), else of all four.
+std::array<cv::Vec3f, 64> corner_colours(const cv::Vec3f* pixels, const SquareSampling& plan) {
+  std::array<cv::Vec3f, 64> corner_colour{};
+  std::vector<cv::Vec3f> colours;
+  for (size_t sq = 0; sq < 64; ++sq) {
+    int clear = 0;
+    for (const SquareSampling::Patch& corner : plan.corners[sq]) {
+      clear += corner.reached_from == 0 ? 1 : 0;
+    }
+    colours.clear();
+    for (const SquareSampling::Patch& corner : plan.corners[sq]) {
+      if (clear >= 3 && corner.reached_from != 0) continue;
+      for (const int p : corner.pixels) colours.push_back(pixels[p]);
+    }
+    corner_colour[sq] = channel_median(colours);
+  }
+  return corner_colour;
 }
 
 }  // namespace
@@ -152,30 +194,19 @@ SquareSampling plan_sampling(const Viewpoint& view, int square_px) {
   return plan;
 }
 
-calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const SquareSampling& plan) {
+calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const SquareSampling& plan,
+                                           const calibration::BoardLooks& looks) {
   const int square_px = plan.square_px;
   cv::Mat warped;
   warped_bgr.convertTo(warped, CV_32FC3);
   const cv::Vec3f* pixels = warped.ptr<cv::Vec3f>(0);
   calibration::BoardAppearance result;
+  result.looks = looks;
+  const bool learned_shadow = looks.learned && looks.shadow_ratio != cv::Vec3f(0, 0, 0);
+  const double solid_share =
+      looks.learned && looks.solid_share > 0 ? looks.solid_share : kSolidShare;
 
-  // Each square's own colour: the median of its corners, of those no piece can lean over
-  // when at least three are (a median of two follows whichever is off: a corner over the
-  // board's edge, a calibration a little off), else of all four.
-  std::array<cv::Vec3f, 64> corner_colour{};
-  std::vector<cv::Vec3f> colours;
-  for (size_t sq = 0; sq < 64; ++sq) {
-    int clear = 0;
-    for (const SquareSampling::Patch& corner : plan.corners[sq]) {
-      clear += corner.reached_from == 0 ? 1 : 0;
-    }
-    colours.clear();
-    for (const SquareSampling::Patch& corner : plan.corners[sq]) {
-      if (clear >= 3 && corner.reached_from != 0) continue;
-      for (const int p : corner.pixels) colours.push_back(pixels[p]);
-    }
-    corner_colour[sq] = channel_median(colours);
-  }
+  const std::array<cv::Vec3f, 64> corner_colour = corner_colours(pixels, plan);
   const float threshold = calibration::set_board_colours(corner_colour, result);
   const cv::Vec3f even = result.a1_is_dark ? result.dark_bgr : result.light_bgr;  // a1's parity
   const cv::Vec3f odd = result.a1_is_dark ? result.light_bgr : result.dark_bgr;
@@ -210,7 +241,14 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       const size_t on = static_cast<size_t>((7 - y / square_px) * 8 + x / square_px);
       const cv::Vec3f& p = pixels[region[i]];
       const cv::Vec3f& b = on == sq ? background[sq] : (on / 8 + on % 8) % 2 == 0 ? even : odd;
-      differs[sq][i] = colour_distance(p, b) <= threshold ? 0 : is_shadow(p, b) ? 2 : 1;
+      if (looks.bright_margin > 0 && luma(p) > luma(b) + looks.bright_margin) {
+        // A shadow only darkens: a pixel brighter than its square is a piece's lit side.
+        differs[sq][i] = 1;
+        continue;
+      }
+      const bool shadow =
+          is_shadow(p, b) || (learned_shadow && is_learned_shadow(p, b, looks.shadow_ratio));
+      differs[sq][i] = colour_distance(p, b) <= threshold ? 0 : shadow ? 2 : 1;
     }
   }
 
@@ -237,9 +275,10 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       ++used;
       solid += differs[sq][i] == 1 ? 1 : 0;
     }
-    const bool with_shadows = solid > kSolidShare * used;
+    const bool with_shadows = solid > solid_share * used;
     int differing = 0, dark = 0, bright = 0;
     double differing_luma = 0;
+    cv::Vec3d differing_bgr(0, 0, 0);
     for (size_t i = 0; i < region.size(); ++i) {
       if (hidden[i] != 0 && !use_hidden) continue;
       const cv::Vec3f& p = pixels[region[i]];
@@ -247,6 +286,7 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       if (differs[sq][i] == 1 || (with_shadows && differs[sq][i] == 2)) {
         ++differing;
         differing_luma += l;
+        differing_bgr += cv::Vec3d(p);
         if (l > midpoint) ++bright;
       }
       if (l < dark_limit) ++dark;
@@ -255,6 +295,8 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
     out.piece_fraction = static_cast<float>(differing) / static_cast<float>(std::max(used, 1));
     out.piece_luma =
         differing > 0 ? static_cast<float>(differing_luma / differing) : luma(background[sq]);
+    out.solid_fraction = static_cast<float>(solid) / static_cast<float>(std::max(used, 1));
+    out.piece_bgr = differing > 0 ? cv::Vec3f(differing_bgr / differing) : background[sq];
     out.dark_fraction = static_cast<float>(dark) / static_cast<float>(std::max(used, 1));
     out.bright_fraction = static_cast<float>(bright) / static_cast<float>(std::max(used, 1));
     if (out.piece_fraction > kSamplingPieceFraction) occupied_so_far |= std::uint64_t{1} << sq;
@@ -294,6 +336,187 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
     out.foreign_fraction = static_cast<float>(foreign) / static_cast<float>(std::max(all, 1));
   }
   return result;
+}
+
+namespace {
+
+// The start position: which squares (a1 = 0) hold a piece, and of which colour.
+bool start_occupied(int sq) {
+  return sq < 16 || sq >= 48;
+}
+bool start_white(int sq) {
+  return sq < 16;
+}
+
+// Of the 64 squares, at least this many must read as in the start position (occupied or
+// not) for a frame to be learnt from: a few shadows or a first move are forgiven.
+constexpr int kStartSquaresAgreeing = 56;
+// Each piece colour on each square colour needs this many squares read occupied.
+constexpr int kLearnSquaresPerClass = 2;
+// Shadow pixels: darker than their square by this range of luma ratios (lighter is the
+// penumbra's edge, darker a piece); at least this many are needed to learn the shadow.
+constexpr float kShadowLearnLightest = 0.9f;
+constexpr float kShadowLearnDarkest = 0.3f;
+constexpr size_t kShadowLearnPixels = 60;
+// The learnt share of solid pixels: only when the pieces showed this many times more than
+// the empty squares, and within these bounds.
+constexpr float kSolidShareParting = 2.0f;
+constexpr float kSolidShareFloor = 0.015f;
+constexpr float kSolidShareCeiling = 0.15f;
+// A piece's lit side: brighter than its square by more than this share over the brightest
+// the empty squares showed (their 99.5th percentile above their colour), and at least by so
+// many levels.
+constexpr float kBrightQuantile = 0.995f;
+constexpr float kBrightMarginScale = 1.5f;
+constexpr float kBrightMarginFloor = 10.0f;
+// Squares whose corners or colours say something covers them (a hand) are not learnt from.
+constexpr float kLearnCoveredCorners = 0.1f;
+constexpr float kLearnForeign = 0.05f;
+
+cv::Vec3f median_of(std::vector<cv::Vec3f> colours) {
+  return channel_median(colours);
+}
+
+// From the start position's empty squares, where no piece can lean over them: the shadow's
+// colour over the lit square's, per channel (0 when too few pixels there look shadowed), and
+// how much brighter than their square the pixels get.
+void learn_empty_squares(const cv::Mat& warped_bgr, const SquareSampling& plan,
+                         calibration::BoardLooks& looks) {
+  cv::Mat warped;
+  warped_bgr.convertTo(warped, CV_32FC3);
+  const cv::Vec3f* pixels = warped.ptr<cv::Vec3f>(0);
+  const std::array<cv::Vec3f, 64> corner_colour = corner_colours(pixels, plan);
+  std::uint64_t occupied = 0;
+  for (int sq = 0; sq < 64; ++sq) {
+    if (start_occupied(sq)) occupied |= std::uint64_t{1} << sq;
+  }
+  std::array<std::vector<float>, 3> ratios;
+  std::vector<float> brighter;
+  for (size_t sq = 16; sq < 48; ++sq) {
+    const cv::Vec3f& square = corner_colour[sq];
+    if (std::min({square[0], square[1], square[2]}) < 8.0f) continue;
+    const float square_luma = luma(square);
+    const std::vector<int>& region = plan.base[sq];
+    for (size_t i = 0; i < region.size(); ++i) {
+      if ((plan.base_reached_from[sq][i] & occupied) != 0) continue;
+      const cv::Vec3f& p = pixels[region[i]];
+      brighter.push_back(luma(p) - square_luma);
+      const float ratio = luma(p) / square_luma;
+      if (ratio > kShadowLearnLightest || ratio < kShadowLearnDarkest) continue;
+      for (int c = 0; c < 3; ++c) ratios[static_cast<size_t>(c)].push_back(p[c] / square[c]);
+    }
+  }
+  if (brighter.size() >= kShadowLearnPixels) {
+    const auto high =
+        brighter.begin() + static_cast<long>(kBrightQuantile * static_cast<float>(brighter.size()));
+    std::nth_element(brighter.begin(), high, brighter.end());
+    looks.bright_margin = std::max(kBrightMarginFloor, kBrightMarginScale * *high);
+  }
+  if (ratios[0].size() < kShadowLearnPixels) return;
+  for (int c = 0; c < 3; ++c) {
+    std::vector<float>& r = ratios[static_cast<size_t>(c)];
+    const auto middle = r.begin() + static_cast<long>(r.size() / 2);
+    std::nth_element(r.begin(), middle, r.end());
+    looks.shadow_ratio[c] = *middle;
+  }
+}
+
+// How many squares read occupied or empty as in the start position.
+int start_squares_read(const calibration::BoardAppearance& seen) {
+  int right = 0;
+  for (int sq = 0; sq < 64; ++sq) {
+    const bool occupied =
+        seen.squares[static_cast<size_t>(sq)].piece_fraction > kSamplingPieceFraction;
+    right += occupied == start_occupied(sq) ? 1 : 0;
+  }
+  return right;
+}
+
+// The board's looks from one frame of the start position; nullopt when the frame does not
+// show it.
+std::optional<calibration::BoardLooks> learn_board(const cv::Mat& warped_bgr,
+                                                   const SquareSampling& plan) {
+  // Is it the start position? Read by the fixed rules.
+  const int agreeing = start_squares_read(measure_board(warped_bgr, plan));
+  if (agreeing < kStartSquaresAgreeing) return std::nullopt;
+
+  calibration::BoardLooks learnt;
+  learnt.learned = true;
+  learn_empty_squares(warped_bgr, plan, learnt);
+  // The shadow's colour and the squares' brightness each help only where they do not hide
+  // pieces too (a white piece's shaded side is its square's colour in shadow where the two
+  // are alike): of the readings with and without each, the one that reads the start position
+  // best is kept, the fuller one on a tie.
+  calibration::BoardLooks looks = learnt;
+  calibration::BoardAppearance seen = measure_board(warped_bgr, plan, looks);
+  int best = start_squares_read(seen);
+  for (const int without : {1, 2, 3}) {
+    calibration::BoardLooks candidate = learnt;
+    if ((without & 1) != 0) candidate.shadow_ratio = cv::Vec3f(0, 0, 0);
+    if ((without & 2) != 0) candidate.bright_margin = 0;
+    calibration::BoardAppearance read = measure_board(warped_bgr, plan, candidate);
+    const int right = start_squares_read(read);
+    if (right > best) {
+      best = right;
+      looks = candidate;
+      seen = read;
+    }
+  }
+  // Per piece colour (white 0, black 1) and square colour (light 0, dark 1).
+  std::array<std::array<std::vector<cv::Vec3f>, 2>, 2> pieces;
+  float empty_solid = 0, piece_solid = 1;
+  for (int sq = 0; sq < 64; ++sq) {
+    const calibration::SquareAppearance& s = seen.squares[static_cast<size_t>(sq)];
+    // Squares whose corners or colours say something covers them tell nothing of the shares.
+    const bool covered =
+        s.corner_deviation > kLearnCoveredCorners || s.foreign_fraction > kLearnForeign;
+    if (!start_occupied(sq)) {
+      if (!covered) empty_solid = std::max(empty_solid, s.solid_fraction);
+      continue;
+    }
+    if (!covered) piece_solid = std::min(piece_solid, s.solid_fraction);
+    if (s.piece_fraction <= kSamplingPieceFraction) continue;
+    const bool even = (sq / 8 + sq % 8) % 2 == 0;
+    const bool dark_square = even == seen.a1_is_dark;
+    pieces[start_white(sq) ? 0 : 1][dark_square ? 1 : 0].push_back(s.piece_bgr);
+  }
+  for (const auto& by_square : pieces) {
+    for (const std::vector<cv::Vec3f>& colours : by_square) {
+      if (colours.size() < static_cast<size_t>(kLearnSquaresPerClass)) return std::nullopt;
+    }
+  }
+  looks.white_on_light = median_of(pieces[0][0]);
+  looks.white_on_dark = median_of(pieces[0][1]);
+  looks.black_on_light = median_of(pieces[1][0]);
+  looks.black_on_dark = median_of(pieces[1][1]);
+  // Black pieces darker than white ones on both square colours, or the rows are not what the
+  // orientation says.
+  if (luma(looks.white_on_light) <= luma(looks.black_on_light) ||
+      luma(looks.white_on_dark) <= luma(looks.black_on_dark))
+    return std::nullopt;
+  // Between the most an empty square showed and the least a piece did, when they part well.
+  if (piece_solid > kSolidShareParting * std::max(empty_solid, kSolidShareFloor)) {
+    looks.solid_share = std::clamp(std::sqrt(std::max(empty_solid, kSolidShareFloor) * piece_solid),
+                                   kSolidShareFloor, kSolidShareCeiling);
+  }
+  return looks;
+}
+
+}  // namespace
+
+int learn_looks(const cv::Mat& frame_bgr, calibration::Calibration& calibration, int square_px) {
+  const std::vector<Viewpoint> views = estimate_viewpoints(calibration);
+  int learnt = 0;
+  for (size_t i = 0; i < calibration.boards.size() && i < views.size(); ++i) {
+    calibration::Board& board = calibration.boards[i];
+    const cv::Mat warped = calibration::warp_board(frame_bgr, board.board_to_image, square_px);
+    if (const std::optional<calibration::BoardLooks> looks =
+            learn_board(warped, plan_sampling(views[i], square_px))) {
+      board.looks = *looks;
+      ++learnt;
+    }
+  }
+  return learnt;
 }
 
 }  // namespace bugcam::vision

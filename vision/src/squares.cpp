@@ -24,6 +24,10 @@ constexpr float kPieceFractionSpread = 0.015f;
 constexpr float kForeignFraction = 0.25f;
 constexpr float kCornerDeviation = 0.5f;
 constexpr float kGrazedCornerDeviation = 0.1f;
+// Learnt piece colours: how much nearer one must be (share of their distance, at least a
+// few levels) for the colour to be sure.
+constexpr float kLearnedColourSpread = 0.05f;
+constexpr float kLearnedColourSpreadMin = 3.0f;
 // Below this probability of the best class, the square is reported unknown.
 constexpr float kSure = 0.7f;
 
@@ -75,6 +79,22 @@ float split_luma(const std::vector<calibration::BoardAppearance>& boards) {
   return split;
 }
 
+// The probability that a square's piece is white, from its differing pixels' mean colour and
+// the colours a white and a black piece showed on a square of this colour in the start
+// position: the nearer of the two, sure once one is nearer by a tenth of their distance.
+float learned_white(const calibration::BoardAppearance& board, int sq, const cv::Vec3f& piece) {
+  const bool even = (sq / 8 + sq % 8) % 2 == 0;
+  const bool dark_square = even == board.a1_is_dark;
+  const calibration::BoardLooks& looks = board.looks;
+  const cv::Vec3f& white = dark_square ? looks.white_on_dark : looks.white_on_light;
+  const cv::Vec3f& black = dark_square ? looks.black_on_dark : looks.black_on_light;
+  const float to_white = calibration::colour_distance(piece, white);
+  const float to_black = calibration::colour_distance(piece, black);
+  const float spread = std::max(kLearnedColourSpreadMin,
+                                kLearnedColourSpread * calibration::colour_distance(white, black));
+  return logistic((to_black - to_white) / spread);
+}
+
 }  // namespace
 
 char SquareObservation::symbol() const {
@@ -107,9 +127,14 @@ SquareClassification classify_squares(const std::vector<calibration::BoardAppear
     for (size_t sq = 0; sq < 64; ++sq) {
       const calibration::SquareAppearance& s = board.squares[sq];
       const float p_piece = logistic((s.piece_fraction - kPieceFraction) / kPieceFractionSpread);
-      // Very dark pixels in the centre are a black piece whatever the mean says.
-      float p_white_piece = logistic((s.piece_luma - result.white_black_luma) / colour_spread);
-      if (s.dark_fraction > 0.25f) p_white_piece = std::min(p_white_piece, 0.1f);
+      float p_white_piece = 0.5f;
+      if (board.looks.learned) {
+        p_white_piece = learned_white(board, static_cast<int>(sq), s.piece_bgr);
+      } else {
+        // Very dark pixels in the centre are a black piece whatever the mean says.
+        p_white_piece = logistic((s.piece_luma - result.white_black_luma) / colour_spread);
+        if (s.dark_fraction > 0.25f) p_white_piece = std::min(p_white_piece, 0.1f);
+      }
       SquareObservation& out = squares[sq];
       out.p_empty = 1.0f - p_piece;
       out.p_white = p_piece * p_white_piece;

@@ -22,6 +22,29 @@ class CalibrationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// How a board's pieces and shadows looked in a frame of the start position (ranks 1-2 white,
+// 7-8 black, 3-6 empty), learnt by vision::learn_looks: the square reading tells white
+// pieces from black ones, and shadows from pieces, by them instead of by fixed rules. Not
+// learnt when the board was calibrated on another position or read from an older file.
+struct BoardLooks {
+  bool learned = false;
+  // Mean colour (B, G, R) of the pixels of a piece that differ from its square, by the piece's
+  // colour and its square's (on a square of its own colour, mostly its shaded side shows).
+  cv::Vec3f white_on_light{0, 0, 0};
+  cv::Vec3f white_on_dark{0, 0, 0};
+  cv::Vec3f black_on_light{0, 0, 0};
+  cv::Vec3f black_on_dark{0, 0, 0};
+  // A shadow's colour over the lit square's, per channel (B, G, R): the light's own colour
+  // (ambient light is often bluer than the lamp). All 0 when no shadow was seen.
+  cv::Vec3f shadow_ratio{0, 0, 0};
+  // Share of a square's pixels unlike both its colour and a shadow above which the square
+  // shows a piece (between what the empty and the occupied squares showed); 0: the default.
+  float solid_share = 0;
+  // How much brighter (luma levels) than its square's colour an empty square's pixel may be
+  // (grain, print, noise); a brighter pixel is a piece's lit side. 0: not used.
+  float bright_margin = 0;
+};
+
 struct Board {
   std::string name;            // "A" or "B"
   cv::Matx33d board_to_image;  // homography from board coordinates to image pixels
@@ -30,6 +53,7 @@ struct Board {
   bool white_edge_from_pieces = false;
   cv::Vec3d light_square_bgr{0, 0, 0};
   cv::Vec3d dark_square_bgr{0, 0, 0};
+  BoardLooks looks;
 
   cv::Point2d to_image(cv::Point2d board_point) const;
   cv::Point2d to_board(cv::Point2d image_point) const;
@@ -98,12 +122,14 @@ cv::Mat warp_board(const cv::Mat& frame_bgr, const cv::Matx33d& board_to_image, 
 
 // What one square of a top-down warp looks like, relative to the board's own colours.
 struct SquareAppearance {
-  float piece_fraction = 0;    // share of the square's centre that differs from its colour
-  float piece_luma = 0;        // mean luma (0..255) of those differing pixels
-  float dark_fraction = 0;     // share of the centre much darker than both square colours
-  float bright_fraction = 0;   // share of the centre much brighter than the dark squares
-  float corner_deviation = 0;  // share of the square's corners that differ (pieces spare them)
-  float foreign_fraction = 0;  // share of the square in colours neither board nor piece
+  float piece_fraction = 0;      // share of the square's centre that differs from its colour
+  float piece_luma = 0;          // mean luma (0..255) of those differing pixels
+  float dark_fraction = 0;       // share of the centre much darker than both square colours
+  float bright_fraction = 0;     // share of the centre much brighter than the dark squares
+  float corner_deviation = 0;    // share of the square's corners that differ (pieces spare them)
+  float foreign_fraction = 0;    // share of the square in colours neither board nor piece
+  cv::Vec3f piece_bgr{0, 0, 0};  // mean colour of the differing pixels (vision's reading)
+  float solid_fraction = 0;      // share unlike both the square and a shadow (vision's reading)
 };
 
 struct BoardAppearance {
@@ -113,6 +139,7 @@ struct BoardAppearance {
   float light_luma = 0;
   float dark_luma = 0;
   bool a1_is_dark = true;  // parity of the warp's colours as seen
+  BoardLooks looks;        // what the squares were read against (vision's reading)
 };
 
 BoardAppearance measure_board(const cv::Mat& warped_bgr, int square_px);

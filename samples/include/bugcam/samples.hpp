@@ -80,6 +80,9 @@ struct TrainingStill {
 // on their side. Deterministic.
 TrainingStill render_training_still(std::uint64_t seed, std::uint64_t variant, int width,
                                     int height);
+// The same look (`seed`) with both boards in the start position and empty holding areas, as a
+// game begins (what the calibration learns the pieces' looks from).
+TrainingStill render_start_still(std::uint64_t seed, std::uint64_t variant, int width, int height);
 
 // The bundled sample clip's directory (samples/clip in the source tree).
 std::filesystem::path bundled_sample_dir();

@@ -184,8 +184,17 @@ SquareSampling plan_sampling(const Viewpoint& view, int square_px);
 // shadows (its colour darkened, hue kept) unless it shows a piece anyway. Squares are read
 // front to back; one whose region differs over more than kSamplingPieceFraction counts as
 // occupied for the squares behind it.
+// With learnt looks, pixels like a shadow of the start position's light count as shadow too.
 inline constexpr float kSamplingPieceFraction = 0.07f;
-calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const SquareSampling& plan);
+calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const SquareSampling& plan,
+                                           const calibration::BoardLooks& looks = {});
+
+// Learns each board's looks (calibration::BoardLooks: its pieces' colours, its shadows) from a
+// frame of the start position, ranks 1-2 white, 7-8 black, 3-6 empty, in the calibration's
+// orientation. A board whose squares do not show that position keeps what it had. Returns
+// how many boards learnt.
+int learn_looks(const cv::Mat& frame_bgr, calibration::Calibration& calibration,
+                int square_px = 32);
 
 // Reads frames against one calibration. Holds only the calibration and buffers: the same
 // frame always gives the same observation.
