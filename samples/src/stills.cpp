@@ -106,20 +106,10 @@ void place_holdings(Random& rng, const Style& style, const Layout& layout, World
   }
 }
 
-}  // namespace
-
-TrainingStill render_training_still(std::uint64_t seed, std::uint64_t variant, int width,
-                                    int height) {
-  const Style style = Style::random(seed);
-  const Layout layout(style);
+// Renders `world` as seen by the seed's camera, with the truth a TrainingStill carries.
+TrainingStill render_world(const Style& style, const Layout& layout, const World& world,
+                           std::uint64_t variant, int width, int height) {
   const Camera camera = make_camera(style, layout, width, height);
-  Random rng(seed * 0x9E3779B97F4A7C15ull ^ (variant + 1) * 0xD1B54A32D192ED03ull);
-  World world;
-  for (int b = 0; b < 2; ++b) world.clocks[static_cast<std::size_t>(b)] = {-1, 0, 180000, 180000};
-  int uid = 0;
-  place_board_pieces(rng, style, layout, world, uid);
-  place_holdings(rng, style, layout, world, uid);
-
   Renderer renderer(width, height, 1024);
   SceneAssets assets(renderer, style, layout);
   assets.update_clock_displays(renderer, world);
@@ -179,6 +169,27 @@ TrainingStill render_training_still(std::uint64_t seed, std::uint64_t variant, i
     }
   }
   return still;
+}
+
+}  // namespace
+
+TrainingStill render_training_still(std::uint64_t seed, std::uint64_t variant, int width,
+                                    int height) {
+  const Style style = Style::random(seed);
+  const Layout layout(style);
+  Random rng(seed * 0x9E3779B97F4A7C15ull ^ (variant + 1) * 0xD1B54A32D192ED03ull);
+  World world;
+  for (int b = 0; b < 2; ++b) world.clocks[static_cast<std::size_t>(b)] = {-1, 0, 180000, 180000};
+  int uid = 0;
+  place_board_pieces(rng, style, layout, world, uid);
+  place_holdings(rng, style, layout, world, uid);
+  return render_world(style, layout, world, variant, width, height);
+}
+
+TrainingStill render_start_still(std::uint64_t seed, int width, int height) {
+  const Style style = Style::random(seed);
+  const Layout layout(style);
+  return render_world(style, layout, starting_world(style, layout), 0, width, height);
 }
 
 }  // namespace bugcam::samples

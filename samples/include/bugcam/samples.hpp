@@ -81,6 +81,10 @@ struct TrainingStill {
 TrainingStill render_training_still(std::uint64_t seed, std::uint64_t variant, int width,
                                     int height);
 
+// The same for the start position on both boards, empty holdings and no hands: the frame a
+// recording calibrates on, for testing calibration over many scene looks.
+TrainingStill render_start_still(std::uint64_t seed, int width, int height);
+
 // The bundled sample clip's directory (samples/clip in the source tree).
 std::filesystem::path bundled_sample_dir();
 
