@@ -1,5 +1,5 @@
-// Finding a clock beside a board: the largest compact thing on the table beside the board's
-// outer side, and the line across it about which its top is symmetric (the lever's pivot).
+// Finding a clock beside a board: the largest bar-shaped thing on the table beside the
+// board's outer side, and on it its top (display and lever), whose middle is the lever's pivot.
 // A clock is a box some centimetres tall, so with a tilted camera its top, where the lever
 // is, lies well off any fixed place on the board's plane.
 #include <algorithm>
@@ -29,9 +29,10 @@ constexpr float kUnlikeTable = 40.0f;
 // like the table, more a player's arm.
 constexpr double kMinArea = 4.0;
 constexpr double kMaxArea = 25.0;
-// Pivots tried, as a share of the clock's length from White's end.
-constexpr double kPivotMin = 0.35;
-constexpr double kPivotMax = 0.65;
+// Kept around the clock's top, as a share of the clock's length and width.
+constexpr double kTopMargin = 0.06;
+// How far from the top's middle the pivot is looked for, as a share of the clock's length.
+constexpr double kPivotSearch = 0.08;
 
 // Darker than the table with its hue kept: a shadow, not an object.
 bool shadow_of(const cv::Vec3f& p, const cv::Vec3f& table) {
@@ -113,18 +114,50 @@ std::optional<Clock> find_clock(const cv::Mat& frame_bgr, const Board& board,
   if (across.x < 0) across = -across;
   const cv::Point2f start = box.center - 0.5f * along - 0.5f * across;  // White's end, low x
 
-  // The pivot: where the clock's top mirrors best onto itself (body, display and lever
-  // stand symmetric about it; only the lever's raised end breaks the symmetry).
+  // The top: what on the clock differs from its body (display, lever, buttons), which stand
+  // about the lever's pivot. The sides the camera sees and the body's outline do not: with a
+  // tilted camera they lie off to one side.
   const auto colour_at = [&](double a, double c) {
     const cv::Point2f p = start + float(a) * along + float(c) * across;
     const int u = std::clamp(static_cast<int>(std::lround(p.x)), 0, cols - 1);
     const int v = std::clamp(static_cast<int>(std::lround(p.y)), 0, rows - 1);
     return cv::Vec3f(patch.at<cv::Vec3b>(v, u));
   };
-  double best_pivot = 0.5;
+  constexpr int kSteps = 48;
+  std::vector<cv::Vec3f> body;
+  for (int i = 0; i < kSteps; ++i) {
+    for (int j = 0; j < kSteps / 2; ++j)
+      body.push_back(colour_at((i + 0.5) / kSteps, (j + 0.5) / (kSteps / 2)));
+  }
+  const cv::Vec3f body_colour = channel_median(body);
+  std::vector<double> top_along;
+  for (int i = 0; i < kSteps; ++i) {
+    for (int j = 0; j < kSteps / 2; ++j) {
+      const double a = (i + 0.5) / kSteps, c = (j + 0.5) / (kSteps / 2);
+      const cv::Vec3f p = colour_at(a, c);
+      if (colour_distance(p, body_colour) > kUnlikeTable &&
+          colour_distance(p, table) > kUnlikeTable) {
+        top_along.push_back(a);
+      }
+    }
+  }
+  double a0 = 0, a1 = 1;
+  if (top_along.size() >= kSteps * kSteps / 40) {
+    std::sort(top_along.begin(), top_along.end());
+    const auto at = [](const std::vector<double>& v, double q) {
+      return v[static_cast<size_t>(q * double(v.size() - 1))];
+    };
+    a0 = std::max(0.0, at(top_along, 0.03) - kTopMargin);
+    a1 = std::min(1.0, at(top_along, 0.97) + kTopMargin);
+  }
+  // Near the top's middle, the line about which the clock mirrors best onto itself: the top's
+  // edges found from colour alone may take in a shadow or a lever end.
+  const double top_middle = 0.5 * (a0 + a1);
+  const double reach = 0.5 * (a1 - a0);
+  double best_pivot = top_middle;
   double best_mismatch = 1e18;
-  const double reach = kPivotMin;
-  for (double pivot = kPivotMin; pivot <= kPivotMax + 1e-9; pivot += 0.01) {
+  for (double pivot = top_middle - kPivotSearch; pivot <= top_middle + kPivotSearch + 1e-9;
+       pivot += 0.01) {
     double mismatch = 0;
     for (int i = 1; i <= 24; ++i) {
       const double t = reach * i / 24;
@@ -138,7 +171,7 @@ std::optional<Clock> find_clock(const cv::Mat& frame_bgr, const Board& board,
       best_pivot = pivot;
     }
   }
-  const double half = std::min(best_pivot, 1 - best_pivot);
+  const double half = std::min({reach, best_pivot, 1 - best_pivot});
   const auto to_image = [&](double a, double c) {
     const cv::Point2f p = start + float(a) * along + float(c) * across;
     return apply(patch_to_image, cv::Point2d(p));
