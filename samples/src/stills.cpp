@@ -159,6 +159,12 @@ TrainingStill render_world(const Style& style, const Layout& layout, const World
     }
     still.holdings[static_cast<std::size_t>(p.player)].push_back(h);
   }
+  for (int b = 0; b < 2; ++b) {
+    for (int colour = 0; colour < 2; ++colour) {
+      still.clock_ends[static_cast<std::size_t>(b)][static_cast<std::size_t>(colour)] =
+          project_or_origin(camera, layout.clock_button(player_index(b, colour)));
+    }
+  }
   for (int player = 0; player < kPlayerCount; ++player) {
     const Vec3 c = layout.holding_center[static_cast<std::size_t>(player)];
     const Vec2 h = layout.holding_half;

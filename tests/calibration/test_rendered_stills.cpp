@@ -60,5 +60,31 @@ TEST(RenderedStills, GameInProgressBoardsAreNotALineOff) {
   }
 }
 
+// The lever's pivot (the middle of the line between the two lever halves) near the middle of
+// the true lever ends along the lever, and White's half at White's end: with a tilted camera the
+// clock's top lies far off any fixed place on the board's plane.
+TEST(RenderedStills, ClockLeversAreSplitAtTheClocksMiddle) {
+  for (const std::uint64_t seed : {1002u, 119u, 1004u}) {
+    const samples::TrainingStill still = samples::render_start_still(seed, 1280, 720);
+    const Calibration calibration = calibrate(still.image);
+    ASSERT_EQ(calibration.clocks.size(), 2u);
+    for (size_t b = 0; b < 2; ++b) {
+      const Clock& clock = calibration.clocks[b];
+      ASSERT_EQ(clock.white_lever.size(), 4u);
+      const cv::Point2d white_end = still.clock_ends[b][0], black_end = still.clock_ends[b][1];
+      const double length = cv::norm(white_end - black_end);
+      const cv::Point2d pivot = 0.5 * (clock.white_lever[2] + clock.white_lever[3]);
+      // Along the lever only: across it the halves span the clock's whole width.
+      const cv::Point2d axis = (black_end - white_end) * (1.0 / length);
+      EXPECT_LT(std::abs((pivot - 0.5 * (white_end + black_end)).dot(axis)), 0.12 * length)
+          << "seed " << seed << " clock " << clock.board;
+      cv::Point2d white_half(0, 0);
+      for (const cv::Point2d& p : clock.white_lever) white_half += 0.25 * p;
+      EXPECT_LT(cv::norm(white_half - white_end), cv::norm(white_half - black_end))
+          << "seed " << seed << " clock " << clock.board;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace bugcam::calibration

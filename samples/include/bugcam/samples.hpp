@@ -73,6 +73,9 @@ struct TrainingStill {
   };
   std::array<std::vector<cv::Point2d>, 4> holding_regions;
   std::array<std::vector<HoldingPiece>, 4> holdings;
+  // Per board (A, B): image pixels of White's and Black's end of the clock's lever, on the
+  // clock's top (as truth.json's clock "white_end" and "black_end").
+  std::array<std::array<cv::Point2d, 2>, 2> clock_ends{};
 };
 
 // Renders one still for `seed` (which picks the look: boards, pieces, camera, light) and
