@@ -104,7 +104,7 @@ int run_eval(const EvalOptions& options) {
   }
 
   Ratio squares_right, occluded_flagged, holdings_exact, holdings_typed_exact, levers_right,
-      levers_right_still, found_boards;
+      levers_right_still, levers_read, levers_right_of_read, found_boards;
   double worst_corner = 0;
   std::vector<double> corner_errors;
   bool names_right = true, orientation_right = true;
@@ -244,6 +244,14 @@ int run_eval(const EvalOptions& options) {
       }
       ++levers_right.total;
       levers_right.right += expected == vision::lever_name(clock.lever_down) ? 1 : 0;
+      // Read at all (not covered, not unsure), and of those read right: a wrong reading can
+      // make a spurious press, an unknown one only delays one.
+      ++levers_read.total;
+      if (clock.lever_down != vision::Lever::kUnknown) {
+        ++levers_read.right;
+        ++levers_right_of_read.total;
+        levers_right_of_read.right += expected == vision::lever_name(clock.lever_down) ? 1 : 0;
+      }
       if (frames_with_hands.count(f) == 0) {
         ++levers_right_still.total;
         levers_right_still.right += expected == vision::lever_name(clock.lever_down) ? 1 : 0;
@@ -276,6 +284,8 @@ int run_eval(const EvalOptions& options) {
   report["holdings_by_type_exact_pct"] = holdings_typed_exact.percent();
   report["levers_right_pct"] = levers_right.percent();
   report["levers_right_no_hands_pct"] = levers_right_still.percent();
+  report["levers_read_pct"] = levers_read.percent();
+  report["levers_right_of_read_pct"] = levers_right_of_read.percent();
   report["fps"] = frames_per_second;
   report["mode"] = options.single_frame ? "single-frame" : "tracking";
   report["looks_learnt"] = looks_learnt;

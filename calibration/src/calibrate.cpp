@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "bugcam/calibration.hpp"
+#include "clocks.hpp"
 #include "geometry.hpp"
 
 namespace bugcam::calibration {
@@ -207,6 +208,11 @@ Calibration calibrate(const cv::Mat& frame_bgr, const CalibrateOptions& options)
       const cv::Point2d other_centre = board.to_board(other.to_image({4, 4}));
       outer_is_high_file = other_centre.x < 4;
     }
+    if (std::optional<Clock> found_clock = find_clock(frame_bgr, board, outer_is_high_file)) {
+      calibration.clocks.push_back(*found_clock);
+      continue;
+    }
+    // Nothing clock-like seen (a hand over it, out of view): where a clock usually stands.
     const double x0 = outer_is_high_file ? 8.7 : -3.7;
     const double x1 = outer_is_high_file ? 11.7 : -0.7;
     Clock clock;

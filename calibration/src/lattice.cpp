@@ -1,9 +1,11 @@
 // Finding boards: checkerboard X-corners, grown into 7x7 lattices of inner corners, then
-// placed in the 8x8 playing area by the checker pattern of the squares.
+// placed in the 8x8 playing area by the checker pattern of the squares: the 64 cells must
+// alternate in the board's two colours and the ring of cells around them must not.
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <numbers>
+#include <tuple>
 #include <utility>
 
 #include <opencv2/calib3d.hpp>
@@ -20,6 +22,9 @@ namespace {
 // scale-free near their centre, so this costs little accuracy and bounds the time.
 constexpr int kWorkingLongSide = 1280;
 constexpr int kMaxCandidates = 4000;
+// A lattice corner this far (in squares) from where the others put it is a stray: subpixel
+// X-corners sit within a few hundredths of a square, lens distortion bends a lattice less.
+constexpr double kStrayCornerSquares = 0.04;
 
 // The ChESS response (Bennett and Lasenby, 2014) on a ring of 16 samples: large where
 // opposite sectors agree and neighbouring sectors differ, as at the meeting point of four
@@ -314,52 +319,109 @@ void prune_sparse_edges(Lattice& lattice, const std::vector<cv::Point2f>& points
   }
 }
 
-// How strongly the squares alternate dark/light along a band parallel to lattice line
-// `line` (on axis 0: x = line; axis 1: y = line), `depth` squares off it (negative: towards
-// lower coordinates), over the eight cells from `start`. Each cell is sampled near the line,
-// between the pieces, which stand on the squares' centres.
-double band_alternation(const cv::Mat& gray, const cv::Matx33d& h, int axis, int line, int start,
-                        double depth) {
-  double alternating = 0;
-  int known = 0;
-  for (int k = 0; k < 8; ++k) {
-    std::vector<float> values;
-    for (const double along : {0.25, 0.4, 0.6, 0.75}) {
-      for (const double off : {0.4 * depth, depth}) {
-        const cv::Point2d lattice_point = axis == 0 ? cv::Point2d(line + off, start + k + along)
-                                                    : cv::Point2d(start + k + along, line + off);
-        const cv::Point2d p = apply(h, lattice_point);
-        if (inside(gray, p)) values.push_back(sample(gray, p));
+cv::Vec3f sample_colour(const cv::Mat& bgr, cv::Point2d p) {
+  const int x = std::clamp(static_cast<int>(std::lround(p.x)), 0, bgr.cols - 1);
+  const int y = std::clamp(static_cast<int>(std::lround(p.y)), 0, bgr.rows - 1);
+  return cv::Vec3f(bgr.at<cv::Vec3b>(y, x));
+}
+
+// The board's light and dark square colours, seen a quarter square diagonally off each
+// lattice corner (between the pieces, which stand on the squares' centres).
+std::pair<cv::Vec3f, cv::Vec3f> lattice_colours(const Lattice& lattice, const cv::Mat& bgr) {
+  std::vector<cv::Vec3f> light;
+  std::vector<cv::Vec3f> dark;
+  const cv::Matx33d& h = lattice.lattice_to_image;
+  for (const auto& [ij, index] : lattice.members) {
+    const int pol = ((ij.first + ij.second) % 2 == 0) ? lattice.polarity_at_origin
+                                                      : -lattice.polarity_at_origin;
+    for (const double di : {-0.25, 0.25}) {
+      for (const double dj : {-0.25, 0.25}) {
+        const cv::Point2d p = apply(h, {ij.first + di, ij.second + dj});
+        if (!inside(bgr, p)) continue;
+        // The (+, +) and (-, -) quadrants are the bright ones where the polarity is +1.
+        const bool bright = (di * dj > 0) == (pol > 0);
+        (bright ? light : dark).push_back(sample_colour(bgr, p));
       }
     }
-    if (values.size() < 3) continue;
-    const auto middle = values.begin() + static_cast<long>(values.size() / 2);
-    std::nth_element(values.begin(), middle, values.end());
-    alternating += (k % 2 == 0 ? 1.0 : -1.0) * *middle;
-    ++known;
   }
-  return known >= 4 ? std::abs(alternating) / known : 0.0;
+  return {channel_median(light), channel_median(dark)};
 }
 
-// How much an outer edge of the playing area looks like one: the squares just inside it
-// alternate, the border just outside does not.
-double edge_score(const cv::Mat& gray, const cv::Matx33d& h, int axis, int line, int start,
-                  double outward) {
-  return band_alternation(gray, h, axis, line, start, -0.12 * outward) -
-         band_alternation(gray, h, axis, line, start, 0.12 * outward);
-}
+// Per cell of the lattice (the square whose low corner is lattice point (i, j)): how much
+// it looks like a light square rather than a dark one, -1..1, from a grid of samples over
+// the whole cell. Pieces, hands, the board's frame and the table match neither colour or
+// match one colour on both parities, so along a row of cells they cancel; only squares
+// alternate with the lattice's polarity.
+class CellColours {
+ public:
+  CellColours(const Lattice& lattice, const cv::Mat& bgr) : lattice_(lattice), bgr_(bgr) {
+    std::tie(light_, dark_) = lattice_colours(lattice, bgr);
+    match_distance_ = 0.3f * colour_distance(light_, dark_);
+  }
 
-// Places the 8x8 playing area over the lattice: of the placements that contain every
-// lattice corner, the one whose four edges look most like the edges of a board.
-std::pair<int, int> place_board(const Lattice& lattice, const cv::Mat& gray) {
+  // Light minus dark share of the cell, signed so that positive means "as the lattice's
+  // checker pattern predicts".
+  double agreement(int i, int j) {
+    const auto key = std::make_pair(i, j);
+    if (const auto found = cache_.find(key); found != cache_.end()) return found->second;
+    constexpr int kGrid = 6;
+    int light = 0;
+    int dark = 0;
+    int seen = 0;
+    for (int a = 0; a < kGrid; ++a) {
+      for (int b = 0; b < kGrid; ++b) {
+        const cv::Point2d p =
+            apply(lattice_.lattice_to_image, {i + (a + 0.5) / kGrid, j + (b + 0.5) / kGrid});
+        if (!inside(bgr_, p)) continue;
+        ++seen;
+        const cv::Vec3f c = sample_colour(bgr_, p);
+        const float to_light = colour_distance(c, light_);
+        const float to_dark = colour_distance(c, dark_);
+        if (to_light < match_distance_ && to_light < to_dark) ++light;
+        if (to_dark < match_distance_ && to_dark < to_light) ++dark;
+      }
+    }
+    double result = 0.0;
+    if (2 * seen >= kGrid * kGrid) {
+      const int pol =
+          ((i + j) % 2 == 0) ? lattice_.polarity_at_origin : -lattice_.polarity_at_origin;
+      result = pol * double(light - dark) / seen;
+    }
+    cache_[key] = result;
+    return result;
+  }
+
+ private:
+  const Lattice& lattice_;
+  const cv::Mat& bgr_;
+  cv::Vec3f light_;
+  cv::Vec3f dark_;
+  float match_distance_ = 0;
+  std::map<std::pair<int, int>, double> cache_;
+};
+
+// Places the 8x8 playing area over the lattice. The lattice may reach the board's edge
+// lines (pieces leaning over the border make X-like corners there) or miss inner lines
+// (tall pieces hide them), so every placement that keeps the lattice within the board,
+// edges included, is tried: the one whose 64 cells follow the checker pattern best while
+// the ring of cells around it does not (border, table) wins.
+std::pair<int, int> place_board(const Lattice& lattice, const cv::Mat& bgr) {
+  CellColours cells(lattice, bgr);
   std::pair<int, int> best{lattice.i_min - 1, lattice.j_min - 1};
   double best_score = -1e18;
-  const cv::Matx33d& h = lattice.lattice_to_image;
-  for (int j0 = lattice.j_max - 7; j0 <= lattice.j_min - 1; ++j0) {
-    for (int i0 = lattice.i_max - 7; i0 <= lattice.i_min - 1; ++i0) {
-      const double score =
-          edge_score(gray, h, 0, i0, j0, -1) + edge_score(gray, h, 0, i0 + 8, j0, 1) +
-          edge_score(gray, h, 1, j0, i0, -1) + edge_score(gray, h, 1, j0 + 8, i0, 1);
+  for (int j0 = lattice.j_max - 8; j0 <= lattice.j_min; ++j0) {
+    for (int i0 = lattice.i_max - 8; i0 <= lattice.i_min; ++i0) {
+      double score = 0;
+      for (int j = j0 - 1; j <= j0 + 8; ++j) {
+        for (int i = i0 - 1; i <= i0 + 8; ++i) {
+          const bool on_board = i >= i0 && i < i0 + 8 && j >= j0 && j < j0 + 8;
+          score += (on_board ? 1.0 : -1.0) * cells.agreement(i, j);
+        }
+      }
+      // Ties go to the placement that keeps every lattice corner off the edges.
+      const bool inner = i0 < lattice.i_min && i0 + 8 > lattice.i_max && j0 < lattice.j_min &&
+                         j0 + 8 > lattice.j_max;
+      if (inner) score += 1e-6;
       if (score > best_score) {
         best_score = score;
         best = {i0, j0};
@@ -367,6 +429,47 @@ std::pair<int, int> place_board(const Lattice& lattice, const cv::Mat& gray) {
     }
   }
   return best;
+}
+
+// Lattice corners on or beyond the placed board's edges are not corners of four squares:
+// they are dropped and the homography fitted again without them.
+void drop_edge_corners(Lattice& lattice, std::pair<int, int> origin,
+                       const std::vector<cv::Point2f>& points) {
+  const auto [i0, j0] = origin;
+  const size_t before = lattice.members.size();
+  std::erase_if(lattice.members, [&](const auto& member) {
+    const auto [i, j] = member.first;
+    return i <= i0 || i >= i0 + 8 || j <= j0 || j >= j0 + 8;
+  });
+  if (lattice.members.size() != before && lattice.members.size() >= 4) {
+    lattice.lattice_to_image = fit_homography(lattice, points);
+    update_bounds(lattice);
+  }
+}
+
+// Drops the corners that sit off the lattice the others make, worst first (a piece's edge
+// taken for a corner next to a hidden one pulls the fit and, beyond it, the far edge), and
+// fits again; at most a quarter of the corners, so that lens distortion, which bends the
+// lattice smoothly, does not strip the board's edges.
+void drop_stray_corners(Lattice& lattice, const std::vector<cv::Point2f>& points) {
+  const size_t keep = std::max<size_t>(12, lattice.members.size() * 3 / 4);
+  while (lattice.members.size() > keep) {
+    const cv::Matx33d inverse = lattice.lattice_to_image.inv();
+    double worst = 0;
+    std::pair<int, int> worst_ij;
+    for (const auto& [ij, index] : lattice.members) {
+      const cv::Point2d q = apply(inverse, cv::Point2d(points[index]));
+      const double off = norm(q - cv::Point2d(ij.first, ij.second));
+      if (off > worst) {
+        worst = off;
+        worst_ij = ij;
+      }
+    }
+    if (worst < kStrayCornerSquares) break;
+    lattice.members.erase(worst_ij);
+    lattice.lattice_to_image = fit_homography(lattice, points);
+    update_bounds(lattice);
+  }
 }
 
 }  // namespace
@@ -416,6 +519,13 @@ std::vector<FoundBoard> find_boards(const cv::Mat& frame_bgr, int max_boards) {
   cv::Mat work = gray;
   if (scale < 1.0) cv::resize(gray, work, cv::Size(), scale, scale, cv::INTER_AREA);
   const std::vector<cv::Point2f> points = find_x_corners(work);
+  cv::Mat work_bgr;
+  if (frame_bgr.channels() == 3) {
+    work_bgr = frame_bgr;
+    if (scale < 1.0) cv::resize(frame_bgr, work_bgr, cv::Size(), scale, scale, cv::INTER_AREA);
+  } else {
+    cv::cvtColor(work, work_bgr, cv::COLOR_GRAY2BGR);
+  }
   cv::Mat work_float;
   work.convertTo(work_float, CV_32F);
   cv::GaussianBlur(work_float, work_float, cv::Size(0, 0), 1.0);
@@ -454,9 +564,11 @@ std::vector<FoundBoard> find_boards(const cv::Mat& frame_bgr, int max_boards) {
 
   std::vector<FoundBoard> boards;
   const cv::Matx33d to_full(1 / scale, 0, 0, 0, 1 / scale, 0, 0, 0, 1);
-  for (const Lattice& lattice : lattices) {
+  for (Lattice& lattice : lattices) {
     if (static_cast<int>(boards.size()) >= max_boards) break;
-    const auto [i0, j0] = place_board(lattice, work_float);
+    const auto [i0, j0] = place_board(lattice, work_bgr);
+    drop_edge_corners(lattice, {i0, j0}, points);
+    drop_stray_corners(lattice, points);
     cv::Matx33d board_to_lattice(1, 0, i0, 0, 1, j0, 0, 0, 1);
     FoundBoard board;
     board.board_to_image = to_full * lattice.lattice_to_image * board_to_lattice;

@@ -459,12 +459,10 @@ RecordSummary record(const RecordOptions& options) {
   if (options.resume && resume_t > 0.0) source->seek(resume_t);
 
   calibration::DriftWatch drift(calibration, kDriftCheckEvery, kDriftPatience);
-  // Vision follows each board over time (still views, motion), not frame by frame.
+  // Vision follows each board over time (still views, motion), not frame by frame, and reads
+  // the levers with a watch for hands over the clocks (used with --clocks vision).
   std::optional<vision::TrackingReader> reader;
   reader.emplace(calibration, vision_options);
-  // Levers for --clocks vision: read with a watch for hands over the clock.
-  std::optional<vision::LeverReader> lever_reader;
-  if (clocks_from_vision) lever_reader.emplace(calibration);
   tracker::LeverPressDetector levers;
 
   std::optional<capture::ClockEvent> flag;
@@ -511,17 +509,13 @@ RecordSummary record(const RecordOptions& options) {
           summary.calibration_renewals = drift.renewals();
           reader.emplace(current, vision_options);
           current_calibration = current;
-          if (clocks_from_vision) lever_reader.emplace(current);
           recorder->write_calibration(calibration::to_pbtxt(current));
         }
         if (frame->index % options.vision_every == 0) {
           const TrackerInputs inputs = to_tracker_inputs(reader->read(frame->image), frame->index,
                                                          frame->t, options.holdings_to_tracker);
           if (clocks_from_vision) {
-            vision::FrameObservation clocks;
-            clocks.clocks = lever_reader->read(frame->image);
-            for (const tracker::LeverObservation& lever :
-                 to_tracker_inputs(clocks, frame->index, frame->t).levers) {
+            for (const tracker::LeverObservation& lever : inputs.levers) {
               if (std::optional<capture::ClockEvent> press = levers.add(lever)) feed_clock(*press);
             }
           }

@@ -25,13 +25,11 @@ int random_type(Random& rng, bool king_allowed) {
   return 1 + (roll - 3) / 2;  // 1..4
 }
 
-// The pieces of a back rank, files a to h (rules::PieceType order: pawn 0 .. king 5).
-constexpr int kBackRank[8] = {3, 1, 2, 4, 5, 2, 1, 3};
-
 // Both boards: sometimes the start position thinned out (crowded rows, as in openings),
 // otherwise pieces scattered over random squares.
 void place_board_pieces(Random& rng, const Style& style, const Layout& layout, World& world,
                         int& uid) {
+  static constexpr int kBackRank[8] = {3, 1, 2, 4, 5, 2, 1, 3};
   for (int b = 0; b < 2; ++b) {
     std::array<bool, 64> used{};
     const bool opening = rng.chance(0.35);
@@ -108,34 +106,10 @@ void place_holdings(Random& rng, const Style& style, const Layout& layout, World
   }
 }
 
-// Both boards in the start position, nothing in the holding areas.
-void place_start_position(const Style& style, const Layout& layout, World& world, int& uid) {
-  for (int b = 0; b < 2; ++b) {
-    for (int sq = 0; sq < 64; ++sq) {
-      const int rank = sq / 8, file = sq % 8;
-      if (rank >= 2 && rank <= 5) continue;
-      const int type = rank == 1 || rank == 6 ? 0 : kBackRank[file];
-      world.pieces.push_back(piece_on_square(style, layout, uid++, type, rank >= 6 ? 1 : 0, b, sq));
-    }
-  }
-}
-
-TrainingStill render_still(std::uint64_t seed, std::uint64_t variant, int width, int height,
-                           bool start_position) {
-  const Style style = Style::random(seed);
-  const Layout layout(style);
+// Renders `world` as seen by the seed's camera, with the truth a TrainingStill carries.
+TrainingStill render_world(const Style& style, const Layout& layout, const World& world,
+                           std::uint64_t variant, int width, int height) {
   const Camera camera = make_camera(style, layout, width, height);
-  Random rng(seed * 0x9E3779B97F4A7C15ull ^ (variant + 1) * 0xD1B54A32D192ED03ull);
-  World world;
-  for (int b = 0; b < 2; ++b) world.clocks[static_cast<std::size_t>(b)] = {-1, 0, 180000, 180000};
-  int uid = 0;
-  if (start_position) {
-    place_start_position(style, layout, world, uid);
-  } else {
-    place_board_pieces(rng, style, layout, world, uid);
-    place_holdings(rng, style, layout, world, uid);
-  }
-
   Renderer renderer(width, height, 1024);
   SceneAssets assets(renderer, style, layout);
   assets.update_clock_displays(renderer, world);
@@ -185,6 +159,12 @@ TrainingStill render_still(std::uint64_t seed, std::uint64_t variant, int width,
     }
     still.holdings[static_cast<std::size_t>(p.player)].push_back(h);
   }
+  for (int b = 0; b < 2; ++b) {
+    for (int colour = 0; colour < 2; ++colour) {
+      still.clock_ends[static_cast<std::size_t>(b)][static_cast<std::size_t>(colour)] =
+          project_or_origin(camera, layout.clock_button(player_index(b, colour)));
+    }
+  }
   for (int player = 0; player < kPlayerCount; ++player) {
     const Vec3 c = layout.holding_center[static_cast<std::size_t>(player)];
     const Vec2 h = layout.holding_half;
@@ -201,11 +181,21 @@ TrainingStill render_still(std::uint64_t seed, std::uint64_t variant, int width,
 
 TrainingStill render_training_still(std::uint64_t seed, std::uint64_t variant, int width,
                                     int height) {
-  return render_still(seed, variant, width, height, false);
+  const Style style = Style::random(seed);
+  const Layout layout(style);
+  Random rng(seed * 0x9E3779B97F4A7C15ull ^ (variant + 1) * 0xD1B54A32D192ED03ull);
+  World world;
+  for (int b = 0; b < 2; ++b) world.clocks[static_cast<std::size_t>(b)] = {-1, 0, 180000, 180000};
+  int uid = 0;
+  place_board_pieces(rng, style, layout, world, uid);
+  place_holdings(rng, style, layout, world, uid);
+  return render_world(style, layout, world, variant, width, height);
 }
 
 TrainingStill render_start_still(std::uint64_t seed, std::uint64_t variant, int width, int height) {
-  return render_still(seed, variant, width, height, true);
+  const Style style = Style::random(seed);
+  const Layout layout(style);
+  return render_world(style, layout, starting_world(style, layout), variant, width, height);
 }
 
 }  // namespace bugcam::samples

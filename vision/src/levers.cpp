@@ -64,10 +64,18 @@ LeverReader::LeverReader(LeverReader&&) noexcept = default;
 LeverReader& LeverReader::operator=(LeverReader&&) noexcept = default;
 
 std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr) {
+  std::vector<ClockObservation> seen;
+  for (const Impl::PerClock& per : impl_->clocks) seen.push_back(read_clock(frame_bgr, per.clock));
+  return read(frame_bgr, std::move(seen));
+}
+
+std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr,
+                                                std::vector<ClockObservation> levers) {
   std::vector<ClockObservation> out;
   cv::Mat grey;
-  for (Impl::PerClock& per : impl_->clocks) {
-    ClockObservation seen = read_clock(frame_bgr, per.clock);
+  for (size_t c = 0; c < impl_->clocks.size(); ++c) {
+    Impl::PerClock& per = impl_->clocks[c];
+    ClockObservation seen = c < levers.size() ? levers[c] : read_clock(frame_bgr, per.clock);
     if (per.image_to_patch.empty()) {
       out.push_back(seen);
       continue;

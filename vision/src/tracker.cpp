@@ -214,14 +214,13 @@ std::array<SquareObservation, 64> BoardTracker::update(
 
 TrackingReader::TrackingReader(calibration::Calibration calibration, VisionOptions options,
                                TrackerOptions tracker_options)
-    : reader_(std::move(calibration), options) {
+    : reader_(calibration, options), levers_(calibration) {
   trackers_.assign(reader_.calibration().boards.size(), BoardTracker(tracker_options));
-  last_levers_.assign(reader_.calibration().clocks.size(), Lever::kUnknown);
 }
 
 void TrackingReader::reset() {
   for (BoardTracker& tracker : trackers_) tracker.reset();
-  std::fill(last_levers_.begin(), last_levers_.end(), Lever::kUnknown);
+  levers_ = LeverReader(reader_.calibration());
 }
 
 FrameObservation TrackingReader::read(const cv::Mat& frame_bgr) {
@@ -230,14 +229,7 @@ FrameObservation TrackingReader::read(const cv::Mat& frame_bgr) {
   for (size_t b = 0; b < observation.boards.size() && b < trackers_.size(); ++b) {
     observation.boards[b].squares = trackers_[b].update(warped[b], observation.boards[b].squares);
   }
-  for (size_t c = 0; c < observation.clocks.size() && c < last_levers_.size(); ++c) {
-    ClockObservation& clock = observation.clocks[c];
-    if (clock.lever_down == Lever::kUnknown) {
-      clock.lever_down = last_levers_[c];
-    } else {
-      last_levers_[c] = clock.lever_down;
-    }
-  }
+  observation.clocks = levers_.read(frame_bgr, std::move(observation.clocks));
   return observation;
 }
 

@@ -73,6 +73,9 @@ struct TrainingStill {
   };
   std::array<std::vector<cv::Point2d>, 4> holding_regions;
   std::array<std::vector<HoldingPiece>, 4> holdings;
+  // Per board (A, B): image pixels of White's and Black's end of the clock's lever, on the
+  // clock's top (as truth.json's clock "white_end" and "black_end").
+  std::array<std::array<cv::Point2d, 2>, 2> clock_ends{};
 };
 
 // Renders one still for `seed` (which picks the look: boards, pieces, camera, light) and
@@ -80,8 +83,9 @@ struct TrainingStill {
 // on their side. Deterministic.
 TrainingStill render_training_still(std::uint64_t seed, std::uint64_t variant, int width,
                                     int height);
-// The same look (`seed`) with both boards in the start position and empty holding areas, as a
-// game begins (what the calibration learns the pieces' looks from).
+// The same look (`seed`) with both boards in the start position, empty holding areas and no
+// hands, as a game begins: the frame a recording calibrates on and learns the pieces' looks
+// from. `variant` picks the noise.
 TrainingStill render_start_still(std::uint64_t seed, std::uint64_t variant, int width, int height);
 
 // The bundled sample clip's directory (samples/clip in the source tree).

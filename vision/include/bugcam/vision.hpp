@@ -266,9 +266,33 @@ class BoardTracker {
   bool started_ = false;
 };
 
+// Reads the clock levers of a video frame by frame (`--clocks vision`): read_clock, except
+// that a frame where something covers part of the clock (a hand pressing it or reaching
+// past) reads unknown, since the covered lever end then looks lower than it is. Covered
+// means: much of the clock's area differs from how it looked in the last uncovered frames.
+// Feed frames in order.
+class LeverReader {
+ public:
+  explicit LeverReader(calibration::Calibration calibration);
+  ~LeverReader();
+  LeverReader(LeverReader&&) noexcept;
+  LeverReader& operator=(LeverReader&&) noexcept;
+  // One observation per calibrated clock, in calibration order.
+  std::vector<ClockObservation> read(const cv::Mat& frame_bgr);
+  // The same for levers already read from this frame by read_clock, one per calibrated
+  // clock in calibration order (as FrameReader hands them out): only the watch is added.
+  std::vector<ClockObservation> read(const cv::Mat& frame_bgr,
+                                     std::vector<ClockObservation> levers);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // Reads a video frame by frame against one calibration: FrameReader plus one BoardTracker
-// per board; a clock lever that cannot be read (a hand over the clock) keeps its last
-// reading. Feed frames in order; the state makes the output depend on the frames before.
+// per board, and the clock levers through a LeverReader (unknown while something covers the
+// clock, `touched` while something moves over it), as `record --clocks vision` reads them.
+// Feed frames in order; the state makes the output depend on the frames before.
 class TrackingReader {
  public:
   explicit TrackingReader(calibration::Calibration calibration, VisionOptions options = {},
@@ -282,7 +306,7 @@ class TrackingReader {
  private:
   FrameReader reader_;
   std::vector<BoardTracker> trackers_;
-  std::vector<Lever> last_levers_;
+  LeverReader levers_;
 };
 
 // Classifies the 64 squares of several boards seen in the same frame, from their
@@ -310,25 +334,6 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
 // there (lever, not body, display or table) is the raised end. Any lever colour; a clock
 // out of view, or halves alike, read unknown.
 ClockObservation read_clock(const cv::Mat& frame_bgr, const calibration::Clock& clock);
-
-// Reads the clock levers of a video frame by frame (`--clocks vision`): read_clock, except
-// that a frame where something covers part of the clock (a hand pressing it or reaching
-// past) reads unknown, since the covered lever end then looks lower than it is. Covered
-// means: much of the clock's area differs from how it looked in the last uncovered frames.
-// Feed frames in order.
-class LeverReader {
- public:
-  explicit LeverReader(calibration::Calibration calibration);
-  ~LeverReader();
-  LeverReader(LeverReader&&) noexcept;
-  LeverReader& operator=(LeverReader&&) noexcept;
-  // One observation per calibrated clock, in calibration order.
-  std::vector<ClockObservation> read(const cv::Mat& frame_bgr);
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
 
 // The observation as the JSON object of SPEC section 7.
 std::string to_json(const FrameObservation& observation);

@@ -1,0 +1,191 @@
+// Finding a clock beside a board: the largest bar-shaped thing on the table beside the
+// board's outer side, and on it its top (display and lever), whose middle is the lever's pivot.
+// A clock is a box some centimetres tall, so with a tilted camera its top, where the lever
+// is, lies well off any fixed place on the board's plane.
+#include <algorithm>
+#include <cmath>
+
+#include <opencv2/imgproc.hpp>
+
+#include "clocks.hpp"
+#include "geometry.hpp"
+
+namespace bugcam::calibration {
+
+namespace {
+
+// The table beside the board is looked at top-down, this many pixels per square.
+constexpr int kPx = 16;
+// The window searched, in squares: from the board's frame outwards, and along the board's
+// side beyond both ends.
+constexpr double kNear = 0.25;
+constexpr double kFar = 6.0;
+constexpr double kAlongMin = -1.0;
+constexpr double kAlongMax = 9.0;
+// A pixel this far (BGR distance) from the table's colour is something on the table.
+constexpr float kUnlikeTable = 40.0f;
+// A clock covers this many squares on the table's plane (its footprint with the sides and
+// top the camera sees); less is a stray piece or the display of a clock whose body looks
+// like the table, more a player's arm.
+constexpr double kMinArea = 4.0;
+constexpr double kMaxArea = 25.0;
+// Kept around the clock's top, as a share of the clock's length and width.
+constexpr double kTopMargin = 0.06;
+// How far from the top's middle the pivot is looked for, as a share of the clock's length.
+constexpr double kPivotSearch = 0.08;
+
+// Darker than the table with its hue kept: a shadow, not an object.
+bool shadow_of(const cv::Vec3f& p, const cv::Vec3f& table) {
+  const float lp = luma(p), lt = luma(table);
+  if (lt <= 1.0f || lp >= lt || lp < 0.35f * lt) return false;
+  const cv::Vec3f scaled = p * (lt / std::max(lp, 1.0f));
+  return colour_distance(scaled, table) < 0.25f * colour_distance(table, cv::Vec3f(0, 0, 0));
+}
+
+}  // namespace
+
+std::optional<Clock> find_clock(const cv::Mat& frame_bgr, const Board& board,
+                                bool outer_is_high_file) {
+  const double x_lo = outer_is_high_file ? 8 + kNear : -kFar;
+  const double x_hi = outer_is_high_file ? 8 + kFar : -kNear;
+  const int cols = static_cast<int>(std::lround((x_hi - x_lo) * kPx));
+  const int rows = static_cast<int>(std::lround((kAlongMax - kAlongMin) * kPx));
+  // Patch pixel (u, v) is board point (x_lo + u / kPx, kAlongMin + v / kPx).
+  const cv::Matx33d patch_to_board(1.0 / kPx, 0, x_lo, 0, 1.0 / kPx, kAlongMin, 0, 0, 1);
+  const cv::Matx33d patch_to_image = board.board_to_image * patch_to_board;
+  cv::Mat patch;
+  cv::warpPerspective(frame_bgr, patch, cv::Mat(patch_to_image), cv::Size(cols, rows),
+                      cv::INTER_AREA | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT);
+  cv::Mat in_view;
+  cv::warpPerspective(cv::Mat(frame_bgr.size(), CV_8U, cv::Scalar(255)), in_view,
+                      cv::Mat(patch_to_image), cv::Size(cols, rows),
+                      cv::INTER_NEAREST | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT);
+  std::vector<cv::Vec3f> seen;
+  for (int v = 0; v < rows; ++v) {
+    for (int u = 0; u < cols; ++u) {
+      if (in_view.at<uchar>(v, u) != 0) seen.emplace_back(patch.at<cv::Vec3b>(v, u));
+    }
+  }
+  if (seen.size() < static_cast<size_t>(rows * cols / 3)) return std::nullopt;
+  const cv::Vec3f table = channel_median(seen);
+  cv::Mat object(rows, cols, CV_8U, cv::Scalar(0));
+  for (int v = 0; v < rows; ++v) {
+    for (int u = 0; u < cols; ++u) {
+      if (in_view.at<uchar>(v, u) == 0) continue;
+      const cv::Vec3f p(patch.at<cv::Vec3b>(v, u));
+      if (colour_distance(p, table) > kUnlikeTable && !shadow_of(p, table)) {
+        object.at<uchar>(v, u) = 255;
+      }
+    }
+  }
+  cv::morphologyEx(object, object, cv::MORPH_OPEN,
+                   cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 3)));
+  cv::morphologyEx(object, object, cv::MORPH_CLOSE,
+                   cv::getStructuringElement(cv::MORPH_RECT, cv::Size(5, 5)));
+  cv::Mat labels, stats, centroids;
+  const int count = cv::connectedComponentsWithStats(object, labels, stats, centroids, 8);
+  int best = -1;
+  int best_area = 0;
+  for (int k = 1; k < count; ++k) {
+    const int area = stats.at<int>(k, cv::CC_STAT_AREA);
+    const double squares = double(area) / (kPx * kPx);
+    // The board's frame or the table's edge runs along the whole window.
+    if (stats.at<int>(k, cv::CC_STAT_HEIGHT) > rows * 8 / 10) continue;
+    if (squares < kMinArea || squares > kMaxArea || area <= best_area) continue;
+    best = k;
+    best_area = area;
+  }
+  if (best < 0) return std::nullopt;
+  std::vector<cv::Point> pixels;
+  cv::findNonZero(labels == best, pixels);
+  const cv::RotatedRect box = cv::minAreaRect(pixels);
+  // A clock is a bar, some two to three times as long as wide.
+  const double aspect = std::max(box.size.width, box.size.height) /
+                        std::max(1.0f, std::min(box.size.width, box.size.height));
+  if (aspect < 1.4 || aspect > 4.0) return std::nullopt;
+  std::array<cv::Point2f, 4> corner;
+  box.points(corner.data());
+  // The clock's long axis, pointing from White's end (low y) to Black's.
+  cv::Point2f side_a = corner[1] - corner[0];
+  cv::Point2f side_b = corner[2] - corner[1];
+  cv::Point2f along = cv::norm(side_a) >= cv::norm(side_b) ? side_a : side_b;
+  cv::Point2f across = cv::norm(side_a) >= cv::norm(side_b) ? side_b : side_a;
+  if (along.y < 0) along = -along;
+  if (across.x < 0) across = -across;
+  const cv::Point2f start = box.center - 0.5f * along - 0.5f * across;  // White's end, low x
+
+  // The top: what on the clock differs from its body (display, lever, buttons), which stand
+  // about the lever's pivot. The sides the camera sees and the body's outline do not: with a
+  // tilted camera they lie off to one side.
+  const auto colour_at = [&](double a, double c) {
+    const cv::Point2f p = start + float(a) * along + float(c) * across;
+    const int u = std::clamp(static_cast<int>(std::lround(p.x)), 0, cols - 1);
+    const int v = std::clamp(static_cast<int>(std::lround(p.y)), 0, rows - 1);
+    return cv::Vec3f(patch.at<cv::Vec3b>(v, u));
+  };
+  constexpr int kSteps = 48;
+  std::vector<cv::Vec3f> body;
+  for (int i = 0; i < kSteps; ++i) {
+    for (int j = 0; j < kSteps / 2; ++j)
+      body.push_back(colour_at((i + 0.5) / kSteps, (j + 0.5) / (kSteps / 2)));
+  }
+  const cv::Vec3f body_colour = channel_median(body);
+  std::vector<double> top_along;
+  for (int i = 0; i < kSteps; ++i) {
+    for (int j = 0; j < kSteps / 2; ++j) {
+      const double a = (i + 0.5) / kSteps, c = (j + 0.5) / (kSteps / 2);
+      const cv::Vec3f p = colour_at(a, c);
+      if (colour_distance(p, body_colour) > kUnlikeTable &&
+          colour_distance(p, table) > kUnlikeTable) {
+        top_along.push_back(a);
+      }
+    }
+  }
+  double a0 = 0, a1 = 1;
+  if (top_along.size() >= kSteps * kSteps / 40) {
+    std::sort(top_along.begin(), top_along.end());
+    const auto at = [](const std::vector<double>& v, double q) {
+      return v[static_cast<size_t>(q * double(v.size() - 1))];
+    };
+    a0 = std::max(0.0, at(top_along, 0.03) - kTopMargin);
+    a1 = std::min(1.0, at(top_along, 0.97) + kTopMargin);
+  }
+  // Near the top's middle, the line about which the clock mirrors best onto itself: the top's
+  // edges found from colour alone may take in a shadow or a lever end.
+  const double top_middle = 0.5 * (a0 + a1);
+  const double reach = 0.5 * (a1 - a0);
+  double best_pivot = top_middle;
+  double best_mismatch = 1e18;
+  for (double pivot = top_middle - kPivotSearch; pivot <= top_middle + kPivotSearch + 1e-9;
+       pivot += 0.01) {
+    double mismatch = 0;
+    for (int i = 1; i <= 24; ++i) {
+      const double t = reach * i / 24;
+      for (int j = 0; j < 12; ++j) {
+        const double c = (j + 0.5) / 12;
+        mismatch += colour_distance(colour_at(pivot - t, c), colour_at(pivot + t, c));
+      }
+    }
+    if (mismatch < best_mismatch) {
+      best_mismatch = mismatch;
+      best_pivot = pivot;
+    }
+  }
+  const double half = std::min({reach, best_pivot, 1 - best_pivot});
+  const auto to_image = [&](double a, double c) {
+    const cv::Point2f p = start + float(a) * along + float(c) * across;
+    return apply(patch_to_image, cv::Point2d(p));
+  };
+  Clock clock;
+  clock.board = board.name;
+  const double white_end = best_pivot - half, black_end = best_pivot + half;
+  clock.region = {to_image(white_end, 0), to_image(white_end, 1), to_image(black_end, 1),
+                  to_image(black_end, 0)};
+  clock.white_lever = {to_image(white_end, 0), to_image(white_end, 1), to_image(best_pivot, 1),
+                       to_image(best_pivot, 0)};
+  clock.black_lever = {to_image(best_pivot, 0), to_image(best_pivot, 1), to_image(black_end, 1),
+                       to_image(black_end, 0)};
+  return clock;
+}
+
+}  // namespace bugcam::calibration

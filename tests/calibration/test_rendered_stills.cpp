@@ -1,0 +1,90 @@
+// Calibration on rendered stills of tilted cameras and tall pieces (samples::render_start_still,
+// render_training_still): the scene looks where an earlier lattice placement put a board one
+// line off, because pieces leaning over the board's edge made X-like corners on the edge line
+// or hid the last inner line.
+#include <algorithm>
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "bugcam/calibration.hpp"
+#include "bugcam/samples.hpp"
+
+namespace bugcam::calibration {
+namespace {
+
+// Worst distance of the found board's 81 square corners from the true lattice, in squares.
+double worst_lattice_error(const Board& board, const std::vector<cv::Point2d>& lattice) {
+  const auto at = [&](int file, int rank) { return lattice[static_cast<size_t>(rank * 9 + file)]; };
+  const double square = (cv::norm(at(0, 0) - at(8, 0)) + cv::norm(at(8, 0) - at(8, 8)) +
+                         cv::norm(at(8, 8) - at(0, 8)) + cv::norm(at(0, 8) - at(0, 0))) /
+                        32.0;
+  double worst = 0;
+  for (int rank = 0; rank <= 8; ++rank) {
+    for (int file = 0; file <= 8; ++file) {
+      worst = std::max(
+          worst, cv::norm(board.to_image({double(file), double(rank)}) - at(file, rank)) / square);
+    }
+  }
+  return worst;
+}
+
+TEST(RenderedStills, StartPositionBoardsAreNotALineOff) {
+  for (const std::uint64_t seed : {119u, 129u, 134u, 146u, 151u}) {
+    const samples::TrainingStill still = samples::render_start_still(seed, 0, 1280, 720);
+    const Calibration calibration = calibrate(still.image);
+    ASSERT_EQ(calibration.boards.size(), 2u) << "seed " << seed;
+    for (size_t b = 0; b < 2; ++b) {
+      // The start position also fixes White's edge, so the lattice must match unturned.
+      EXPECT_LT(worst_lattice_error(calibration.boards[b], still.lattice[b]), 0.3)
+          << "seed " << seed << " board " << calibration.boards[b].name;
+    }
+  }
+}
+
+TEST(RenderedStills, GameInProgressBoardsAreNotALineOff) {
+  for (const std::uint64_t seed : {103u, 158u}) {
+    const samples::TrainingStill still = samples::render_training_still(seed, 0, 1280, 720);
+    const Calibration calibration = calibrate(still.image);
+    ASSERT_EQ(calibration.boards.size(), 2u) << "seed " << seed;
+    for (size_t b = 0; b < 2; ++b) {
+      // A random position says little about White's edge: any quarter turn of the board.
+      double best = 1e9;
+      Board turned = calibration.boards[b];
+      for (int turn = 0; turn < 4; ++turn) {
+        best = std::min(best, worst_lattice_error(turned, still.lattice[b]));
+        turned.board_to_image = turned.board_to_image * cv::Matx33d(0, -1, 8, 1, 0, 0, 0, 0, 1);
+      }
+      EXPECT_LT(best, 0.3) << "seed " << seed << " board " << calibration.boards[b].name;
+    }
+  }
+}
+
+// The lever's pivot (the middle of the line between the two lever halves) near the middle of
+// the true lever ends along the lever, and White's half at White's end: with a tilted camera the
+// clock's top lies far off any fixed place on the board's plane.
+TEST(RenderedStills, ClockLeversAreSplitAtTheClocksMiddle) {
+  for (const std::uint64_t seed : {1002u, 119u, 1004u}) {
+    const samples::TrainingStill still = samples::render_start_still(seed, 0, 1280, 720);
+    const Calibration calibration = calibrate(still.image);
+    ASSERT_EQ(calibration.clocks.size(), 2u);
+    for (size_t b = 0; b < 2; ++b) {
+      const Clock& clock = calibration.clocks[b];
+      ASSERT_EQ(clock.white_lever.size(), 4u);
+      const cv::Point2d white_end = still.clock_ends[b][0], black_end = still.clock_ends[b][1];
+      const double length = cv::norm(white_end - black_end);
+      const cv::Point2d pivot = 0.5 * (clock.white_lever[2] + clock.white_lever[3]);
+      // Along the lever only: across it the halves span the clock's whole width.
+      const cv::Point2d axis = (black_end - white_end) * (1.0 / length);
+      EXPECT_LT(std::abs((pivot - 0.5 * (white_end + black_end)).dot(axis)), 0.12 * length)
+          << "seed " << seed << " clock " << clock.board;
+      cv::Point2d white_half(0, 0);
+      for (const cv::Point2d& p : clock.white_lever) white_half += 0.25 * p;
+      EXPECT_LT(cv::norm(white_half - white_end), cv::norm(white_half - black_end))
+          << "seed " << seed << " clock " << clock.board;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace bugcam::calibration
