@@ -2,6 +2,7 @@
 // history. See tracker.hpp for the outline and DESIGN.md "The ideas that make it accurate".
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
 #include <limits>
 #include <map>
@@ -43,6 +44,11 @@ constexpr double kTypeDoubtMargin = 4.0;
 constexpr double kGrabSeconds = 4.0;
 // How many of a hypothesis' best legal moves are tried with a disturbance beside them.
 constexpr std::size_t kDisturbedMoves = 2;
+
+double exp_param(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::atof(v) : fallback;
+}
 
 int index(BoardId b) {
   return static_cast<int>(b);
@@ -87,31 +93,60 @@ SquareState state_of(std::uint64_t white, std::uint64_t black, int s) {
   return SquareState::kEmpty;
 }
 
-double board_score(const Position& p, const BoardLikelihood& l) {
+// The evidence of one press on its board.
+struct PressEvidence {
+  BoardLikelihood l{};  // what each square's readings add at this press
+  // Since the previous press on the board: squares a hand covered, and of those the ones
+  // now read in another state (see BoardEvidence::changes).
+  std::uint64_t touched = ~std::uint64_t{0};
+  std::uint64_t changed = ~std::uint64_t{0};
+  // Log-likelihood of a square changing with nothing seen over it (vision flags a hand
+  // over every square a move changes) ...
+  double untouched_change = -8.0;
+  // ... or covered but read as before (vision reads some squares the same whatever stands
+  // there, a shadow on an empty one like a piece).
+  double unread_change = -3.0;
+};
+
+// How well the board fits the readings that changed: each reading counts once, at the
+// first press after it changed, not again at every press while it lasts (a square that
+// vision misreads would otherwise weigh more with every press).
+double board_score(const Position& p, const PressEvidence& e) {
   const std::uint64_t white = p.pieces(Color::kWhite);
   const std::uint64_t black = p.pieces(Color::kBlack);
   double score = 0.0;
-  for (int s = 0; s < 64; ++s) score += l[s][static_cast<int>(state_of(white, black, s))];
+  for (int s = 0; s < 64; ++s) score += e.l[s][static_cast<int>(state_of(white, black, s))];
   return score;
 }
 
+// The change in fit when the board goes from (w0, b0) to (w1, b1).
+double change_delta(std::uint64_t w0, std::uint64_t b0, std::uint64_t w1, std::uint64_t b1,
+                    const PressEvidence& e) {
+  double delta = 0.0;
+  for (std::uint64_t changed = (w0 ^ w1) | (b0 ^ b1); changed != 0; changed &= changed - 1) {
+    const int s = __builtin_ctzll(changed);
+    const std::uint64_t bit = std::uint64_t{1} << s;
+    delta += e.l[s][static_cast<int>(state_of(w1, b1, s))] -
+             e.l[s][static_cast<int>(state_of(w0, b0, s))];
+    if (!(e.changed & bit)) delta += (e.touched & bit) ? e.unread_change : e.untouched_change;
+  }
+  return delta;
+}
+
+double position_delta(const Position& before, const Position& after, const PressEvidence& e) {
+  return change_delta(before.pieces(Color::kWhite), before.pieces(Color::kBlack),
+                      after.pieces(Color::kWhite), after.pieces(Color::kBlack), e);
+}
+
 // The change in board_score that a move makes, from the squares it changes.
-double move_delta(Position& p, Move m, const BoardLikelihood& l, const rules::RuleSet& rules) {
+double move_delta(Position& p, Move m, const PressEvidence& e, const rules::RuleSet& rules) {
   const std::uint64_t w0 = p.pieces(Color::kWhite);
   const std::uint64_t b0 = p.pieces(Color::kBlack);
   const Position::Undo undo = p.make(m, rules);
   const std::uint64_t w1 = p.pieces(Color::kWhite);
   const std::uint64_t b1 = p.pieces(Color::kBlack);
   p.unmake(m, undo);
-  std::uint64_t changed = (w0 ^ w1) | (b0 ^ b1);
-  double delta = 0.0;
-  while (changed) {
-    const int s = __builtin_ctzll(changed);
-    changed &= changed - 1;
-    delta +=
-        l[s][static_cast<int>(state_of(w1, b1, s))] - l[s][static_cast<int>(state_of(w0, b0, s))];
-  }
-  return delta;
+  return change_delta(w0, b0, w1, b1, e);
 }
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
@@ -267,6 +302,15 @@ struct Tracker::Impl {
   std::array<ClockState, 2> clocks;
   std::array<Position, 2> committed;
   PassedFrom committed_passed_from;
+  // Per board, up to when vision's readings have been learned from committed positions.
+  std::array<double, 2> learned_until = {-kInfinity, -kInfinity};
+  // Per board and square, the reading the scores have counted so far (see press_evidence).
+  struct CountedReading {
+    bool known = false;
+    SquareState state = SquareState::kEmpty;
+    double weight = 0.0;
+  };
+  std::array<std::array<CountedReading, 64>, 2> counted_readings{};
   std::map<int, std::string> provisional;  // press -> SAN shown
   std::vector<TrackerEvent> events;
   double latest_t = 0.0;
@@ -410,7 +454,13 @@ struct Tracker::Impl {
     }
     const BoardEvidence& board = evidence[index(p.board)];
     const BoardEvidence& other = evidence[index(rules::other(p.board))];
-    if (board.seen() && board.latest_t() >= p.t + config.settle_seconds) return true;
+    // The evidence is in when the hand has left the board (the arm may stay over a square
+    // on its way to the clock), or after a while whatever covers it.
+    if (board.seen() && board.latest_t() >= p.t + config.settle_seconds &&
+        (!board.hand_still_over(p.previous_press_t.value_or(0.0)) ||
+         board.latest_t() >= p.t + exp_param("X_MAXSETTLE", 2.0))) {
+      return true;
+    }
     if (!board.seen() && latest_t >= p.t + config.settle_seconds) return true;
     return other.seen() && other.latest_t() >= p.t + config.settle_seconds + 1.0;
   }
@@ -504,6 +554,7 @@ struct Tracker::Impl {
   void process(const Press& press) {
     const rules::RuleSet& rules = *config.rules;
     const int b = index(press.board);
+    if (learned_until[b] == -kInfinity) learn_start(press);
     const double before = next_press_on_board(press);
     // The position the presser left is what stood when their hand left the board: the
     // opponent may already be moving (a premove) by the time the clock is pressed.
@@ -513,6 +564,9 @@ struct Tracker::Impl {
     const double evidence_t =
         hand_left && *hand_left > press.previous_press_t.value_or(0.0) ? *hand_left : press.t;
     const BoardLikelihood l = evidence[b].likelihood_at(evidence_t, before);
+    // Only what changed since the previous press can be a disturbance: a square that has
+    // read the same all along and disagrees with the board is vision's error there.
+    const PressEvidence seen_on_board = press_evidence(press, evidence_t, before);
     const Seat mover{press.board, press.side};
     const HoldingsFalls fell = holdings_falls(press);
     const HoldingsObservation* seen_after = holdings_after(press);
@@ -531,12 +585,12 @@ struct Tracker::Impl {
 
     for (int h = 0; h < static_cast<int>(beam.size()); ++h) {
       Position p = beam[h].boards[b];
-      const double base = beam[h].score + board_score(p, l);
+      const double base = beam[h].score + board_score(p, seen_on_board);
       MoveList moves;
       if (p.side_to_move() == press.side) {
         p.legal_moves(rules, moves);
         for (Move m : moves) {
-          double score = base + move_delta(p, m, l, rules);
+          double score = base + move_delta(p, m, seen_on_board, rules);
           if (m.is_drop()) {
             score += drop_term(m.piece(), fell) +
                      holdings_level_term(p, press.side, m.piece(), seen_after);
@@ -549,11 +603,11 @@ struct Tracker::Impl {
         if (h < kUnpressedHypotheses) {
           // The presser moved earlier without pressing, the opponent answered, and the
           // presser moved again and pressed.
-          expand_unpressed(h, p, {press.side, !press.side, press.side}, base, l, add);
+          expand_unpressed(h, p, {press.side, !press.side, press.side}, base, seen_on_board, add);
         }
       } else if (h < kUnpressedHypotheses * 2) {
         // The opponent moved without pressing, then the presser moved and pressed.
-        expand_unpressed(h, p, {!press.side, press.side}, base, l, add);
+        expand_unpressed(h, p, {!press.side, press.side}, base, seen_on_board, add);
       }
     }
     // Resync candidates are built separately: they need a new position, not a move.
@@ -576,12 +630,13 @@ struct Tracker::Impl {
       for (const auto& [score, m] : best_moves) firsts.emplace_back(m);
       firsts.emplace_back(std::nullopt);
       for (const std::optional<Move>& first : firsts) {
-        auto built = build_resync(beam[h].boards, press, l, first);
+        auto built = build_resync(beam[h].boards, press, l, seen_on_board.changed, first);
         if (!built) continue;
         Candidate c;
         c.parent = h;
         c.kind = NodeKind::kResync;
-        c.score = beam[h].score + board_score(built->boards[b], l) +
+        c.score = beam[h].score + board_score(beam[h].boards[b], seen_on_board) +
+                  position_delta(beam[h].boards[b], built->boards[b], seen_on_board) +
                   (built->illegal ? config.prior_illegal_move : config.prior_resync);
         if (first && first->is_drop()) {
           c.score += drop_term(first->piece(), fell) +
@@ -626,10 +681,28 @@ struct Tracker::Impl {
             }
           }
         }
+        // The uncommitted history of the parent on this board.
+        *config.debug << " after:";
+        std::vector<const Node*> path;
+        for (const Node* n = beam[c.parent].head.get(); n != nullptr && n->press >= next_commit;
+             n = n->parent.get()) {
+          path.push_back(n);
+        }
+        for (auto it = path.rbegin(); it != path.rend(); ++it) {
+          const Node& n = **it;
+          if (n.kind == NodeKind::kResync) {
+            *config.debug << " [" << n.press << " resync " << n.resync_detail << "]";
+          } else if (n.kind == NodeKind::kPressWithoutMove) {
+            *config.debug << " [" << n.press << " pass]";
+          } else if (!n.plies.empty() && n.plies.front().board == press.board) {
+            *config.debug << " [" << n.press << " " << node_san(n) << "]";
+          }
+        }
         *config.debug << "\n";
       }
     }
     std::vector<Hypothesis> next;
+    std::vector<int> next_parents;
     std::vector<std::uint64_t> keys;
     for (const Candidate& c : candidates) {
       if (static_cast<int>(next.size()) >= config.beam_width) break;
@@ -680,6 +753,7 @@ struct Tracker::Impl {
       keys.push_back(key);
       child.head = std::move(node);
       next.push_back(std::move(child));
+      next_parents.push_back(c.parent);
     }
     if (next.empty()) {
       // Cannot happen (a resync or a pass is always possible), but never freeze: keep the
@@ -696,13 +770,54 @@ struct Tracker::Impl {
     // Keep scores small: only differences matter.
     const double best = next.front().score;
     for (Hypothesis& h : next) h.score -= best;
+    if (exp_param("X_EAGER", 1) != 0 && next_parents.size() == next.size()) {
+      learn_agreed(press, next, next_parents);
+    }
     beam = std::move(next);
     publish_provisional(press);
   }
 
+  // What is new on the press's board since its previous press. Each square's readings
+  // count once: a run of readings adds what it has gained since the previous press (its
+  // weight grows as it lasts), a run that reads the same as the one before it (a hand
+  // passed over the square) continues it, and only a reading of another state counts anew.
+  // Otherwise a square that vision misreads would weigh more with every press.
+  PressEvidence press_evidence(const Press& press, double evidence_t, double before) {
+    const int b = index(press.board);
+    PressEvidence out;
+    out.untouched_change = exp_param("X_UNTOUCHED", -8.0);
+    out.unread_change = exp_param("X_UNREAD", -3.0);
+    const auto readings = evidence[b].readings_at(evidence_t, before);
+    const detail::BoardEvidence::Changes news =
+        evidence[b].changes(press.previous_press_t, evidence_t, before);
+    out.touched = news.touched;
+    out.changed = 0;
+    for (int s = 0; s < 64; ++s) {
+      CountedReading& counted = counted_readings[b][s];
+      const std::uint64_t bit = std::uint64_t{1} << s;
+      if (!readings[s]) {
+        out.l[s] = {};
+        continue;
+      }
+      const detail::BoardEvidence::SquareReading& r = *readings[s];
+      if (counted.known && counted.state == r.state) {
+        const double gained = std::max(0.0, r.weight - counted.weight);
+        for (int i = 0; i < 3; ++i) out.l[s][i] = r.weight > 0 ? r.l[i] * gained / r.weight : 0.0;
+        counted.weight = std::max(counted.weight, r.weight);
+      } else {
+        out.l[s] = r.l;
+        if (counted.known ? (news.touched & bit) != 0 : (news.changed & bit) != 0) {
+          out.changed |= bit;
+        }
+        counted = {true, r.state, r.weight};
+      }
+    }
+    return out;
+  }
+
   template <typename Add>
   void expand_unpressed(int h, const Position& start, std::vector<Color> sides, double base,
-                        const BoardLikelihood& l, Add& add) {
+                        const PressEvidence& l, Add& add) {
     const rules::RuleSet& rules = *config.rules;
     // Greedy by evidence for every ply but the last, which tries every legal move.
     struct Partial {
@@ -768,7 +883,7 @@ struct Tracker::Impl {
   // `first`, the presser's legal move is played first and only what it leaves unexplained
   // is the disturbance (a piece knocked aside while moving).
   std::optional<BuiltResync> build_resync(const std::array<Position, 2>& boards, const Press& press,
-                                          const BoardLikelihood& l,
+                                          const BoardLikelihood& l, std::uint64_t changed,
                                           std::optional<Move> first) const {
     const int b = index(press.board);
     BuiltResync out{boards, {}, false, {}, {}, {}};
@@ -785,6 +900,7 @@ struct Tracker::Impl {
     for (int s = 0; s < 64; ++s) {
       const auto& sq = l[s];
       if (sq[0] == 0.0 && sq[1] == 0.0 && sq[2] == 0.0) continue;  // no evidence
+      if (!(changed & (std::uint64_t{1} << s))) continue;
       const auto seen =
           static_cast<SquareState>(std::max_element(sq.begin(), sq.end()) - sq.begin());
       const SquareState now = state_of(white, black, s);
@@ -1086,6 +1202,7 @@ struct Tracker::Impl {
     provisional.erase(press.index);
 
     const Position& board_before = committed[index(press.board)];
+    const Position position_before = board_before;
     const std::string next_label =
         ply_label(press.board, board_before.side_to_move(), board_before.fullmove_number());
     if (node.kind != NodeKind::kPressWithoutMove) {
@@ -1154,6 +1271,7 @@ struct Tracker::Impl {
         commit_plies(node, press);
         break;
     }
+    if (exp_param("X_EAGER", 1) == 0) learn_readings(press, position_before, node);
     // The capturer's next press on the board is the deadline for passing earlier captures.
     for (PendingPass& pass : passes) {
       if (!pass.deadline && pass.capturer == presser && pass.t_capture < press.t) {
@@ -1161,6 +1279,65 @@ struct Tracker::Impl {
       }
     }
     for (int s = 0; s < 4; ++s) record_holdings(s, press.t);
+  }
+
+  // What the likely hypotheses agree on after a press stood since the previous press on the
+  // board, but for the squares any of them changed at this press: how vision read those
+  // squares meanwhile is learned at once (the commit comes presses later).
+  void learn_agreed(const Press& press, const std::vector<Hypothesis>& next,
+                    const std::vector<int>& parents) {
+    const int b = index(press.board);
+    const double margin = exp_param("X_AGREE", 10.0);
+    const Position& reference = next.front().boards[b];
+    const std::uint64_t w0 = reference.pieces(Color::kWhite);
+    const std::uint64_t b0 = reference.pieces(Color::kBlack);
+    std::uint64_t skip = 0;
+    for (std::size_t i = 0; i < next.size(); ++i) {
+      if (next[i].score < -margin) continue;
+      const Position& mine = next[i].boards[b];
+      const Position& parent = beam[static_cast<std::size_t>(parents[i])].boards[b];
+      skip |= (mine.pieces(Color::kWhite) ^ w0) | (mine.pieces(Color::kBlack) ^ b0);
+      skip |= (mine.pieces(Color::kWhite) ^ parent.pieces(Color::kWhite)) |
+              (mine.pieces(Color::kBlack) ^ parent.pieces(Color::kBlack));
+    }
+    std::array<SquareState, 64> states{};
+    for (int s = 0; s < 64; ++s) states[s] = state_of(w0, b0, s);
+    evidence[b].learn(learned_until[b], press.t, states, skip);
+    learned_until[b] = press.t;
+  }
+
+  // Before the first move on a board its start position stands until a hand first comes
+  // over it: how vision reads each square there is known before the first press.
+  void learn_start(const Press& press) {
+    const int b = index(press.board);
+    const double until = std::min(press.t, evidence[b].first_hand().value_or(press.t) - 1e-6);
+    const Position& start = committed[b];
+    std::array<SquareState, 64> states{};
+    for (int s = 0; s < 64; ++s) {
+      states[s] = state_of(start.pieces(Color::kWhite), start.pieces(Color::kBlack), s);
+    }
+    evidence[b].learn(-kInfinity, until, states, 0);
+    learned_until[b] = until;
+  }
+
+  // The committed board stood from the previous press on the board to this one, but for the
+  // squares the press's move (or disturbance) changed: what vision read meanwhile is how it
+  // reads those squares.
+  void learn_readings(const Press& press, const Position& before, const Node& node) {
+    const int b = index(press.board);
+    const Position& after = committed[b];
+    std::uint64_t skip = (before.pieces(Color::kWhite) ^ after.pieces(Color::kWhite)) |
+                         (before.pieces(Color::kBlack) ^ after.pieces(Color::kBlack));
+    for (const PlyRecord& ply : node.plies) {
+      skip |= std::uint64_t{1} << ply.move.to();
+      if (!ply.move.is_drop()) skip |= std::uint64_t{1} << ply.move.from();
+    }
+    std::array<SquareState, 64> states{};
+    const std::uint64_t white = after.pieces(Color::kWhite);
+    const std::uint64_t black = after.pieces(Color::kBlack);
+    for (int s = 0; s < 64; ++s) states[s] = state_of(white, black, s);
+    evidence[b].learn(learned_until[b], press.t, states, skip);
+    learned_until[b] = press.t;
   }
 
   // The long form of a move as seen, for one the rules do not allow: "Bf1-f3", "Nc4xe5",
@@ -1407,6 +1584,7 @@ void Tracker::replay_committed(BoardId board, rules::Move move, double t,
   apply_move(impl.committed, board, move, rules);
   for (Hypothesis& h : impl.beam) apply_move(h.boards, board, move, rules);
   impl.last_press_t[index(board)] = t;
+  impl.learned_until[index(board)] = t;
   impl.clocks[index(board)].last_t = t;
   impl.latest_t = std::max(impl.latest_t, t);
   for (int s = 0; s < 4; ++s) impl.record_holdings(s, t);
