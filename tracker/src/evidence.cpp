@@ -214,8 +214,13 @@ void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64
         const std::uint64_t bit = std::uint64_t{1} << s;
         if ((skip & bit) || (frame.occluded & bit)) continue;
         const int state = static_cast<int>(states[s]);
-        square_counts_[s].add(state, frame.p[s], kSquareCountCap);
-        board_counts_.add(state, frame.p[s], kBoardCountCap);
+        // The state read, not the probabilities: the confusion says how often vision's
+        // answer is wrong; how sure it was of each answer is in the readings themselves.
+        std::array<float, 3> read{};
+        read[static_cast<std::size_t>(std::max_element(frame.p[s].begin(), frame.p[s].end()) -
+                                      frame.p[s].begin())] = 1.0f;
+        square_counts_[s].add(state, read, kSquareCountCap);
+        board_counts_.add(state, read, kBoardCountCap);
       }
     }
     unlearned_.pop_front();

@@ -2,7 +2,6 @@
 // history. See tracker.hpp for the outline and DESIGN.md "The ideas that make it accurate".
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <deque>
 #include <limits>
 #include <map>
@@ -44,11 +43,14 @@ constexpr double kTypeDoubtMargin = 4.0;
 constexpr double kGrabSeconds = 4.0;
 // How many of a hypothesis' best legal moves are tried with a disturbance beside them.
 constexpr std::size_t kDisturbedMoves = 2;
-
-double exp_param(const char* name, double fallback) {
-  const char* v = std::getenv(name);
-  return v ? std::atof(v) : fallback;
-}
+// A press's evidence waits at most this long for the hands to leave its board.
+constexpr double kMaxSettleSeconds = 2.0;
+// Log-prior of each piece a disturbance makes appear from nowhere or vanish: pieces are
+// moved, captured or dropped, while vision misreading a square is common.
+constexpr double kUnaccountedPiece = -8.0;
+// Hypotheses this close to the best (log-likelihood) must agree on a square before what
+// vision read there is learned as what that state looks like.
+constexpr double kAgreeMargin = 10.0;
 
 int index(BoardId b) {
   return static_cast<int>(b);
@@ -105,7 +107,7 @@ struct PressEvidence {
   double untouched_change = -8.0;
   // ... or covered but read as before (vision reads some squares the same whatever stands
   // there, a shadow on an empty one like a piece).
-  double unread_change = -3.0;
+  double unread_change = -4.0;
 };
 
 // How well the board fits the readings that changed: each reading counts once, at the
@@ -458,7 +460,7 @@ struct Tracker::Impl {
     // on its way to the clock), or after a while whatever covers it.
     if (board.seen() && board.latest_t() >= p.t + config.settle_seconds &&
         (!board.hand_still_over(p.previous_press_t.value_or(0.0)) ||
-         board.latest_t() >= p.t + exp_param("X_MAXSETTLE", 2.0))) {
+         board.latest_t() >= p.t + kMaxSettleSeconds)) {
       return true;
     }
     if (!board.seen() && latest_t >= p.t + config.settle_seconds) return true;
@@ -637,6 +639,7 @@ struct Tracker::Impl {
         c.kind = NodeKind::kResync;
         c.score = beam[h].score + board_score(beam[h].boards[b], seen_on_board) +
                   position_delta(beam[h].boards[b], built->boards[b], seen_on_board) +
+                  kUnaccountedPiece * built->unaccounted +
                   (built->illegal ? config.prior_illegal_move : config.prior_resync);
         if (first && first->is_drop()) {
           c.score += drop_term(first->piece(), fell) +
@@ -668,8 +671,23 @@ struct Tracker::Impl {
         }
       }
       *config.debug << "\n";
-      for (std::size_t i = 0; i < candidates.size() && i < 6; ++i) {
+      *config.debug << "  increments:";
+      for (int s = 0; s < 64; ++s) {
+        const auto& inc = seen_on_board.l[s];
+        const double spread =
+            std::max({inc[0], inc[1], inc[2]}) - std::min({inc[0], inc[1], inc[2]});
+        if (spread < 1.0) continue;
+        *config.debug << " " << rules::square_name(s)
+                      << ((seen_on_board.changed >> s) & 1 ? "*" : "") << "[" << inc[0] << ","
+                      << inc[1] << "," << inc[2] << "]";
+      }
+      *config.debug << "\n";
+      bool resync_shown = false;
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
         const Candidate& c = candidates[i];
+        if (i >= 6 && (resync_shown || c.kind != NodeKind::kResync)) continue;
+        if (c.kind == NodeKind::kResync) resync_shown = true;
+        if (i >= 6) *config.debug << "  #" << i;
         *config.debug << "  " << c.score << " parent " << c.parent << " kind "
                       << static_cast<int>(c.kind);
         for (int m = 0; m < c.move_count; ++m) {
@@ -770,9 +788,7 @@ struct Tracker::Impl {
     // Keep scores small: only differences matter.
     const double best = next.front().score;
     for (Hypothesis& h : next) h.score -= best;
-    if (exp_param("X_EAGER", 1) != 0 && next_parents.size() == next.size()) {
-      learn_agreed(press, next, next_parents);
-    }
+    learn_agreed(press, next, next_parents);
     beam = std::move(next);
     publish_provisional(press);
   }
@@ -785,8 +801,6 @@ struct Tracker::Impl {
   PressEvidence press_evidence(const Press& press, double evidence_t, double before) {
     const int b = index(press.board);
     PressEvidence out;
-    out.untouched_change = exp_param("X_UNTOUCHED", -8.0);
-    out.unread_change = exp_param("X_UNREAD", -3.0);
     const auto readings = evidence[b].readings_at(evidence_t, before);
     const detail::BoardEvidence::Changes news =
         evidence[b].changes(press.previous_press_t, evidence_t, before);
@@ -866,6 +880,9 @@ struct Tracker::Impl {
     Move illegal_move;  // its shape (from, to, or a drop), for the record
     std::vector<PieceType> passed;
     std::optional<PlyRecord> legal;  // the legal move played before the disturbance
+    // Pieces that appeared from nowhere (not moved on the board, not from the holdings) or
+    // vanished (not moved, not captured): physically unlikely, where a misread is not.
+    int unaccounted = 0;
   };
 
   PlyRecord ply_record(const Position& p, BoardId board, Move m) const {
@@ -886,7 +903,7 @@ struct Tracker::Impl {
                                           const BoardLikelihood& l, std::uint64_t changed,
                                           std::optional<Move> first) const {
     const int b = index(press.board);
-    BuiltResync out{boards, {}, false, {}, {}, {}};
+    BuiltResync out{boards, {}, false, {}, {}, {}, 0};
     if (first) {
       PlyRecord ply = ply_record(boards[b], press.board, *first);
       ply.captured = apply_move(out.boards, press.board, *first, *config.rules);
@@ -988,6 +1005,7 @@ struct Tracker::Impl {
           }
         } else {
           ++other_changes;
+          ++out.unaccounted;
         }
       }
       if (piece.type == PieceType::kPawn && (rules::rank_of(s) == 0 || rules::rank_of(s) == 7)) {
@@ -1001,7 +1019,10 @@ struct Tracker::Impl {
           lifted[i].color != press.side &&
           std::any_of(appeared.begin(), appeared.end(),
                       [&](const auto& a) { return a.first == vanished[i]; });
-      if (!taken_by_presser) ++other_changes;
+      if (!taken_by_presser) {
+        ++other_changes;
+        ++out.unaccounted;
+      }
     }
     if (q.king_square(Color::kWhite) == rules::kNoSquare ||
         q.king_square(Color::kBlack) == rules::kNoSquare) {
@@ -1202,7 +1223,6 @@ struct Tracker::Impl {
     provisional.erase(press.index);
 
     const Position& board_before = committed[index(press.board)];
-    const Position position_before = board_before;
     const std::string next_label =
         ply_label(press.board, board_before.side_to_move(), board_before.fullmove_number());
     if (node.kind != NodeKind::kPressWithoutMove) {
@@ -1271,7 +1291,6 @@ struct Tracker::Impl {
         commit_plies(node, press);
         break;
     }
-    if (exp_param("X_EAGER", 1) == 0) learn_readings(press, position_before, node);
     // The capturer's next press on the board is the deadline for passing earlier captures.
     for (PendingPass& pass : passes) {
       if (!pass.deadline && pass.capturer == presser && pass.t_capture < press.t) {
@@ -1287,13 +1306,12 @@ struct Tracker::Impl {
   void learn_agreed(const Press& press, const std::vector<Hypothesis>& next,
                     const std::vector<int>& parents) {
     const int b = index(press.board);
-    const double margin = exp_param("X_AGREE", 10.0);
     const Position& reference = next.front().boards[b];
     const std::uint64_t w0 = reference.pieces(Color::kWhite);
     const std::uint64_t b0 = reference.pieces(Color::kBlack);
     std::uint64_t skip = 0;
     for (std::size_t i = 0; i < next.size(); ++i) {
-      if (next[i].score < -margin) continue;
+      if (next[i].score < -kAgreeMargin) continue;
       const Position& mine = next[i].boards[b];
       const Position& parent = beam[static_cast<std::size_t>(parents[i])].boards[b];
       skip |= (mine.pieces(Color::kWhite) ^ w0) | (mine.pieces(Color::kBlack) ^ b0);
@@ -1318,26 +1336,6 @@ struct Tracker::Impl {
     }
     evidence[b].learn(-kInfinity, until, states, 0);
     learned_until[b] = until;
-  }
-
-  // The committed board stood from the previous press on the board to this one, but for the
-  // squares the press's move (or disturbance) changed: what vision read meanwhile is how it
-  // reads those squares.
-  void learn_readings(const Press& press, const Position& before, const Node& node) {
-    const int b = index(press.board);
-    const Position& after = committed[b];
-    std::uint64_t skip = (before.pieces(Color::kWhite) ^ after.pieces(Color::kWhite)) |
-                         (before.pieces(Color::kBlack) ^ after.pieces(Color::kBlack));
-    for (const PlyRecord& ply : node.plies) {
-      skip |= std::uint64_t{1} << ply.move.to();
-      if (!ply.move.is_drop()) skip |= std::uint64_t{1} << ply.move.from();
-    }
-    std::array<SquareState, 64> states{};
-    const std::uint64_t white = after.pieces(Color::kWhite);
-    const std::uint64_t black = after.pieces(Color::kBlack);
-    for (int s = 0; s < 64; ++s) states[s] = state_of(white, black, s);
-    evidence[b].learn(learned_until[b], press.t, states, skip);
-    learned_until[b] = press.t;
   }
 
   // The long form of a move as seen, for one the rules do not allow: "Bf1-f3", "Nc4xe5",
