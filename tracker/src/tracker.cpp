@@ -464,7 +464,7 @@ struct Tracker::Impl {
       return true;
     }
     if (!board.seen() && latest_t >= p.t + config.settle_seconds) return true;
-    return other.seen() && other.latest_t() >= p.t + config.settle_seconds + 1.0;
+    return other.seen() && other.latest_t() >= p.t + kMaxSettleSeconds + 1.0;
   }
 
   void process_ready() {
