@@ -656,6 +656,7 @@ struct Tracker::Impl {
                        if (a.score != x.score) return a.score > x.score;
                        return a.order < x.order;
                      });
+    ask_piece_type(press, beam, candidates);
 
     if (config.debug != nullptr) {
       *config.debug << "press " << press.index << " " << rules::board_letter(press.board)
@@ -827,6 +828,46 @@ struct Tracker::Impl {
       }
     }
     return out;
+  }
+
+  // Where the best moves land on the same square with pieces of different types (Nc3 and
+  // c3: the squares read alike when vision cannot tell the knight's square emptied), the
+  // piece-type reading of that square after the press decides between them.
+  void ask_piece_type(const Press& press, const std::vector<Hypothesis>& parents,
+                      std::vector<Candidate>& candidates) const {
+    if (!config.piece_types || candidates.empty()) return;
+    const Candidate& best = candidates.front();
+    if (best.kind != NodeKind::kMove || best.move_count != 1) return;
+    const int b = index(press.board);
+    const Square to = best.moves[0].to();
+    const auto type_of = [&](const Candidate& c) {
+      const Move m = c.moves[0];
+      return m.is_drop() ? m.piece() : parents[c.parent].boards[b].piece_at(m.from()).type;
+    };
+    std::vector<std::size_t> rivals;
+    bool differ = false;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const Candidate& c = candidates[i];
+      if (c.score < best.score - kTypeDoubtMargin) break;
+      if (c.kind != NodeKind::kMove || c.move_count != 1 || c.moves[0].to() != to) continue;
+      if (c.moves[0].kind() == Move::Kind::kPromotion) return;
+      if (type_of(c) == PieceType::kKing) return;  // the oracle knows pawn..queen only
+      differ = differ || type_of(c) != type_of(best);
+      rivals.push_back(i);
+    }
+    if (!differ) return;
+    const std::optional<std::array<float, 5>> types =
+        config.piece_types(press.board, to, press.frame);
+    if (!types) return;
+    for (std::size_t i : rivals) {
+      const float p = (*types)[static_cast<std::size_t>(type_of(candidates[i]))];
+      candidates[i].score += std::log(std::max(0.02f, p));
+    }
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& x) {
+                       if (a.score != x.score) return a.score > x.score;
+                       return a.order < x.order;
+                     });
   }
 
   template <typename Add>
