@@ -5,7 +5,10 @@
 //
 //   record_eval [--games FILE.bpgn] [--clips N] [--seed S] [--plies MIN-MAX] [--size WxH]
 //               [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse]
-// --keep leaves the clips in --work; --reuse records clips found there instead of rendering.
+//               [--save-observations]
+// --keep leaves the clips in --work; --reuse records clips found there instead of rendering;
+// --save-observations writes each clip's tracker inputs to CLIP/observations.bin, which
+// bench/tracker_replay runs the tracker on again.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -39,13 +42,15 @@ struct Options {
   bool incidents = false;
   fs::path work = fs::temp_directory_path() / "bugcam-record-eval";
   bool keep = false;
-  bool reuse = false;  // record clips already rendered in --work again
+  bool reuse = false;              // record clips already rendered in --work again
+  bool save_observations = false;  // write each clip's tracker inputs (bench/tracker_replay)
 };
 
 [[noreturn]] void usage(const std::string& what) {
   std::cerr << "record_eval: " << what
             << "\nusage: record_eval [--games FILE] [--clips N] [--seed S] [--plies MIN-MAX] "
-               "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse]\n";
+               "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse] "
+               "[--save-observations]\n";
   std::exit(2);
 }
 
@@ -81,6 +86,8 @@ Options parse(int argc, char** argv) {
       o.keep = true;
     } else if (arg == "--reuse") {
       o.reuse = o.keep = true;
+    } else if (arg == "--save-observations") {
+      o.save_observations = true;
     } else {
       usage("unknown argument " + arg);
     }
@@ -158,6 +165,7 @@ int main(int argc, char** argv) {
     ro.source = rendered.video.string();
     ro.clocks = o.clocks == "log" ? (clip / "clocks.jsonl").string() : "vision";
     ro.out = clip / "recorded";
+    if (o.save_observations) ro.observations_log = clip / "observations.bin";
     fs::remove_all(ro.out);
     pipeline::RecordSummary summary;
     pipeline::Accuracy a;

@@ -15,6 +15,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "bugcam/capture.hpp"
+#include "bugcam/observation_log.hpp"
 #include "bugcam/pipeline.hpp"
 #include "bugcam/recorder.hpp"
 #include "bugcam/vision.hpp"
@@ -446,6 +447,23 @@ RecordSummary record(const RecordOptions& options) {
       return sum;
     };
   }
+  std::optional<ObservationLogWriter> observations;
+  if (!options.observations_log.empty()) {
+    try {
+      observations.emplace(options.observations_log);
+    } catch (const std::runtime_error& e) {
+      throw RecordError(e.what(), false);
+    }
+    if (config.piece_types) {
+      config.piece_types = [&observations, ask = config.piece_types](
+                               rules::BoardId board, rules::Square square,
+                               int frame) -> std::optional<std::array<float, 5>> {
+        std::optional<std::array<float, 5>> types = ask(board, square, frame);
+        observations->write(PieceTypeAnswer{board, square, frame, types});
+        return types;
+      };
+    }
+  }
   // Resuming: the tracker starts where the record's last game starts (the start position, or
   // the position after an illegal move or a disturbance) and replays that game's moves.
   config.start_a = recorder->resume_boards()[0];
@@ -475,6 +493,7 @@ RecordSummary record(const RecordOptions& options) {
   }
   const auto feed_clock = [&](const capture::ClockEvent& e) {
     if (e.kind == capture::ClockEvent::Kind::kFlag && !flag) flag = e;
+    if (observations) observations->write(e);
     tracker.add(e);
     recorder->record(e);
   };
@@ -519,8 +538,14 @@ RecordSummary record(const RecordOptions& options) {
               if (std::optional<capture::ClockEvent> press = levers.add(lever)) feed_clock(*press);
             }
           }
-          for (const tracker::BoardObservation& board : inputs.boards) tracker.add(board);
-          for (const tracker::HoldingsObservation& holding : inputs.holdings) tracker.add(holding);
+          for (const tracker::BoardObservation& board : inputs.boards) {
+            if (observations) observations->write(board);
+            tracker.add(board);
+          }
+          for (const tracker::HoldingsObservation& holding : inputs.holdings) {
+            if (observations) observations->write(holding);
+            tracker.add(holding);
+          }
         }
         drain();
         if (options.progress && frame->t - last_progress_t >= 0.5) {

@@ -19,6 +19,18 @@ constexpr double kFloor = 0.01;
 // low prior of an illegal move or a disturbed position.
 constexpr double kFramesPerReading = 5.0;
 constexpr double kMaxReadings = 6.0;
+// Learned readings: what a vision without bias is taken to do before anything is learned
+// (per true state, the chance of each reading), and how many frames of weight that prior
+// has against the board's pooled counts, and the board's against one square's.
+constexpr double kPriorRight = 0.97;
+constexpr double kBoardPriorFrames = 3000.0;
+constexpr double kSquarePriorFrames = 60.0;
+// Counts are scaled down beyond this many frames per state, so that a reading that changes
+// with the scene (a shadow that comes and goes with a neighbour) is followed.
+constexpr double kSquareCountCap = 900.0;
+constexpr double kBoardCountCap = 64.0 * 900.0;
+// Frames kept for learning at most, should commits stop coming.
+constexpr double kUnlearnedSeconds = 120.0;
 
 std::array<double, 3> normalised(const SquareEvidence& e) {
   const double total = std::max(1e-9, double{e.empty} + e.white + e.black);
@@ -42,6 +54,15 @@ int argmax(const std::array<double, 3>& p) {
 
 }  // namespace
 
+void ReadingCounts::add(int state, const std::array<float, 3>& reading, double cap) {
+  std::array<double, 3>& row = by_state[state];
+  for (int i = 0; i < 3; ++i) row[i] += reading[i];
+  const double total = row[0] + row[1] + row[2];
+  if (total > cap) {
+    for (double& v : row) v *= cap / total;
+  }
+}
+
 SquareState Run::mean_state() const {
   return static_cast<SquareState>(argmax(sum));
 }
@@ -58,6 +79,21 @@ void BoardEvidence::add(const BoardObservation& observation) {
   }
   previous_t_ = observation.t;
   seen_ = true;
+  FrameReadings& readings = unlearned_.emplace_back();
+  readings.t = observation.t;
+  for (int s = 0; s < 64; ++s) {
+    const SquareEvidence& e = observation.squares[s];
+    if (e.occluded) {
+      readings.occluded |= std::uint64_t{1} << s;
+      continue;
+    }
+    const std::array<double, 3> p = normalised(e);
+    for (int i = 0; i < 3; ++i) readings.p[s][i] = static_cast<float>(p[i]);
+  }
+  while (unlearned_.front().t < observation.t - kUnlearnedSeconds) unlearned_.pop_front();
+  const int covered = __builtin_popcountll(readings.occluded);
+  if (first_covered_ < 0) first_covered_ = covered;
+  if (!first_hand_ && covered >= first_covered_ + 2) first_hand_ = observation.t;
   latest_t_ = observation.t;
   latest_frame_ = observation.frame;
   for (int s = 0; s < 64; ++s) {
@@ -71,6 +107,7 @@ void BoardEvidence::add(const BoardObservation& observation) {
     const std::array<double, 3> p = normalised(e);
     if (!line.open) {
       line.runs.push_back(Run{});
+      line.runs.back().after_cover = true;
       line.open = true;
       line.pending = Run{};
       accumulate(line.runs.back(), observation, p);
@@ -113,16 +150,105 @@ const Run* BoardEvidence::run_at(int square, double t, double before) const {
   return nullptr;
 }
 
-BoardLikelihood BoardEvidence::likelihood_at(double t, double before) const {
-  BoardLikelihood out{};
+std::array<std::optional<BoardEvidence::SquareReading>, 64> BoardEvidence::readings_at(
+    double t, double before) const {
+  std::array<std::optional<SquareReading>, 64> out;
   for (int s = 0; s < 64; ++s) {
     const Run* run = run_at(s, t, before);
     if (run == nullptr || run->frames == 0) continue;
-    const double weight = std::min(kMaxReadings, run->frames / kFramesPerReading);
-    for (int i = 0; i < 3; ++i) {
-      const double mean = run->sum[i] / run->frames;
-      out[s][i] = weight * std::log(kFloor + (1.0 - 3.0 * kFloor) * mean);
+    SquareReading& reading = out[s].emplace();
+    reading.state = run->mean_state();
+    reading.weight = std::min(kMaxReadings, run->frames / kFramesPerReading);
+    const std::array<std::array<double, 3>, 3> reads = confusion(s);
+    for (int state = 0; state < 3; ++state) {
+      double p = 0.0;
+      for (int r = 0; r < 3; ++r) p += reads[state][r] * run->sum[r] / run->frames;
+      reading.l[state] = reading.weight * std::log(kFloor + (1.0 - 3.0 * kFloor) * p);
     }
+  }
+  return out;
+}
+
+BoardLikelihood BoardEvidence::likelihood_at(double t, double before) const {
+  BoardLikelihood out{};
+  const std::array<std::optional<SquareReading>, 64> readings = readings_at(t, before);
+  for (int s = 0; s < 64; ++s) {
+    if (readings[s]) out[s] = readings[s]->l;
+  }
+  return out;
+}
+
+bool BoardEvidence::hand_still_over(double since) const {
+  return std::any_of(squares_.begin(), squares_.end(), [&](const SquareTimeline& line) {
+    return !line.open && !line.runs.empty() && line.runs.back().end > since;
+  });
+}
+
+std::optional<double> BoardEvidence::first_hand() const {
+  return first_hand_;
+}
+
+std::array<std::array<double, 3>, 3> BoardEvidence::confusion(int square) const {
+  std::array<std::array<double, 3>, 3> out{};
+  for (int state = 0; state < 3; ++state) {
+    const std::array<double, 3>& board = board_counts_.by_state[state];
+    const std::array<double, 3>& mine = square_counts_[square].by_state[state];
+    const double board_total = board[0] + board[1] + board[2];
+    const double mine_total = mine[0] + mine[1] + mine[2];
+    for (int r = 0; r < 3; ++r) {
+      const double prior = r == state ? kPriorRight : (1.0 - kPriorRight) / 2.0;
+      const double pooled =
+          (board[r] + kBoardPriorFrames * prior) / (board_total + kBoardPriorFrames);
+      out[state][r] = (mine[r] + kSquarePriorFrames * pooled) / (mine_total + kSquarePriorFrames);
+    }
+  }
+  return out;
+}
+
+void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64>& states,
+                          std::uint64_t skip) {
+  while (!unlearned_.empty() && unlearned_.front().t <= t1) {
+    const FrameReadings& frame = unlearned_.front();
+    if (frame.t > t0) {
+      for (int s = 0; s < 64; ++s) {
+        const std::uint64_t bit = std::uint64_t{1} << s;
+        if ((skip & bit) || (frame.occluded & bit)) continue;
+        const int state = static_cast<int>(states[s]);
+        // The state read, not the probabilities: the confusion says how often vision's
+        // answer is wrong; how sure it was of each answer is in the readings themselves.
+        std::array<float, 3> read{};
+        read[static_cast<std::size_t>(std::max_element(frame.p[s].begin(), frame.p[s].end()) -
+                                      frame.p[s].begin())] = 1.0f;
+        square_counts_[s].add(state, read, kSquareCountCap);
+        board_counts_.add(state, read, kBoardCountCap);
+      }
+    }
+    unlearned_.pop_front();
+  }
+}
+
+BoardEvidence::Changes BoardEvidence::changes(std::optional<double> t_previous, double t,
+                                              double before) const {
+  Changes out;
+  for (int s = 0; s < 64; ++s) {
+    const std::uint64_t bit = std::uint64_t{1} << s;
+    const Run* now = run_at(s, t, before);
+    if (now == nullptr) {
+      out.touched |= bit;  // covered from the press on: no reading, a change is possible
+      continue;
+    }
+    const std::deque<Run>& runs = squares_[s].runs;
+    const Run* then = t_previous ? run_at(s, *t_previous, t) : &runs.front();
+    if (then == now) continue;
+    // Covered at some time after the run of `t_previous` up to the run of `t`.
+    bool covered = then == nullptr;
+    for (const Run& run : runs) {
+      if (run.start > now->start) break;
+      if (run.after_cover && (then == nullptr || run.start > then->start)) covered = true;
+    }
+    if (!covered) continue;
+    out.touched |= bit;
+    if (then == nullptr || then->mean_state() != now->mean_state()) out.changed |= bit;
   }
   return out;
 }

@@ -22,12 +22,22 @@ struct Run {
   int last_frame = 0;
   int frames = 0;
   std::array<double, 3> sum{};  // summed normalised probabilities per state
+  // Begun after the square was covered (or at the first frame), not by a change of reading
+  // with nothing seen over the square.
+  bool after_cover = false;
   SquareState mean_state() const;
 };
 
 // Log-likelihoods of the three states for one square (0 for all: no evidence).
 using SquareLikelihood = std::array<double, 3>;
 using BoardLikelihood = std::array<SquareLikelihood, 64>;
+
+// How vision reads one square (or a whole board, pooled): per true state, the summed
+// reading probabilities of the frames in which the square was known to hold that state.
+struct ReadingCounts {
+  std::array<std::array<double, 3>, 3> by_state{};  // [true state][reading]
+  void add(int state, const std::array<float, 3>& reading, double cap);
+};
 
 class BoardEvidence {
  public:
@@ -36,11 +46,29 @@ class BoardEvidence {
   int latest_frame() const { return latest_frame_; }
   bool seen() const { return seen_; }
 
+  // One square's reading at a time: the state most read, the run's weight (independent
+  // readings it counts as) and its log-likelihoods.
+  struct SquareReading {
+    SquareState state = SquareState::kEmpty;
+    double weight = 0.0;
+    SquareLikelihood l{};
+  };
+  // Per square the reading of the run likelihood_at takes, if any.
+  std::array<std::optional<SquareReading>, 64> readings_at(double t, double before) const;
   // The evidence for the position standing at time `t` (a press): per square the run that
   // covers `t`, else the first run starting after `t` and before `before`.
   BoardLikelihood likelihood_at(double t, double before) const;
   // The run used for square `s` at time `t` (as likelihood_at chooses), if any.
   const Run* run_at(int square, double t, double before) const;
+  // What happened on each square between `t_previous` (the previous press on the board; no
+  // time: the start) and `t` (readings as likelihood_at takes them): `touched`, something
+  // covered it meanwhile (vision sees a hand over every square a move changes), and
+  // `changed`, touched and now read in another state than at `t_previous`.
+  struct Changes {
+    std::uint64_t touched = 0;
+    std::uint64_t changed = 0;
+  };
+  Changes changes(std::optional<double> t_previous, double t, double before) const;
   // When the square last took on `state`: the start of the earliest of the consecutive runs
   // that show `state`, going back from the run used at `t`.
   std::optional<double> since(int square, SquareState state, double t, double before) const;
@@ -49,6 +77,21 @@ class BoardEvidence {
   std::optional<double> hand_left(Seat seat, double t) const;
   // Drops runs that ended before `t`, keeping each square's last run.
   void forget_before(double t);
+
+  // Learns how vision reads each square from a stretch of time whose board is known: the
+  // frames after `t0` up to `t1`, each square but those in `skip` (squares that changed
+  // meanwhile) holding `states[s]`. A square that reads a piece where none stands (a
+  // shadow), or a white piece as black, is then taken at what it means instead of at its
+  // word. Stretches must come in time order; frames up to `t1` are dropped.
+  void learn(double t0, double t1, const std::array<SquareState, 64>& states, std::uint64_t skip);
+  // Whether a square is covered in the latest frame that was seen uncovered after `since`
+  // (a hand still over the board, not a square that is never seen).
+  bool hand_still_over(double since) const;
+  // When a hand first came over the board: the first frame with two squares more covered
+  // than the first frame (where pieces' shadows may already cover some); nullopt if none yet.
+  std::optional<double> first_hand() const;
+  // P(reading | true state) for one square as learned so far, pooled with the board's.
+  std::array<std::array<double, 3>, 3> confusion(int square) const;
 
  private:
   struct SquareTimeline {
@@ -62,6 +105,17 @@ class BoardEvidence {
     double end = 0.0;
   };
   std::array<std::deque<HandStretch>, 4> hands_{};  // per seat (board * 2 + colour)
+  // The frames not yet learned from: per square the normalised reading, or occluded.
+  struct FrameReadings {
+    double t = 0.0;
+    std::uint64_t occluded = 0;
+    std::array<std::array<float, 3>, 64> p{};
+  };
+  std::deque<FrameReadings> unlearned_;
+  int first_covered_ = -1;  // squares covered in the first frame
+  std::optional<double> first_hand_;
+  std::array<ReadingCounts, 64> square_counts_{};
+  ReadingCounts board_counts_{};
   double previous_t_ = 0.0;
   double latest_t_ = 0.0;
   int latest_frame_ = 0;

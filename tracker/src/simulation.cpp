@@ -490,7 +490,12 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
         } else if (wrong >= 0 && noise.uniform() < leave) {
           wrong = -1;
         }
-        const int reading = wrong >= 0 ? wrong : truth[s];
+        int reading = wrong >= 0 ? wrong : truth[s];
+        for (const ShadowedSquare& shadow : options.shadowed) {
+          if (index(shadow.board) == b && shadow.square == s && truth[s] == 0 && wrong < 0) {
+            reading = shadow.reads_as == Color::kWhite ? 1 : 2;
+          }
+        }
         std::array<float, 3> p{};
         const double sure = 0.55 + 0.4 * noise.uniform();
         const double rest = (1.0 - sure) * noise.uniform();

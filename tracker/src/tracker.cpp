@@ -43,6 +43,14 @@ constexpr double kTypeDoubtMargin = 4.0;
 constexpr double kGrabSeconds = 4.0;
 // How many of a hypothesis' best legal moves are tried with a disturbance beside them.
 constexpr std::size_t kDisturbedMoves = 2;
+// A press's evidence waits at most this long for the hands to leave its board.
+constexpr double kMaxSettleSeconds = 2.0;
+// Log-prior of each piece a disturbance makes appear from nowhere or vanish: pieces are
+// moved, captured or dropped, while vision misreading a square is common.
+constexpr double kUnaccountedPiece = -8.0;
+// Hypotheses this close to the best (log-likelihood) must agree on a square before what
+// vision read there is learned as what that state looks like.
+constexpr double kAgreeMargin = 10.0;
 
 int index(BoardId b) {
   return static_cast<int>(b);
@@ -87,31 +95,60 @@ SquareState state_of(std::uint64_t white, std::uint64_t black, int s) {
   return SquareState::kEmpty;
 }
 
-double board_score(const Position& p, const BoardLikelihood& l) {
+// The evidence of one press on its board.
+struct PressEvidence {
+  BoardLikelihood l{};  // what each square's readings add at this press
+  // Since the previous press on the board: squares a hand covered, and of those the ones
+  // now read in another state (see BoardEvidence::changes).
+  std::uint64_t touched = ~std::uint64_t{0};
+  std::uint64_t changed = ~std::uint64_t{0};
+  // Log-likelihood of a square changing with nothing seen over it (vision flags a hand
+  // over every square a move changes) ...
+  double untouched_change = -8.0;
+  // ... or covered but read as before (vision reads some squares the same whatever stands
+  // there, a shadow on an empty one like a piece).
+  double unread_change = -4.0;
+};
+
+// How well the board fits the readings that changed: each reading counts once, at the
+// first press after it changed, not again at every press while it lasts (a square that
+// vision misreads would otherwise weigh more with every press).
+double board_score(const Position& p, const PressEvidence& e) {
   const std::uint64_t white = p.pieces(Color::kWhite);
   const std::uint64_t black = p.pieces(Color::kBlack);
   double score = 0.0;
-  for (int s = 0; s < 64; ++s) score += l[s][static_cast<int>(state_of(white, black, s))];
+  for (int s = 0; s < 64; ++s) score += e.l[s][static_cast<int>(state_of(white, black, s))];
   return score;
 }
 
+// The change in fit when the board goes from (w0, b0) to (w1, b1).
+double change_delta(std::uint64_t w0, std::uint64_t b0, std::uint64_t w1, std::uint64_t b1,
+                    const PressEvidence& e) {
+  double delta = 0.0;
+  for (std::uint64_t changed = (w0 ^ w1) | (b0 ^ b1); changed != 0; changed &= changed - 1) {
+    const int s = __builtin_ctzll(changed);
+    const std::uint64_t bit = std::uint64_t{1} << s;
+    delta += e.l[s][static_cast<int>(state_of(w1, b1, s))] -
+             e.l[s][static_cast<int>(state_of(w0, b0, s))];
+    if (!(e.changed & bit)) delta += (e.touched & bit) ? e.unread_change : e.untouched_change;
+  }
+  return delta;
+}
+
+double position_delta(const Position& before, const Position& after, const PressEvidence& e) {
+  return change_delta(before.pieces(Color::kWhite), before.pieces(Color::kBlack),
+                      after.pieces(Color::kWhite), after.pieces(Color::kBlack), e);
+}
+
 // The change in board_score that a move makes, from the squares it changes.
-double move_delta(Position& p, Move m, const BoardLikelihood& l, const rules::RuleSet& rules) {
+double move_delta(Position& p, Move m, const PressEvidence& e, const rules::RuleSet& rules) {
   const std::uint64_t w0 = p.pieces(Color::kWhite);
   const std::uint64_t b0 = p.pieces(Color::kBlack);
   const Position::Undo undo = p.make(m, rules);
   const std::uint64_t w1 = p.pieces(Color::kWhite);
   const std::uint64_t b1 = p.pieces(Color::kBlack);
   p.unmake(m, undo);
-  std::uint64_t changed = (w0 ^ w1) | (b0 ^ b1);
-  double delta = 0.0;
-  while (changed) {
-    const int s = __builtin_ctzll(changed);
-    changed &= changed - 1;
-    delta +=
-        l[s][static_cast<int>(state_of(w1, b1, s))] - l[s][static_cast<int>(state_of(w0, b0, s))];
-  }
-  return delta;
+  return change_delta(w0, b0, w1, b1, e);
 }
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
@@ -267,6 +304,15 @@ struct Tracker::Impl {
   std::array<ClockState, 2> clocks;
   std::array<Position, 2> committed;
   PassedFrom committed_passed_from;
+  // Per board, up to when vision's readings have been learned from committed positions.
+  std::array<double, 2> learned_until = {-kInfinity, -kInfinity};
+  // Per board and square, the reading the scores have counted so far (see press_evidence).
+  struct CountedReading {
+    bool known = false;
+    SquareState state = SquareState::kEmpty;
+    double weight = 0.0;
+  };
+  std::array<std::array<CountedReading, 64>, 2> counted_readings{};
   std::map<int, std::string> provisional;  // press -> SAN shown
   std::vector<TrackerEvent> events;
   double latest_t = 0.0;
@@ -410,9 +456,15 @@ struct Tracker::Impl {
     }
     const BoardEvidence& board = evidence[index(p.board)];
     const BoardEvidence& other = evidence[index(rules::other(p.board))];
-    if (board.seen() && board.latest_t() >= p.t + config.settle_seconds) return true;
+    // The evidence is in when the hand has left the board (the arm may stay over a square
+    // on its way to the clock), or after a while whatever covers it.
+    if (board.seen() && board.latest_t() >= p.t + config.settle_seconds &&
+        (!board.hand_still_over(p.previous_press_t.value_or(0.0)) ||
+         board.latest_t() >= p.t + kMaxSettleSeconds)) {
+      return true;
+    }
     if (!board.seen() && latest_t >= p.t + config.settle_seconds) return true;
-    return other.seen() && other.latest_t() >= p.t + config.settle_seconds + 1.0;
+    return other.seen() && other.latest_t() >= p.t + kMaxSettleSeconds + 1.0;
   }
 
   void process_ready() {
@@ -504,6 +556,7 @@ struct Tracker::Impl {
   void process(const Press& press) {
     const rules::RuleSet& rules = *config.rules;
     const int b = index(press.board);
+    if (learned_until[b] == -kInfinity) learn_start(press);
     const double before = next_press_on_board(press);
     // The position the presser left is what stood when their hand left the board: the
     // opponent may already be moving (a premove) by the time the clock is pressed.
@@ -513,6 +566,9 @@ struct Tracker::Impl {
     const double evidence_t =
         hand_left && *hand_left > press.previous_press_t.value_or(0.0) ? *hand_left : press.t;
     const BoardLikelihood l = evidence[b].likelihood_at(evidence_t, before);
+    // Only what changed since the previous press can be a disturbance: a square that has
+    // read the same all along and disagrees with the board is vision's error there.
+    const PressEvidence seen_on_board = press_evidence(press, evidence_t, before);
     const Seat mover{press.board, press.side};
     const HoldingsFalls fell = holdings_falls(press);
     const HoldingsObservation* seen_after = holdings_after(press);
@@ -531,12 +587,12 @@ struct Tracker::Impl {
 
     for (int h = 0; h < static_cast<int>(beam.size()); ++h) {
       Position p = beam[h].boards[b];
-      const double base = beam[h].score + board_score(p, l);
+      const double base = beam[h].score + board_score(p, seen_on_board);
       MoveList moves;
       if (p.side_to_move() == press.side) {
         p.legal_moves(rules, moves);
         for (Move m : moves) {
-          double score = base + move_delta(p, m, l, rules);
+          double score = base + move_delta(p, m, seen_on_board, rules);
           if (m.is_drop()) {
             score += drop_term(m.piece(), fell) +
                      holdings_level_term(p, press.side, m.piece(), seen_after);
@@ -549,11 +605,11 @@ struct Tracker::Impl {
         if (h < kUnpressedHypotheses) {
           // The presser moved earlier without pressing, the opponent answered, and the
           // presser moved again and pressed.
-          expand_unpressed(h, p, {press.side, !press.side, press.side}, base, l, add);
+          expand_unpressed(h, p, {press.side, !press.side, press.side}, base, seen_on_board, add);
         }
       } else if (h < kUnpressedHypotheses * 2) {
         // The opponent moved without pressing, then the presser moved and pressed.
-        expand_unpressed(h, p, {!press.side, press.side}, base, l, add);
+        expand_unpressed(h, p, {!press.side, press.side}, base, seen_on_board, add);
       }
     }
     // Resync candidates are built separately: they need a new position, not a move.
@@ -576,12 +632,14 @@ struct Tracker::Impl {
       for (const auto& [score, m] : best_moves) firsts.emplace_back(m);
       firsts.emplace_back(std::nullopt);
       for (const std::optional<Move>& first : firsts) {
-        auto built = build_resync(beam[h].boards, press, l, first);
+        auto built = build_resync(beam[h].boards, press, l, seen_on_board.changed, first);
         if (!built) continue;
         Candidate c;
         c.parent = h;
         c.kind = NodeKind::kResync;
-        c.score = beam[h].score + board_score(built->boards[b], l) +
+        c.score = beam[h].score + board_score(beam[h].boards[b], seen_on_board) +
+                  position_delta(beam[h].boards[b], built->boards[b], seen_on_board) +
+                  kUnaccountedPiece * built->unaccounted +
                   (built->illegal ? config.prior_illegal_move : config.prior_resync);
         if (first && first->is_drop()) {
           c.score += drop_term(first->piece(), fell) +
@@ -598,6 +656,7 @@ struct Tracker::Impl {
                        if (a.score != x.score) return a.score > x.score;
                        return a.order < x.order;
                      });
+    ask_piece_type(press, beam, candidates);
 
     if (config.debug != nullptr) {
       *config.debug << "press " << press.index << " " << rules::board_letter(press.board)
@@ -613,8 +672,23 @@ struct Tracker::Impl {
         }
       }
       *config.debug << "\n";
-      for (std::size_t i = 0; i < candidates.size() && i < 6; ++i) {
+      *config.debug << "  increments:";
+      for (int s = 0; s < 64; ++s) {
+        const auto& inc = seen_on_board.l[s];
+        const double spread =
+            std::max({inc[0], inc[1], inc[2]}) - std::min({inc[0], inc[1], inc[2]});
+        if (spread < 1.0) continue;
+        *config.debug << " " << rules::square_name(s)
+                      << ((seen_on_board.changed >> s) & 1 ? "*" : "") << "[" << inc[0] << ","
+                      << inc[1] << "," << inc[2] << "]";
+      }
+      *config.debug << "\n";
+      bool resync_shown = false;
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
         const Candidate& c = candidates[i];
+        if (i >= 6 && (resync_shown || c.kind != NodeKind::kResync)) continue;
+        if (c.kind == NodeKind::kResync) resync_shown = true;
+        if (i >= 6) *config.debug << "  #" << i;
         *config.debug << "  " << c.score << " parent " << c.parent << " kind "
                       << static_cast<int>(c.kind);
         for (int m = 0; m < c.move_count; ++m) {
@@ -626,10 +700,28 @@ struct Tracker::Impl {
             }
           }
         }
+        // The uncommitted history of the parent on this board.
+        *config.debug << " after:";
+        std::vector<const Node*> path;
+        for (const Node* n = beam[c.parent].head.get(); n != nullptr && n->press >= next_commit;
+             n = n->parent.get()) {
+          path.push_back(n);
+        }
+        for (auto it = path.rbegin(); it != path.rend(); ++it) {
+          const Node& n = **it;
+          if (n.kind == NodeKind::kResync) {
+            *config.debug << " [" << n.press << " resync " << n.resync_detail << "]";
+          } else if (n.kind == NodeKind::kPressWithoutMove) {
+            *config.debug << " [" << n.press << " pass]";
+          } else if (!n.plies.empty() && n.plies.front().board == press.board) {
+            *config.debug << " [" << n.press << " " << node_san(n) << "]";
+          }
+        }
         *config.debug << "\n";
       }
     }
     std::vector<Hypothesis> next;
+    std::vector<int> next_parents;
     std::vector<std::uint64_t> keys;
     for (const Candidate& c : candidates) {
       if (static_cast<int>(next.size()) >= config.beam_width) break;
@@ -680,6 +772,7 @@ struct Tracker::Impl {
       keys.push_back(key);
       child.head = std::move(node);
       next.push_back(std::move(child));
+      next_parents.push_back(c.parent);
     }
     if (next.empty()) {
       // Cannot happen (a resync or a pass is always possible), but never freeze: keep the
@@ -696,13 +789,90 @@ struct Tracker::Impl {
     // Keep scores small: only differences matter.
     const double best = next.front().score;
     for (Hypothesis& h : next) h.score -= best;
+    learn_agreed(press, next, next_parents);
     beam = std::move(next);
     publish_provisional(press);
   }
 
+  // What is new on the press's board since its previous press. Each square's readings
+  // count once: a run of readings adds what it has gained since the previous press (its
+  // weight grows as it lasts), a run that reads the same as the one before it (a hand
+  // passed over the square) continues it, and only a reading of another state counts anew.
+  // Otherwise a square that vision misreads would weigh more with every press.
+  PressEvidence press_evidence(const Press& press, double evidence_t, double before) {
+    const int b = index(press.board);
+    PressEvidence out;
+    const auto readings = evidence[b].readings_at(evidence_t, before);
+    const detail::BoardEvidence::Changes news =
+        evidence[b].changes(press.previous_press_t, evidence_t, before);
+    out.touched = news.touched;
+    out.changed = 0;
+    for (int s = 0; s < 64; ++s) {
+      CountedReading& counted = counted_readings[b][s];
+      const std::uint64_t bit = std::uint64_t{1} << s;
+      if (!readings[s]) {
+        out.l[s] = {};
+        continue;
+      }
+      const detail::BoardEvidence::SquareReading& r = *readings[s];
+      if (counted.known && counted.state == r.state) {
+        const double gained = std::max(0.0, r.weight - counted.weight);
+        for (int i = 0; i < 3; ++i) out.l[s][i] = r.weight > 0 ? r.l[i] * gained / r.weight : 0.0;
+        counted.weight = std::max(counted.weight, r.weight);
+      } else {
+        out.l[s] = r.l;
+        if (counted.known ? (news.touched & bit) != 0 : (news.changed & bit) != 0) {
+          out.changed |= bit;
+        }
+        counted = {true, r.state, r.weight};
+      }
+    }
+    return out;
+  }
+
+  // Where the best moves land on the same square with pieces of different types (Nc3 and
+  // c3: the squares read alike when vision cannot tell the knight's square emptied), the
+  // piece-type reading of that square after the press decides between them.
+  void ask_piece_type(const Press& press, const std::vector<Hypothesis>& parents,
+                      std::vector<Candidate>& candidates) const {
+    if (!config.piece_types || candidates.empty()) return;
+    const Candidate& best = candidates.front();
+    if (best.kind != NodeKind::kMove || best.move_count != 1) return;
+    const int b = index(press.board);
+    const Square to = best.moves[0].to();
+    const auto type_of = [&](const Candidate& c) {
+      const Move m = c.moves[0];
+      return m.is_drop() ? m.piece() : parents[c.parent].boards[b].piece_at(m.from()).type;
+    };
+    std::vector<std::size_t> rivals;
+    bool differ = false;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const Candidate& c = candidates[i];
+      if (c.score < best.score - kTypeDoubtMargin) break;
+      if (c.kind != NodeKind::kMove || c.move_count != 1 || c.moves[0].to() != to) continue;
+      if (c.moves[0].kind() == Move::Kind::kPromotion) return;
+      if (type_of(c) == PieceType::kKing) return;  // the oracle knows pawn..queen only
+      differ = differ || type_of(c) != type_of(best);
+      rivals.push_back(i);
+    }
+    if (!differ) return;
+    const std::optional<std::array<float, 5>> types =
+        config.piece_types(press.board, to, press.frame);
+    if (!types) return;
+    for (std::size_t i : rivals) {
+      const float p = (*types)[static_cast<std::size_t>(type_of(candidates[i]))];
+      candidates[i].score += std::log(std::max(0.02f, p));
+    }
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& x) {
+                       if (a.score != x.score) return a.score > x.score;
+                       return a.order < x.order;
+                     });
+  }
+
   template <typename Add>
   void expand_unpressed(int h, const Position& start, std::vector<Color> sides, double base,
-                        const BoardLikelihood& l, Add& add) {
+                        const PressEvidence& l, Add& add) {
     const rules::RuleSet& rules = *config.rules;
     // Greedy by evidence for every ply but the last, which tries every legal move.
     struct Partial {
@@ -751,6 +921,9 @@ struct Tracker::Impl {
     Move illegal_move;  // its shape (from, to, or a drop), for the record
     std::vector<PieceType> passed;
     std::optional<PlyRecord> legal;  // the legal move played before the disturbance
+    // Pieces that appeared from nowhere (not moved on the board, not from the holdings) or
+    // vanished (not moved, not captured): physically unlikely, where a misread is not.
+    int unaccounted = 0;
   };
 
   PlyRecord ply_record(const Position& p, BoardId board, Move m) const {
@@ -768,10 +941,10 @@ struct Tracker::Impl {
   // `first`, the presser's legal move is played first and only what it leaves unexplained
   // is the disturbance (a piece knocked aside while moving).
   std::optional<BuiltResync> build_resync(const std::array<Position, 2>& boards, const Press& press,
-                                          const BoardLikelihood& l,
+                                          const BoardLikelihood& l, std::uint64_t changed,
                                           std::optional<Move> first) const {
     const int b = index(press.board);
-    BuiltResync out{boards, {}, false, {}, {}, {}};
+    BuiltResync out{boards, {}, false, {}, {}, {}, 0};
     if (first) {
       PlyRecord ply = ply_record(boards[b], press.board, *first);
       ply.captured = apply_move(out.boards, press.board, *first, *config.rules);
@@ -785,6 +958,7 @@ struct Tracker::Impl {
     for (int s = 0; s < 64; ++s) {
       const auto& sq = l[s];
       if (sq[0] == 0.0 && sq[1] == 0.0 && sq[2] == 0.0) continue;  // no evidence
+      if (!(changed & (std::uint64_t{1} << s))) continue;
       const auto seen =
           static_cast<SquareState>(std::max_element(sq.begin(), sq.end()) - sq.begin());
       const SquareState now = state_of(white, black, s);
@@ -872,6 +1046,7 @@ struct Tracker::Impl {
           }
         } else {
           ++other_changes;
+          ++out.unaccounted;
         }
       }
       if (piece.type == PieceType::kPawn && (rules::rank_of(s) == 0 || rules::rank_of(s) == 7)) {
@@ -885,7 +1060,10 @@ struct Tracker::Impl {
           lifted[i].color != press.side &&
           std::any_of(appeared.begin(), appeared.end(),
                       [&](const auto& a) { return a.first == vanished[i]; });
-      if (!taken_by_presser) ++other_changes;
+      if (!taken_by_presser) {
+        ++other_changes;
+        ++out.unaccounted;
+      }
     }
     if (q.king_square(Color::kWhite) == rules::kNoSquare ||
         q.king_square(Color::kBlack) == rules::kNoSquare) {
@@ -1163,6 +1341,44 @@ struct Tracker::Impl {
     for (int s = 0; s < 4; ++s) record_holdings(s, press.t);
   }
 
+  // What the likely hypotheses agree on after a press stood since the previous press on the
+  // board, but for the squares any of them changed at this press: how vision read those
+  // squares meanwhile is learned at once (the commit comes presses later).
+  void learn_agreed(const Press& press, const std::vector<Hypothesis>& next,
+                    const std::vector<int>& parents) {
+    const int b = index(press.board);
+    const Position& reference = next.front().boards[b];
+    const std::uint64_t w0 = reference.pieces(Color::kWhite);
+    const std::uint64_t b0 = reference.pieces(Color::kBlack);
+    std::uint64_t skip = 0;
+    for (std::size_t i = 0; i < next.size(); ++i) {
+      if (next[i].score < -kAgreeMargin) continue;
+      const Position& mine = next[i].boards[b];
+      const Position& parent = beam[static_cast<std::size_t>(parents[i])].boards[b];
+      skip |= (mine.pieces(Color::kWhite) ^ w0) | (mine.pieces(Color::kBlack) ^ b0);
+      skip |= (mine.pieces(Color::kWhite) ^ parent.pieces(Color::kWhite)) |
+              (mine.pieces(Color::kBlack) ^ parent.pieces(Color::kBlack));
+    }
+    std::array<SquareState, 64> states{};
+    for (int s = 0; s < 64; ++s) states[s] = state_of(w0, b0, s);
+    evidence[b].learn(learned_until[b], press.t, states, skip);
+    learned_until[b] = press.t;
+  }
+
+  // Before the first move on a board its start position stands until a hand first comes
+  // over it: how vision reads each square there is known before the first press.
+  void learn_start(const Press& press) {
+    const int b = index(press.board);
+    const double until = std::min(press.t, evidence[b].first_hand().value_or(press.t) - 1e-6);
+    const Position& start = committed[b];
+    std::array<SquareState, 64> states{};
+    for (int s = 0; s < 64; ++s) {
+      states[s] = state_of(start.pieces(Color::kWhite), start.pieces(Color::kBlack), s);
+    }
+    evidence[b].learn(-kInfinity, until, states, 0);
+    learned_until[b] = until;
+  }
+
   // The long form of a move as seen, for one the rules do not allow: "Bf1-f3", "Nc4xe5",
   // "P@h8".
   static std::string long_form(const Position& before, Move m) {
@@ -1407,6 +1623,7 @@ void Tracker::replay_committed(BoardId board, rules::Move move, double t,
   apply_move(impl.committed, board, move, rules);
   for (Hypothesis& h : impl.beam) apply_move(h.boards, board, move, rules);
   impl.last_press_t[index(board)] = t;
+  impl.learned_until[index(board)] = t;
   impl.clocks[index(board)].last_t = t;
   impl.latest_t = std::max(impl.latest_t, t);
   for (int s = 0; s < 4; ++s) impl.record_holdings(s, t);

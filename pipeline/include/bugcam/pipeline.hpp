@@ -61,6 +61,9 @@ struct RecordOptions {
   // pieces (and touching pieces are miscounted), which the tracker reports as hidden pieces
   // (the bundled clip: 6 to 30 false incidents with it on, none with it off).
   bool holdings_to_tracker = false;
+  // Where to write the tracker's inputs (observation_log.hpp), for running the tracker again
+  // without the video; empty for none.
+  std::filesystem::path observations_log;
   // Called about every half second of video with the run's progress.
   std::function<void(const Progress&)> progress;
 };

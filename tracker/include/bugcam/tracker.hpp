@@ -168,8 +168,10 @@ struct TrackerConfig {
   double prior_move_without_press = -9.0;
   // The board changed in a way no legal move explains (position_disturbed) ...
   double prior_resync = -16.0;
-  // ... or as one piece of the presser moved against the rules (illegal_move).
-  double prior_illegal_move = -16.0;
+  // ... or as one piece of the presser moved against the rules (illegal_move). Each
+  // square's readings count once (not again at every press), so a move's two squares
+  // must be able to outweigh this.
+  double prior_illegal_move = -8.0;
   // A shortfall in a holding area is hidden_piece when it lasts this long.
   double hidden_piece_seconds = 3.0;
   // An arm over the partner's board counts when it stays this long.

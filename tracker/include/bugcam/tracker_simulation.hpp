@@ -18,6 +18,15 @@ struct Injection {
   int ply = 0;  // 0-based index into the game's moves (in completion order)
 };
 
+// A square that vision reads as a piece of `reads_as` whenever it is empty, from the first
+// frame on (a shadow on a light square, a tall neighbour's body): not a misread that comes
+// and goes, a bias.
+struct ShadowedSquare {
+  BoardId board = BoardId::kA;
+  rules::Square square = 0;
+  Color reads_as = Color::kWhite;
+};
+
 struct SimulationOptions {
   double fps = 30.0;
   // Probability that a visible square reads wrong in a frame; misreads come in spells.
@@ -28,6 +37,7 @@ struct SimulationOptions {
   double holdings_hz = 5.0;
   int max_plies = -1;  // stop after this many plies (-1: all)
   std::vector<Injection> injections;
+  std::vector<ShadowedSquare> shadowed;
 };
 
 using SimulatedInput = std::variant<ClockEvent, BoardObservation, HoldingsObservation>;

@@ -1,0 +1,151 @@
+// Runs the tracker again on the inputs a recording gave it (CLIP/observations.bin, written by
+// `record_eval --save-observations`), records into CLIP/replayed and scores that against the
+// clip's truth as record_eval does, in seconds instead of minutes: for tuning the tracker.
+// Piece types come from the answers vision gave in the original run; a question it was not
+// asked then gets no answer.
+//
+//   tracker_replay CLIP_DIR... [--out NAME] [--trace]
+// --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "bugcam/evaluation.hpp"
+#include "bugcam/observation_log.hpp"
+#include "bugcam/recorder.hpp"
+#include "bugcam/tracker.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace bugcam;
+
+[[noreturn]] void usage(const std::string& what) {
+  std::cerr << "tracker_replay: " << what
+            << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace]\n";
+  std::exit(2);
+}
+
+struct Result {
+  pipeline::Accuracy accuracy;
+  int committed = 0;
+};
+
+Result replay(const fs::path& clip, const std::string& out_name, bool trace) {
+  const std::vector<pipeline::LoggedInput> inputs =
+      pipeline::read_observation_log(clip / "observations.bin");
+  tracker::TrackerConfig config;
+  std::map<std::tuple<int, int, int>, std::optional<std::array<float, 5>>> answers;
+  for (const pipeline::LoggedInput& input : inputs) {
+    if (const auto* e = std::get_if<capture::ClockEvent>(&input)) {
+      if (!config.base_seconds && e->kind == capture::ClockEvent::Kind::kStart && e->white_ms) {
+        config.base_seconds = *e->white_ms / 1000.0;
+      }
+    } else if (const auto* a = std::get_if<pipeline::PieceTypeAnswer>(&input)) {
+      answers[{static_cast<int>(a->board), static_cast<int>(a->square), a->frame}] = a->types;
+    }
+  }
+  config.piece_types = [&answers](rules::BoardId board, rules::Square square,
+                                  int frame) -> std::optional<std::array<float, 5>> {
+    const auto found = answers.find({static_cast<int>(board), static_cast<int>(square), frame});
+    return found == answers.end() ? std::nullopt : found->second;
+  };
+  const fs::path out = clip / out_name;
+  fs::remove_all(out);
+  recorder::RecorderOptions ro;
+  ro.dir = out;
+  recorder::Recorder recorder(ro);
+  std::ofstream trace_file;
+  if (trace) {
+    trace_file.open(out / "trace.txt");
+    config.debug = &trace_file;
+  }
+  tracker::Tracker tracker(config);
+  Result result;
+  const auto drain = [&] {
+    for (const tracker::TrackerEvent& event : tracker.take_events()) {
+      if (const auto* m = std::get_if<tracker::TrackedMove>(&event); m && !m->provisional) {
+        ++result.committed;
+      }
+      recorder.record(event);
+    }
+  };
+  for (const pipeline::LoggedInput& input : inputs) {
+    if (const auto* e = std::get_if<capture::ClockEvent>(&input)) {
+      tracker.add(*e);
+      recorder.record(*e);
+    } else if (const auto* b = std::get_if<tracker::BoardObservation>(&input)) {
+      tracker.add(*b);
+    } else if (const auto* h = std::get_if<tracker::HoldingsObservation>(&input)) {
+      tracker.add(*h);
+    }
+    drain();
+  }
+  tracker.finish();
+  drain();
+  result.accuracy = pipeline::evaluate(out, clip);
+  return result;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<fs::path> clips;
+  std::string out_name = "replayed";
+  bool trace = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--out") {
+      if (i + 1 >= argc) usage("--out needs a value");
+      out_name = argv[++i];
+    } else if (arg == "--trace") {
+      trace = true;
+    } else if (arg.starts_with("--")) {
+      usage("unknown argument " + arg);
+    } else {
+      clips.emplace_back(arg);
+    }
+  }
+  if (clips.empty()) usage("no clip directory");
+  int right = 0, compared = 0, exact = 0, found = 0, truth = 0, failed = 0;
+  std::map<std::string, int> false_by_type;
+  double press_error_max = 0.0;
+  for (const fs::path& clip : clips) {
+    try {
+      const Result r = replay(clip, out_name, trace);
+      const pipeline::Accuracy& a = r.accuracy;
+      right += a.moves_right;
+      compared += a.moves_compared;
+      exact += a.exact ? 1 : 0;
+      found += a.incidents_found;
+      truth += a.incidents_true;
+      press_error_max = std::max(press_error_max, a.press_error_max);
+      std::string notes = a.first_errors.empty() ? "" : a.first_errors.front();
+      for (const pipeline::IncidentMatch& m : a.incidents_missed) notes += " missed " + m.type;
+      for (const pipeline::IncidentMatch& m : a.incidents_false) {
+        ++false_by_type[m.type];
+        notes += " false " + m.type + "(" + m.board + " " + m.ply + ")";
+      }
+      std::printf("%-12s %3d/%-3d %5.1f%% %-3s press %.3fs incidents %d/%d+%zu %s\n",
+                  clip.filename().c_str(), a.moves_right, a.moves_compared,
+                  100.0 * a.moves_right_fraction(), a.exact ? "yes" : "no", a.press_error_max,
+                  a.incidents_found, a.incidents_true, a.incidents_false.size(), notes.c_str());
+    } catch (const std::exception& e) {
+      std::printf("%-12s failed: %s\n", clip.filename().c_str(), e.what());
+      ++failed;
+    }
+  }
+  int false_total = 0;
+  for (const auto& [type, n] : false_by_type) false_total += n;
+  std::printf("moves right %d/%d = %.2f%%, exact %d/%zu, incidents %d/%d found, %d false:", right,
+              compared, compared ? 100.0 * right / compared : 0.0, exact,
+              clips.size() - static_cast<std::size_t>(failed), found, truth, false_total);
+  for (const auto& [type, n] : false_by_type) std::printf(" %s %d", type.c_str(), n);
+  std::printf(", press error max %.3fs\n", press_error_max);
+  return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,167 @@
+// Binary log of the tracker's inputs (see observation_log.hpp). Each record is a tag byte
+// and the fields in a fixed order.
+#include "bugcam/observation_log.hpp"
+
+#include <cstdint>
+#include <stdexcept>
+
+namespace bugcam::pipeline {
+
+namespace {
+
+enum Tag : char { kClock = 'C', kBoard = 'B', kHoldings = 'H', kTypes = 'T' };
+// An absent optional int.
+constexpr std::int32_t kNone = INT32_MIN;
+
+template <typename T>
+void put(std::ofstream& out, T value) {
+  out.write(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+class Reader {
+ public:
+  explicit Reader(const std::filesystem::path& file) : file_(file), in_(file, std::ios::binary) {
+    if (!in_) throw std::runtime_error(file.string() + ": cannot open");
+  }
+  bool at_end() { return in_.peek() == std::char_traits<char>::eof(); }
+  template <typename T>
+  T get() {
+    T value{};
+    in_.read(reinterpret_cast<char*>(&value), sizeof value);
+    if (!in_) throw std::runtime_error(file_.string() + ": cut short");
+    return value;
+  }
+
+ private:
+  std::filesystem::path file_;
+  std::ifstream in_;
+};
+
+std::optional<int> optional_int(std::int32_t v) {
+  return v == kNone ? std::nullopt : std::optional<int>(v);
+}
+
+}  // namespace
+
+ObservationLogWriter::ObservationLogWriter(const std::filesystem::path& file)
+    : out_(file, std::ios::binary | std::ios::trunc) {
+  if (!out_) throw std::runtime_error(file.string() + ": cannot create");
+}
+
+void ObservationLogWriter::write(const LoggedInput& input) {
+  if (const auto* e = std::get_if<capture::ClockEvent>(&input)) {
+    put(out_, kClock);
+    put(out_, static_cast<std::uint8_t>(e->kind));
+    put(out_, static_cast<std::uint8_t>(e->board));
+    put(out_, static_cast<std::int8_t>(e->side ? static_cast<int>(*e->side) : -1));
+    put(out_, e->t);
+    put(out_, static_cast<std::int32_t>(e->white_ms.value_or(kNone)));
+    put(out_, static_cast<std::int32_t>(e->black_ms.value_or(kNone)));
+  } else if (const auto* b = std::get_if<tracker::BoardObservation>(&input)) {
+    put(out_, kBoard);
+    put(out_, static_cast<std::uint8_t>(b->board));
+    put(out_, b->t);
+    put(out_, static_cast<std::int32_t>(b->frame));
+    for (const tracker::SquareEvidence& s : b->squares) {
+      put(out_, s.empty);
+      put(out_, s.white);
+      put(out_, s.black);
+      put(out_, static_cast<std::uint8_t>(s.occluded));
+    }
+    put(out_, static_cast<std::uint8_t>(b->hands.size()));
+    for (const tracker::Seat& seat : b->hands) {
+      put(out_, static_cast<std::uint8_t>(seat.board));
+      put(out_, static_cast<std::uint8_t>(seat.color));
+    }
+  } else if (const auto* h = std::get_if<tracker::HoldingsObservation>(&input)) {
+    put(out_, kHoldings);
+    put(out_, static_cast<std::uint8_t>(h->seat.board));
+    put(out_, static_cast<std::uint8_t>(h->seat.color));
+    put(out_, h->t);
+    put(out_, static_cast<std::int32_t>(h->frame));
+    for (int v : h->visible) put(out_, static_cast<std::int32_t>(v));
+    put(out_, static_cast<std::uint8_t>(h->occluded));
+  } else if (const auto* a = std::get_if<PieceTypeAnswer>(&input)) {
+    put(out_, kTypes);
+    put(out_, static_cast<std::uint8_t>(a->board));
+    put(out_, static_cast<std::uint8_t>(a->square));
+    put(out_, static_cast<std::int32_t>(a->frame));
+    put(out_, static_cast<std::uint8_t>(a->types.has_value()));
+    if (a->types) {
+      for (float p : *a->types) put(out_, p);
+    }
+  }
+  out_.flush();
+}
+
+std::vector<LoggedInput> read_observation_log(const std::filesystem::path& file) {
+  Reader in(file);
+  std::vector<LoggedInput> out;
+  while (!in.at_end()) {
+    const char tag = in.get<char>();
+    switch (tag) {
+      case kClock: {
+        capture::ClockEvent e;
+        e.kind = static_cast<capture::ClockEvent::Kind>(in.get<std::uint8_t>());
+        e.board = static_cast<rules::BoardId>(in.get<std::uint8_t>());
+        const int side = in.get<std::int8_t>();
+        if (side >= 0) e.side = static_cast<rules::Color>(side);
+        e.t = in.get<double>();
+        e.white_ms = optional_int(in.get<std::int32_t>());
+        e.black_ms = optional_int(in.get<std::int32_t>());
+        out.emplace_back(e);
+        break;
+      }
+      case kBoard: {
+        tracker::BoardObservation b;
+        b.board = static_cast<rules::BoardId>(in.get<std::uint8_t>());
+        b.t = in.get<double>();
+        b.frame = in.get<std::int32_t>();
+        for (tracker::SquareEvidence& s : b.squares) {
+          s.empty = in.get<float>();
+          s.white = in.get<float>();
+          s.black = in.get<float>();
+          s.occluded = in.get<std::uint8_t>() != 0;
+        }
+        const int hands = in.get<std::uint8_t>();
+        for (int i = 0; i < hands; ++i) {
+          tracker::Seat seat;
+          seat.board = static_cast<rules::BoardId>(in.get<std::uint8_t>());
+          seat.color = static_cast<rules::Color>(in.get<std::uint8_t>());
+          b.hands.push_back(seat);
+        }
+        out.emplace_back(std::move(b));
+        break;
+      }
+      case kHoldings: {
+        tracker::HoldingsObservation h;
+        h.seat.board = static_cast<rules::BoardId>(in.get<std::uint8_t>());
+        h.seat.color = static_cast<rules::Color>(in.get<std::uint8_t>());
+        h.t = in.get<double>();
+        h.frame = in.get<std::int32_t>();
+        for (int& v : h.visible) v = in.get<std::int32_t>();
+        h.occluded = in.get<std::uint8_t>() != 0;
+        out.emplace_back(h);
+        break;
+      }
+      case kTypes: {
+        PieceTypeAnswer a;
+        a.board = static_cast<rules::BoardId>(in.get<std::uint8_t>());
+        a.square = in.get<std::uint8_t>();
+        a.frame = in.get<std::int32_t>();
+        if (in.get<std::uint8_t>() != 0) {
+          std::array<float, 5> types{};
+          for (float& p : types) p = in.get<float>();
+          a.types = types;
+        }
+        out.emplace_back(a);
+        break;
+      }
+      default:
+        throw std::runtime_error(file.string() + ": unknown record");
+    }
+  }
+  return out;
+}
+
+}  // namespace bugcam::pipeline
