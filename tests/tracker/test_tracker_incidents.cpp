@@ -11,12 +11,22 @@ using bugcam::tracker::testing::load_games;
 using bugcam::tracker::testing::Outcome;
 using bugcam::tracker::testing::run_tracker;
 
-Outcome run_with(IncidentType type, int ply) {
+// A 60-ply game with rare, brief misreads, before any incident is injected.
+const std::vector<bugcam::rules::BpgnGame>& clean_run_games() {
   static const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
+  return games;
+}
+SimulationOptions clean_run_options() {
   SimulationOptions options;
   options.misread = 0.01;
   options.seed = 7;
   options.max_plies = 60;
+  return options;
+}
+
+Outcome run_with(IncidentType type, int ply) {
+  const std::vector<bugcam::rules::BpgnGame>& games = clean_run_games();
+  SimulationOptions options = clean_run_options();
   options.injections = {{type, ply}};
   return run_tracker(games[0], options);
 }
@@ -99,11 +109,8 @@ TEST(TrackerIncidents, PartnerBoardTouched) {
 }
 
 TEST(TrackerIncidents, CleanRunHasNone) {
-  static const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
-  SimulationOptions options;
-  options.misread = 0.01;
-  options.seed = 7;
-  options.max_plies = 60;
+  const std::vector<bugcam::rules::BpgnGame>& games = clean_run_games();
+  SimulationOptions options = clean_run_options();
   const Outcome outcome = run_tracker(games[0], options);
   EXPECT_TRUE(outcome.exact);
   EXPECT_TRUE(outcome.incidents.empty());
@@ -113,11 +120,8 @@ TEST(TrackerIncidents, CleanRunHasNone) {
 // squares, as on the dev clip of seed 1004): that is how those squares look, not a
 // disturbance, and the moves around them are still read.
 TEST(TrackerIncidents, ShadowedSquaresAreNoDisturbance) {
-  static const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
-  SimulationOptions options;
-  options.misread = 0.01;
-  options.seed = 7;
-  options.max_plies = 60;
+  const std::vector<bugcam::rules::BpgnGame>& games = clean_run_games();
+  SimulationOptions options = clean_run_options();
   using bugcam::rules::Color;
   using bugcam::rules::make_square;
   for (int file : {0, 2, 4, 6}) {
