@@ -154,6 +154,11 @@ struct Lattice {
   cv::Matx33d lattice_to_image = cv::Matx33d::eye();
   int i_min = 0, i_max = 0, j_min = 0, j_max = 0;
   int polarity_at_origin = 1;
+
+  // The polarity of the X-corner at lattice index (i, j): it flips with every step.
+  int polarity_at(int i, int j) const {
+    return (i + j) % 2 == 0 ? polarity_at_origin : -polarity_at_origin;
+  }
 };
 
 cv::Matx33d fit_homography(const Lattice& lattice, const std::vector<cv::Point2f>& points) {
@@ -260,9 +265,9 @@ void grow_lattice(Lattice& lattice, const std::vector<cv::Point2f>& points,
         const double step = std::min(norm(u), norm(v));
         const auto found = index.nearest(q, 0.22 * step, used);
         if (!found) continue;
-        const int expected =
-            ((i + j) % 2 == 0) ? lattice.polarity_at_origin : -lattice.polarity_at_origin;
-        if (polarity(gray, cv::Point2d(points[*found]), u, v) != expected) continue;
+        if (polarity(gray, cv::Point2d(points[*found]), u, v) != lattice.polarity_at(i, j)) {
+          continue;
+        }
         additions.push_back({{i, j}, *found});
         if (!adjacent) gap_lines.push_back({i, j});
       }
@@ -332,8 +337,7 @@ std::pair<cv::Vec3f, cv::Vec3f> lattice_colours(const Lattice& lattice, const cv
   std::vector<cv::Vec3f> dark;
   const cv::Matx33d& h = lattice.lattice_to_image;
   for (const auto& [ij, index] : lattice.members) {
-    const int pol = ((ij.first + ij.second) % 2 == 0) ? lattice.polarity_at_origin
-                                                      : -lattice.polarity_at_origin;
+    const int pol = lattice.polarity_at(ij.first, ij.second);
     for (const double di : {-0.25, 0.25}) {
       for (const double dj : {-0.25, 0.25}) {
         const cv::Point2d p = apply(h, {ij.first + di, ij.second + dj});
@@ -383,9 +387,7 @@ class CellColours {
     }
     double result = 0.0;
     if (2 * seen >= kGrid * kGrid) {
-      const int pol =
-          ((i + j) % 2 == 0) ? lattice_.polarity_at_origin : -lattice_.polarity_at_origin;
-      result = pol * double(light - dark) / seen;
+      result = lattice_.polarity_at(i, j) * double(light - dark) / seen;
     }
     cache_[key] = result;
     return result;
