@@ -373,10 +373,6 @@ constexpr float kBrightMarginFloor = 10.0f;
 constexpr float kLearnCoveredCorners = 0.1f;
 constexpr float kLearnForeign = 0.05f;
 
-cv::Vec3f median_of(std::vector<cv::Vec3f> colours) {
-  return channel_median(colours);
-}
-
 // From the start position's empty squares, where no piece can lean over them: the shadow's
 // colour over the lit square's, per channel (0 when too few pixels there look shadowed), and
 // how much brighter than their square the pixels get.
@@ -485,10 +481,10 @@ std::optional<calibration::BoardLooks> learn_board(const cv::Mat& warped_bgr,
       if (colours.size() < static_cast<size_t>(kLearnSquaresPerClass)) return std::nullopt;
     }
   }
-  looks.white_on_light = median_of(pieces[0][0]);
-  looks.white_on_dark = median_of(pieces[0][1]);
-  looks.black_on_light = median_of(pieces[1][0]);
-  looks.black_on_dark = median_of(pieces[1][1]);
+  looks.white_on_light = channel_median(pieces[0][0]);
+  looks.white_on_dark = channel_median(pieces[0][1]);
+  looks.black_on_light = channel_median(pieces[1][0]);
+  looks.black_on_dark = channel_median(pieces[1][1]);
   // Black pieces darker than white ones on both square colours, or the rows are not what the
   // orientation says.
   if (luma(looks.white_on_light) <= luma(looks.black_on_light) ||
