@@ -1,6 +1,7 @@
 #include "evidence.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace bugcam::tracker::detail {
@@ -81,30 +82,19 @@ void BoardEvidence::add(const BoardObservation& observation) {
   seen_ = true;
   FrameReadings& readings = unlearned_.emplace_back();
   readings.t = observation.t;
-  for (int s = 0; s < 64; ++s) {
-    const SquareEvidence& e = observation.squares[s];
-    if (e.occluded) {
-      readings.occluded |= std::uint64_t{1} << s;
-      continue;
-    }
-    const std::array<double, 3> p = normalised(e);
-    for (int i = 0; i < 3; ++i) readings.p[s][i] = static_cast<float>(p[i]);
-  }
-  while (unlearned_.front().t < observation.t - kUnlearnedSeconds) unlearned_.pop_front();
-  const int covered = __builtin_popcountll(readings.occluded);
-  if (first_covered_ < 0) first_covered_ = covered;
-  if (!first_hand_ && covered >= first_covered_ + 2) first_hand_ = observation.t;
   latest_t_ = observation.t;
   latest_frame_ = observation.frame;
   for (int s = 0; s < 64; ++s) {
     SquareTimeline& line = squares_[s];
     const SquareEvidence& e = observation.squares[s];
     if (e.occluded) {
+      readings.occluded |= std::uint64_t{1} << s;
       line.open = false;
       line.pending = Run{};
       continue;
     }
     const std::array<double, 3> p = normalised(e);
+    for (int i = 0; i < 3; ++i) readings.p[s][i] = static_cast<float>(p[i]);
     if (!line.open) {
       line.runs.push_back(Run{});
       line.runs.back().after_cover = true;
@@ -134,6 +124,10 @@ void BoardEvidence::add(const BoardObservation& observation) {
       line.pending = Run{};
     }
   }
+  const int covered = std::popcount(readings.occluded);
+  if (first_covered_ < 0) first_covered_ = covered;
+  if (!first_hand_ && covered >= first_covered_ + 2) first_hand_ = observation.t;
+  while (unlearned_.front().t < observation.t - kUnlearnedSeconds) unlearned_.pop_front();
 }
 
 const Run* BoardEvidence::run_at(int square, double t, double before) const {
@@ -165,15 +159,6 @@ std::array<std::optional<BoardEvidence::SquareReading>, 64> BoardEvidence::readi
       for (int r = 0; r < 3; ++r) p += reads[state][r] * run->sum[r] / run->frames;
       reading.l[state] = reading.weight * std::log(kFloor + (1.0 - 3.0 * kFloor) * p);
     }
-  }
-  return out;
-}
-
-BoardLikelihood BoardEvidence::likelihood_at(double t, double before) const {
-  BoardLikelihood out{};
-  const std::array<std::optional<SquareReading>, 64> readings = readings_at(t, before);
-  for (int s = 0; s < 64; ++s) {
-    if (readings[s]) out[s] = readings[s]->l;
   }
   return out;
 }

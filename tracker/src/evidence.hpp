@@ -53,15 +53,14 @@ class BoardEvidence {
     double weight = 0.0;
     SquareLikelihood l{};
   };
-  // Per square the reading of the run likelihood_at takes, if any.
+  // The evidence for the position standing at time `t` (a press): per square the reading of
+  // the run that covers `t`, else of the first run starting after `t` and before `before`,
+  // if any.
   std::array<std::optional<SquareReading>, 64> readings_at(double t, double before) const;
-  // The evidence for the position standing at time `t` (a press): per square the run that
-  // covers `t`, else the first run starting after `t` and before `before`.
-  BoardLikelihood likelihood_at(double t, double before) const;
-  // The run used for square `s` at time `t` (as likelihood_at chooses), if any.
+  // The run used for square `s` at time `t` (as readings_at chooses), if any.
   const Run* run_at(int square, double t, double before) const;
   // What happened on each square between `t_previous` (the previous press on the board; no
-  // time: the start) and `t` (readings as likelihood_at takes them): `touched`, something
+  // time: the start) and `t` (readings as readings_at takes them): `touched`, something
   // covered it meanwhile (vision sees a hand over every square a move changes), and
   // `changed`, touched and now read in another state than at `t_previous`.
   struct Changes {

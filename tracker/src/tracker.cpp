@@ -95,9 +95,21 @@ SquareState state_of(std::uint64_t white, std::uint64_t black, int s) {
   return SquareState::kEmpty;
 }
 
+// What each square of a position holds: empty, a white piece or a black one.
+std::array<SquareState, 64> square_states(const Position& p) {
+  const std::uint64_t white = p.pieces(Color::kWhite);
+  const std::uint64_t black = p.pieces(Color::kBlack);
+  std::array<SquareState, 64> states{};
+  for (int s = 0; s < 64; ++s) states[s] = state_of(white, black, s);
+  return states;
+}
+
 // The evidence of one press on its board.
 struct PressEvidence {
   BoardLikelihood l{};  // what each square's readings add at this press
+  // Each square's readings at this press whole, counted before or not: the position seen,
+  // which a resync is built from.
+  BoardLikelihood whole{};
   // Since the previous press on the board: squares a hand covered, and of those the ones
   // now read in another state (see BoardEvidence::changes).
   std::uint64_t touched = ~std::uint64_t{0};
@@ -235,6 +247,15 @@ struct Candidate {
   int move_count = 0;
   int order = 0;  // generation order: the tie-break that keeps results deterministic
 };
+
+// Best score first, ties in generation order.
+void sort_best_first(std::vector<Candidate>& candidates) {
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& x) {
+                     if (a.score != x.score) return a.score > x.score;
+                     return a.order < x.order;
+                   });
+}
 
 struct ClockState {
   std::array<std::optional<double>, 2> remaining;
@@ -565,10 +586,10 @@ struct Tracker::Impl {
         evidence[b].hand_left(Seat{press.board, press.side}, press.t);
     const double evidence_t =
         hand_left && *hand_left > press.previous_press_t.value_or(0.0) ? *hand_left : press.t;
-    const BoardLikelihood l = evidence[b].likelihood_at(evidence_t, before);
     // Only what changed since the previous press can be a disturbance: a square that has
     // read the same all along and disagrees with the board is vision's error there.
     const PressEvidence seen_on_board = press_evidence(press, evidence_t, before);
+    const BoardLikelihood& l = seen_on_board.whole;
     const Seat mover{press.board, press.side};
     const HoldingsFalls fell = holdings_falls(press);
     const HoldingsObservation* seen_after = holdings_after(press);
@@ -651,11 +672,7 @@ struct Tracker::Impl {
       }
     }
 
-    std::stable_sort(candidates.begin(), candidates.end(),
-                     [](const Candidate& a, const Candidate& x) {
-                       if (a.score != x.score) return a.score > x.score;
-                       return a.order < x.order;
-                     });
+    sort_best_first(candidates);
     ask_piece_type(press, beam, candidates);
 
     if (config.debug != nullptr) {
@@ -815,6 +832,7 @@ struct Tracker::Impl {
         continue;
       }
       const detail::BoardEvidence::SquareReading& r = *readings[s];
+      out.whole[s] = r.l;
       if (counted.known && counted.state == r.state) {
         const double gained = std::max(0.0, r.weight - counted.weight);
         for (int i = 0; i < 3; ++i) out.l[s][i] = r.weight > 0 ? r.l[i] * gained / r.weight : 0.0;
@@ -863,11 +881,7 @@ struct Tracker::Impl {
       const float p = (*types)[static_cast<std::size_t>(type_of(candidates[i]))];
       candidates[i].score += std::log(std::max(0.02f, p));
     }
-    std::stable_sort(candidates.begin(), candidates.end(),
-                     [](const Candidate& a, const Candidate& x) {
-                       if (a.score != x.score) return a.score > x.score;
-                       return a.order < x.order;
-                     });
+    sort_best_first(candidates);
   }
 
   template <typename Add>
@@ -1359,9 +1373,7 @@ struct Tracker::Impl {
       skip |= (mine.pieces(Color::kWhite) ^ parent.pieces(Color::kWhite)) |
               (mine.pieces(Color::kBlack) ^ parent.pieces(Color::kBlack));
     }
-    std::array<SquareState, 64> states{};
-    for (int s = 0; s < 64; ++s) states[s] = state_of(w0, b0, s);
-    evidence[b].learn(learned_until[b], press.t, states, skip);
+    evidence[b].learn(learned_until[b], press.t, square_states(reference), skip);
     learned_until[b] = press.t;
   }
 
@@ -1370,12 +1382,7 @@ struct Tracker::Impl {
   void learn_start(const Press& press) {
     const int b = index(press.board);
     const double until = std::min(press.t, evidence[b].first_hand().value_or(press.t) - 1e-6);
-    const Position& start = committed[b];
-    std::array<SquareState, 64> states{};
-    for (int s = 0; s < 64; ++s) {
-      states[s] = state_of(start.pieces(Color::kWhite), start.pieces(Color::kBlack), s);
-    }
-    evidence[b].learn(-kInfinity, until, states, 0);
+    evidence[b].learn(-kInfinity, until, square_states(committed[b]), 0);
     learned_until[b] = until;
   }
 
