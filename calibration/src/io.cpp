@@ -49,26 +49,36 @@ void write_colour(const cv::Vec3f& colour, google::protobuf::RepeatedField<doubl
   for (int c = 0; c < 3; ++c) out->Add(static_cast<double>(colour[c]));
 }
 
-// A colour of three channels, or nullopt when the field does not hold three numbers.
-std::optional<cv::Vec3f> read_colour(const google::protobuf::RepeatedField<double>& field) {
-  if (field.size() != 3) return std::nullopt;
-  return cv::Vec3f(static_cast<float>(field.Get(0)), static_cast<float>(field.Get(1)),
-                   static_cast<float>(field.Get(2)));
+// A colour of three channels, or nullopt when the field is absent. Any other count is a
+// damaged file: an error naming the file, the board and the field.
+std::optional<cv::Vec3d> read_colour(const google::protobuf::RepeatedField<double>& field,
+                                     const std::string& where, const char* name) {
+  if (field.empty()) return std::nullopt;
+  if (field.size() != 3) {
+    throw CalibrationError(where + ": " + name + " needs 3 numbers, has " +
+                           std::to_string(field.size()));
+  }
+  return cv::Vec3d(field.Get(0), field.Get(1), field.Get(2));
 }
 
-BoardLooks read_looks(const proto::BoardLooks& in) {
+BoardLooks read_looks(const proto::BoardLooks& in, const std::string& where) {
   BoardLooks looks;
-  const auto wl = read_colour(in.white_on_light());
-  const auto wd = read_colour(in.white_on_dark());
-  const auto bl = read_colour(in.black_on_light());
-  const auto bd = read_colour(in.black_on_dark());
-  if (!wl || !wd || !bl || !bd) return looks;
+  const auto wl = read_colour(in.white_on_light(), where, "looks.white_on_light");
+  const auto wd = read_colour(in.white_on_dark(), where, "looks.white_on_dark");
+  const auto bl = read_colour(in.black_on_light(), where, "looks.black_on_light");
+  const auto bd = read_colour(in.black_on_dark(), where, "looks.black_on_dark");
+  // Learnt looks always hold all four piece colours; some without the others is damage.
+  if (!wl || !wd || !bl || !bd) {
+    throw CalibrationError(where + ": looks needs white_on_light, white_on_dark, " +
+                           "black_on_light and black_on_dark");
+  }
   looks.learned = true;
-  looks.white_on_light = *wl;
-  looks.white_on_dark = *wd;
-  looks.black_on_light = *bl;
-  looks.black_on_dark = *bd;
-  looks.shadow_ratio = read_colour(in.shadow_ratio()).value_or(cv::Vec3f(0, 0, 0));
+  looks.white_on_light = static_cast<cv::Vec3f>(*wl);
+  looks.white_on_dark = static_cast<cv::Vec3f>(*wd);
+  looks.black_on_light = static_cast<cv::Vec3f>(*bl);
+  looks.black_on_dark = static_cast<cv::Vec3f>(*bd);
+  looks.shadow_ratio = static_cast<cv::Vec3f>(
+      read_colour(in.shadow_ratio(), where, "looks.shadow_ratio").value_or(cv::Vec3d(0, 0, 0)));
   looks.solid_share = static_cast<float>(in.solid_share());
   looks.bright_margin = static_cast<float>(in.bright_margin());
   return looks;
@@ -151,13 +161,17 @@ Calibration from_pbtxt(const std::string& text, const std::string& origin) {
     board.inner_corners_seen = b.inner_corners_seen();
     board.rms_error_px = b.rms_error_px();
     board.white_edge_from_pieces = b.white_edge_from_pieces();
-    if (b.light_square_bgr_size() == 3 && b.dark_square_bgr_size() == 3) {
-      for (int c = 0; c < 3; ++c) {
-        board.light_square_bgr[c] = b.light_square_bgr(c);
-        board.dark_square_bgr[c] = b.dark_square_bgr(c);
-      }
+    const std::string where = origin + ": board " + b.name();
+    const auto light = read_colour(b.light_square_bgr(), where, "light_square_bgr");
+    const auto dark = read_colour(b.dark_square_bgr(), where, "dark_square_bgr");
+    if (light.has_value() != dark.has_value()) {
+      throw CalibrationError(where + ": light_square_bgr and dark_square_bgr come together");
     }
-    if (b.has_looks()) board.looks = read_looks(b.looks());
+    if (light && dark) {
+      board.light_square_bgr = *light;
+      board.dark_square_bgr = *dark;
+    }
+    if (b.has_looks()) board.looks = read_looks(b.looks(), where);
     calibration.boards.push_back(board);
   }
   for (const proto::HoldingArea& h : message.holdings()) {

@@ -211,12 +211,32 @@ TEST(CalibrationFile, LearntLooksRoundTripAndOldFilesHaveNone) {
   EXPECT_EQ(read.shadow_ratio, looks.shadow_ratio);
   EXPECT_FLOAT_EQ(read.solid_share, looks.solid_share);
   EXPECT_FLOAT_EQ(read.bright_margin, looks.bright_margin);
-  // Looks without their four piece colours are not taken as learnt.
-  const Calibration partial = from_pbtxt(
-      "boards { name: \"A\" board_to_image: [1, 0, 0, 0, 1, 0, 0, 0, 1] "
-      "looks { white_on_light: [1, 2, 3] } }",
-      "partial.pbtxt");
-  EXPECT_FALSE(partial.boards[0].looks.learned);
+}
+
+// A damaged colour is an error that names the file, the board and the field, not a board
+// silently read with nothing learnt.
+TEST(CalibrationFile, DamagedColoursAreErrorsNamingTheBoardAndField) {
+  const auto error_of = [](const std::string& board_fields) -> std::string {
+    try {
+      from_pbtxt(
+          "boards { name: \"B\" board_to_image: [1, 0, 0, 0, 1, 0, 0, 0, 1] " + board_fields + " }",
+          "damaged.pbtxt");
+    } catch (const CalibrationError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of("looks { white_on_light: [1, 2, 3] }"),
+            "damaged.pbtxt: board B: looks needs white_on_light, white_on_dark, black_on_light "
+            "and black_on_dark");
+  EXPECT_EQ(error_of("looks { white_on_light: [1, 2] white_on_dark: [1, 2, 3] "
+                     "black_on_light: [1, 2, 3] black_on_dark: [1, 2, 3] }"),
+            "damaged.pbtxt: board B: looks.white_on_light needs 3 numbers, has 2");
+  EXPECT_EQ(error_of("light_square_bgr: [1, 2, 3, 4] dark_square_bgr: [1, 2, 3]"),
+            "damaged.pbtxt: board B: light_square_bgr needs 3 numbers, has 4");
+  EXPECT_EQ(error_of("light_square_bgr: [1, 2, 3]"),
+            "damaged.pbtxt: board B: light_square_bgr and dark_square_bgr come together");
+  EXPECT_EQ(error_of("light_square_bgr: [200, 201.5, 202] dark_square_bgr: [1, 2, 3]"), "no error");
 }
 
 TEST(CalibrationFile, ErrorsNameTheLine) {
