@@ -30,15 +30,6 @@ void for_each_corner_pixel(const cv::Mat& warped, int file, int row, int square_
 
 }  // namespace
 
-float luma(const cv::Vec3f& bgr) {
-  return 0.114f * bgr[0] + 0.587f * bgr[1] + 0.299f * bgr[2];
-}
-
-float colour_distance(const cv::Vec3f& a, const cv::Vec3f& b) {
-  const cv::Vec3f d = a - b;
-  return std::sqrt(d.dot(d));
-}
-
 cv::Vec3f channel_median(std::vector<cv::Vec3f>& colours) {
   cv::Vec3f result(0, 0, 0);
   if (colours.empty()) return result;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -151,9 +152,15 @@ float set_board_colours(const std::array<cv::Vec3f, 64>& corner_colour,
                         BoardAppearance& appearance);
 
 // Colour helpers for reading boards, shared with vision: the luma of a BGR colour, the
-// distance between two colours, and the median of each channel (reorders `colours`).
-float luma(const cv::Vec3f& bgr);
-float colour_distance(const cv::Vec3f& a, const cv::Vec3f& b);
+// distance between two colours, and the median of each channel (reorders `colours`). The
+// first two are inline: they run per pixel of every frame.
+inline float luma(const cv::Vec3f& bgr) {
+  return 0.114f * bgr[0] + 0.587f * bgr[1] + 0.299f * bgr[2];
+}
+inline float colour_distance(const cv::Vec3f& a, const cv::Vec3f& b) {
+  const cv::Vec3f d = a - b;
+  return std::sqrt(d.dot(d));
+}
 cv::Vec3f channel_median(std::vector<cv::Vec3f>& colours);
 
 // --- Files and pictures --------------------------------------------------------------------
