@@ -142,7 +142,17 @@ double change_delta(std::uint64_t w0, std::uint64_t b0, std::uint64_t w1, std::u
     const std::uint64_t bit = std::uint64_t{1} << s;
     delta += e.l[s][static_cast<int>(state_of(w1, b1, s))] -
              e.l[s][static_cast<int>(state_of(w0, b0, s))];
-    if (!(e.changed & bit)) delta += (e.touched & bit) ? e.unread_change : e.untouched_change;
+    if (e.changed & bit) continue;
+    if (!(e.touched & bit)) {
+      delta += e.untouched_change;
+      continue;
+    }
+    // Covered, then read as before: as unlikely as the run read since says, beyond what its
+    // counted part already did, but never worse than a square vision cannot tell.
+    const int now = static_cast<int>(state_of(w1, b1, s));
+    const int was = static_cast<int>(state_of(w0, b0, s));
+    const double counted = e.l[s][now] - e.l[s][was];
+    delta += std::clamp(e.whole[s][now] - e.whole[s][was] - counted, e.unread_change, 0.0);
   }
   return delta;
 }
