@@ -48,6 +48,9 @@ constexpr double kMaxSettleSeconds = 2.0;
 // Log-prior of each piece a disturbance makes appear from nowhere or vanish: pieces are
 // moved, captured or dropped, while vision misreading a square is common.
 constexpr double kUnaccountedPiece = -8.0;
+// A square whose reading changed with no hand over it since the previous press tells its
+// states apart by at most this much (log-likelihood), while that reading lasts.
+constexpr double kUncoveredChangeSpread = 4.0;
 // Hypotheses this close to the best (log-likelihood) must agree on a square before what
 // vision read there is learned as what that state looks like.
 constexpr double kAgreeMargin = 10.0;
@@ -342,6 +345,8 @@ struct Tracker::Impl {
     bool known = false;
     SquareState state = SquareState::kEmpty;
     double weight = 0.0;
+    double scale = 1.0;                 // of its log-likelihoods (see press_evidence)
+    std::optional<SquareState> before;  // the state read before this one
   };
   std::array<std::array<CountedReading, 64>, 2> counted_readings{};
   std::map<int, std::string> provisional;  // press -> SAN shown
@@ -845,14 +850,28 @@ struct Tracker::Impl {
       out.whole[s] = r.l;
       if (counted.known && counted.state == r.state) {
         const double gained = std::max(0.0, r.weight - counted.weight);
-        for (int i = 0; i < 3; ++i) out.l[s][i] = r.weight > 0 ? r.l[i] * gained / r.weight : 0.0;
+        for (int i = 0; i < 3; ++i) {
+          out.l[s][i] = r.weight > 0 ? counted.scale * r.l[i] * gained / r.weight : 0.0;
+        }
         counted.weight = std::max(counted.weight, r.weight);
       } else {
-        out.l[s] = r.l;
+        // A reading that changed with no hand seen over the square since the previous press
+        // is no move (pieces move by hand): a tall neighbour now hiding the square under a
+        // tilted camera, or a misread that lasts. It says little, however sure it looks.
+        double scale = 1.0;
+        // A reading back to what the square showed before is no such news: the one between
+        // was the misread.
+        if (counted.known && !(news.touched & bit) && counted.before != r.state) {
+          const double spread =
+              *std::max_element(r.l.begin(), r.l.end()) - *std::min_element(r.l.begin(), r.l.end());
+          if (spread > kUncoveredChangeSpread) scale = kUncoveredChangeSpread / spread;
+        }
+        for (int i = 0; i < 3; ++i) out.l[s][i] = scale * r.l[i];
         if (counted.known ? (news.touched & bit) != 0 : (news.changed & bit) != 0) {
           out.changed |= bit;
         }
-        counted = {true, r.state, r.weight};
+        counted = {true, r.state, r.weight, scale,
+                   counted.known ? std::optional(counted.state) : std::nullopt};
       }
     }
     return out;
@@ -886,12 +905,25 @@ struct Tracker::Impl {
     if (!differ) return;
     const std::optional<std::array<float, 5>> types =
         config.piece_types(press.board, to, press.frame);
+    debug_types("press", press, to, types);
     if (!types) return;
     for (std::size_t i : rivals) {
       const float p = (*types)[static_cast<std::size_t>(type_of(candidates[i]))];
       candidates[i].score += std::log(std::max(0.02f, p));
     }
     sort_best_first(candidates);
+  }
+
+  void debug_types(const char* when, const Press& press, Square square,
+                   const std::optional<std::array<float, 5>>& types) const {
+    if (config.debug == nullptr) return;
+    *config.debug << "  types at " << when << " " << press.index << " "
+                  << rules::square_name(square) << " frame " << press.frame << ":";
+    if (!types) *config.debug << " none";
+    for (int t = 0; types && t < 5; ++t) {
+      *config.debug << " " << rules::piece_letter(static_cast<PieceType>(t)) << "=" << (*types)[t];
+    }
+    *config.debug << "\n";
   }
 
   template <typename Add>
@@ -1238,6 +1270,7 @@ struct Tracker::Impl {
     if (!doubt) return best;
     const std::optional<std::array<float, 5>> types =
         config.piece_types(press.board, m.to(), press.frame);
+    debug_types("commit", press, m.to(), types);
     if (!types) return best;
     double best_score = -kInfinity;
     for (Hypothesis& h : beam) {
