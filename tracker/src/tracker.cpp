@@ -48,12 +48,30 @@ constexpr double kMaxSettleSeconds = 2.0;
 // Log-prior of each piece a disturbance makes appear from nowhere or vanish: pieces are
 // moved, captured or dropped, while vision misreading a square is common.
 constexpr double kUnaccountedPiece = -8.0;
+// Frames between two views of a piece whose type is read (one second at 30 fps).
+constexpr int kTypeViewSpacing = 30;
 // A square whose reading changed with no hand over it since the previous press tells its
 // states apart by at most this much (log-likelihood), while that reading lasts.
 constexpr double kUncoveredChangeSpread = 4.0;
 // Hypotheses this close to the best (log-likelihood) must agree on a square before what
 // vision read there is learned as what that state looks like.
 constexpr double kAgreeMargin = 10.0;
+
+// Log-prior of a promotion's piece: players promote to a queen (115 of the 121 promotions in
+// the games of shared/data/bpgn), rarely to a knight (6), the rest hardly ever. The type
+// reading of the promotion square cannot be relied on to tell them apart (dev clip 1005:
+// queen 0.039, knight 0.042), and a knight won on that toss.
+double promotion_prior(Move m) {
+  if (m.kind() != Move::Kind::kPromotion) return 0.0;
+  switch (m.piece()) {
+    case PieceType::kQueen:
+      return 0.0;
+    case PieceType::kKnight:
+      return std::log(6.0 / 115.0);
+    default:
+      return std::log(1.0 / 115.0);
+  }
+}
 
 int index(BoardId b) {
   return static_cast<int>(b);
@@ -209,6 +227,7 @@ struct Node {
   Position resync_board;                 // the board as seen, with identities carried over
   std::vector<PieceType> resync_passed;  // pieces the presser captured, for the partner
   Move resync_move;                      // the illegal move's shape
+  double type_bonus = 0.0;               // see Candidate
   bool same_content(const Node& o) const {
     return kind == o.kind && plies == o.plies && resync_detail == o.resync_detail;
   }
@@ -258,7 +277,8 @@ struct Candidate {
   NodeKind kind = NodeKind::kMove;
   std::array<Move, 3> moves{};
   int move_count = 0;
-  int order = 0;  // generation order: the tie-break that keeps results deterministic
+  int order = 0;            // generation order: the tie-break that keeps results deterministic
+  double type_bonus = 0.0;  // what the piece-type reading at the press added to `score`
 };
 
 // Best score first, ties in generation order.
@@ -628,7 +648,7 @@ struct Tracker::Impl {
       if (p.side_to_move() == press.side) {
         p.legal_moves(rules, moves);
         for (Move m : moves) {
-          double score = base + move_delta(p, m, seen_on_board, rules);
+          double score = base + move_delta(p, m, seen_on_board, rules) + promotion_prior(m);
           if (m.is_drop()) {
             score += drop_term(m.piece(), fell) +
                      holdings_level_term(p, press.side, m.piece(), seen_after);
@@ -767,6 +787,7 @@ struct Tracker::Impl {
       node->parent = parent.head;
       node->press = press.index;
       node->kind = c.kind;
+      node->type_bonus = c.type_bonus;
       if (c.kind == NodeKind::kResync) {
         for (const auto& [built_order, built] : resyncs) {
           if (built_order != c.order) continue;
@@ -909,7 +930,8 @@ struct Tracker::Impl {
     if (!types) return;
     for (std::size_t i : rivals) {
       const float p = (*types)[static_cast<std::size_t>(type_of(candidates[i]))];
-      candidates[i].score += std::log(std::max(0.02f, p));
+      candidates[i].type_bonus = std::log(std::max(0.02f, p));
+      candidates[i].score += candidates[i].type_bonus;
     }
     sort_best_first(candidates);
   }
@@ -1268,9 +1290,7 @@ struct Tracker::Impl {
       }
     }
     if (!doubt) return best;
-    const std::optional<std::array<float, 5>> types =
-        config.piece_types(press.board, m.to(), press.frame);
-    debug_types("commit", press, m.to(), types);
+    const std::optional<std::array<float, 5>> types = read_type(press, m.to(), best->plies[0].side);
     if (!types) return best;
     double best_score = -kInfinity;
     for (Hypothesis& h : beam) {
@@ -1278,14 +1298,56 @@ struct Tracker::Impl {
       if (n == nullptr || n->kind != NodeKind::kMove || n->plies.size() != 1) continue;
       const Move o = n->plies[0].move;
       if (o.to() != m.to() || o.kind() != m.kind() || o.from() != m.from()) continue;
+      // The reading replaces the press's own (counted once).
       const double p = std::max(1e-3f, (*types)[static_cast<int>(o.piece())]);
-      const double score = h.score + std::log(p);
+      const double score = h.score - n->type_bonus + std::log(p);
       if (score > best_score) {
         best_score = score;
         best = n;
       }
     }
     return best;
+  }
+
+  // The type of the piece `mover` put on `square` at the press, read in several views: the
+  // frames just after the press, and frames of the stretch the square was then seen
+  // uncovered with that piece on it (no hand near, and other neighbours around it), at its
+  // middle and end. A single view is often wrong; their geometric mean is steadier.
+  std::optional<std::array<float, 5>> read_type(const Press& press, Square square, Color mover) {
+    std::vector<int> frames = {press.frame};
+    const detail::SquareState colour =
+        mover == Color::kWhite ? SquareState::kWhite : SquareState::kBlack;
+    const detail::Run* run =
+        evidence[index(press.board)].run_at(square, press.t + config.settle_seconds, kInfinity);
+    if (run != nullptr && run->mean_state() == colour) {
+      for (const int frame : {(std::max(run->first_frame, press.frame) + run->last_frame) / 2,
+                              run->last_frame - kTypeViewSpacing}) {
+        if (std::all_of(frames.begin(), frames.end(),
+                        [&](int f) { return std::abs(f - frame) >= kTypeViewSpacing; })) {
+          frames.push_back(frame);
+        }
+      }
+    }
+    std::array<double, 5> log_sum{};
+    int views = 0;
+    for (const int frame : frames) {
+      const std::optional<std::array<float, 5>> types =
+          config.piece_types(press.board, square, frame);
+      Press view = press;
+      view.frame = frame;
+      debug_types("commit", view, square, types);
+      if (!types) continue;
+      for (std::size_t t = 0; t < 5; ++t) log_sum[t] += std::log(std::max(1e-3f, (*types)[t]));
+      ++views;
+    }
+    if (views == 0) return std::nullopt;
+    std::array<float, 5> out{};
+    double total = 0.0;
+    for (std::size_t t = 0; t < 5; ++t) total += std::exp(log_sum[t] / views);
+    for (std::size_t t = 0; t < 5; ++t) {
+      out[t] = static_cast<float>(std::exp(log_sum[t] / views) / total);
+    }
+    return out;
   }
 
   void incident(IncidentType type, Seat seat, double t, double t_end, std::string ply,
