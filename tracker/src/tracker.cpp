@@ -48,6 +48,11 @@ constexpr double kMaxSettleSeconds = 2.0;
 // Log-prior of each piece a disturbance makes appear from nowhere or vanish: pieces are
 // moved, captured or dropped, while vision misreading a square is common.
 constexpr double kUnaccountedPiece = -8.0;
+// A typed alternative of a drop or promotion this far behind the best candidate (log-
+// likelihood) keeps a place in the beam.
+constexpr double kTypedAlternativeMargin = 8.0;
+// A press whose move's piece type is in doubt waits up to this many times the commit lag.
+constexpr int kTypeDoubtLagFactor = 3;
 // Frames between two views of a piece whose type is read (one second at 30 fps).
 constexpr int kTypeViewSpacing = 30;
 // A square whose reading changed with no hand over it since the previous press tells its
@@ -774,8 +779,10 @@ struct Tracker::Impl {
     }
     std::vector<Hypothesis> next;
     std::vector<int> next_parents;
+    std::vector<std::size_t> next_ranks;  // in `candidates`
     std::vector<std::uint64_t> keys;
-    for (const Candidate& c : candidates) {
+    for (const std::size_t rank : beam_order(candidates, press)) {
+      const Candidate& c = candidates[rank];
       if (static_cast<int>(next.size()) >= config.beam_width) break;
       const Hypothesis& parent = beam[c.parent];
       Hypothesis child;
@@ -826,6 +833,22 @@ struct Tracker::Impl {
       child.head = std::move(node);
       next.push_back(std::move(child));
       next_parents.push_back(c.parent);
+      next_ranks.push_back(rank);
+    }
+    if (!next.empty()) {
+      // Best first again.
+      std::vector<std::size_t> by_rank(next.size());
+      for (std::size_t i = 0; i < by_rank.size(); ++i) by_rank[i] = i;
+      std::sort(by_rank.begin(), by_rank.end(),
+                [&](std::size_t x, std::size_t y) { return next_ranks[x] < next_ranks[y]; });
+      std::vector<Hypothesis> sorted;
+      std::vector<int> sorted_parents;
+      for (const std::size_t i : by_rank) {
+        sorted.push_back(std::move(next[i]));
+        sorted_parents.push_back(next_parents[i]);
+      }
+      next = std::move(sorted);
+      next_parents = std::move(sorted_parents);
     }
     if (next.empty()) {
       // Cannot happen (a resync or a pass is always possible), but never freeze: keep the
@@ -845,6 +868,43 @@ struct Tracker::Impl {
     learn_agreed(press, next, next_parents);
     beam = std::move(next);
     publish_provisional(press);
+  }
+
+  // The order in which candidates fill the beam: first, for every drop and promotion not yet
+  // committed (at this press or an earlier one), the best candidate that has it, if not far
+  // behind the best, then the rest best first. Typed alternatives of a drop (B@g3 beside
+  // P@g3) then stay until later evidence decides, instead of being pushed out by the many
+  // near-equal variations of the leading type.
+  std::vector<std::size_t> beam_order(const std::vector<Candidate>& candidates,
+                                      const Press& press) const {
+    std::vector<std::size_t> first;
+    std::vector<std::size_t> rest;
+    std::vector<std::pair<int, Move>> kept;  // (press, move)
+    const double best = candidates.empty() ? 0.0 : candidates.front().score;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const Candidate& c = candidates[i];
+      bool keep = false;
+      if (c.score >= best - kTypedAlternativeMargin &&
+          static_cast<int>(first.size()) < config.beam_width / 2) {
+        const auto consider = [&](int at, Move m) {
+          if (!m.is_drop() && m.kind() != Move::Kind::kPromotion) return;
+          const std::pair<int, Move> key{at, m};
+          if (std::find(kept.begin(), kept.end(), key) != kept.end()) return;
+          kept.push_back(key);
+          keep = true;
+        };
+        if (c.kind == NodeKind::kMove && c.move_count == 1) consider(press.index, c.moves[0]);
+        for (const Node* n = beam[c.parent].head.get(); n != nullptr && n->press >= next_commit;
+             n = n->parent.get()) {
+          if (n->kind == NodeKind::kMove && n->plies.size() == 1) {
+            consider(n->press, n->plies[0].move);
+          }
+        }
+      }
+      (keep ? first : rest).push_back(i);
+    }
+    first.insert(first.end(), rest.begin(), rest.end());
+    return first;
   }
 
   // What is new on the press's board since its previous press. Each square's readings
@@ -1252,6 +1312,12 @@ struct Tracker::Impl {
         }
       }
       if (!agreed && !force_all && newest - press.index < config.commit_lag) break;
+      // A piece whose type is in doubt may yet move and say what it is: its press waits
+      // longer, while hypotheses of both types stay in the beam.
+      if (!agreed && !force_all && newest - press.index < kTypeDoubtLagFactor * config.commit_lag &&
+          type_doubt(press)) {
+        break;
+      }
       if (!agreed) best = resolve_type_doubt(press);
       commit(press, *best);
       // Keep only the hypotheses that share the committed history.
@@ -1272,24 +1338,29 @@ struct Tracker::Impl {
 
   // Where hypotheses differ only in the type of a dropped or promoted piece, asks the
   // oracle and lets its answer reorder them. Returns the node to commit.
-  const Node* resolve_type_doubt(const Press& press) {
+  // Whether likely hypotheses differ at `press` only in the type of a dropped or promoted
+  // piece.
+  bool type_doubt(const Press& press) const {
     const Node* best = node_at(beam.front().head, press.index);
-    if (!config.piece_types || best->kind != NodeKind::kMove || best->plies.size() != 1) {
-      return best;
-    }
+    if (best == nullptr || best->kind != NodeKind::kMove || best->plies.size() != 1) return false;
     const Move m = best->plies[0].move;
-    if (!m.is_drop() && m.kind() != Move::Kind::kPromotion) return best;
-    bool doubt = false;
+    if (!m.is_drop() && m.kind() != Move::Kind::kPromotion) return false;
     for (const Hypothesis& h : beam) {
       const Node* n = node_at(h.head, press.index);
       if (n == nullptr || n->kind != NodeKind::kMove || n->plies.size() != 1) continue;
       const Move o = n->plies[0].move;
       if (o != m && o.to() == m.to() && o.kind() == m.kind() && o.from() == m.from() &&
           -h.score < kTypeDoubtMargin) {
-        doubt = true;
+        return true;
       }
     }
-    if (!doubt) return best;
+    return false;
+  }
+
+  const Node* resolve_type_doubt(const Press& press) {
+    const Node* best = node_at(beam.front().head, press.index);
+    if (!config.piece_types || !type_doubt(press)) return best;
+    const Move m = best->plies[0].move;
     const std::optional<std::array<float, 5>> types = read_type(press, m.to(), best->plies[0].side);
     if (!types) return best;
     double best_score = -kInfinity;
