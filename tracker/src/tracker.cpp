@@ -78,6 +78,12 @@ double promotion_prior(Move m) {
   }
 }
 
+// Log-prior of a king's move (castling aside) by a player not in check: 1.3 % of such moves
+// in the games of shared/data/bpgn, against 5 % for a rook's and 7 % for a queen's. Where the
+// squares cannot tell Ke2 from Qe2 (a tall piece landing on e2 hides e1 from a tilted
+// camera, so both the king's and the queen's squares read empty), the king lost no more.
+constexpr double kKingMovePrior = -1.5;
+
 int index(BoardId b) {
   return static_cast<int>(b);
 }
@@ -652,8 +658,13 @@ struct Tracker::Impl {
       MoveList moves;
       if (p.side_to_move() == press.side) {
         p.legal_moves(rules, moves);
+        const bool in_check = p.in_check();
         for (Move m : moves) {
           double score = base + move_delta(p, m, seen_on_board, rules) + promotion_prior(m);
+          if (!in_check && !m.is_drop() && m.kind() != Move::Kind::kCastle &&
+              p.piece_at(m.from()).type == PieceType::kKing) {
+            score += kKingMovePrior;
+          }
           if (m.is_drop()) {
             score += drop_term(m.piece(), fell) +
                      holdings_level_term(p, press.side, m.piece(), seen_after);
