@@ -152,6 +152,7 @@ struct PressEvidence {
   // ... or covered but read as before (vision reads some squares the same whatever stands
   // there, a shadow on an empty one like a piece).
   double unread_change = -4.0;
+  double least_unread_change = -2.0;
 };
 
 // How well the board fits the readings that changed: each reading counts once, at the
@@ -180,11 +181,14 @@ double change_delta(std::uint64_t w0, std::uint64_t b0, std::uint64_t w1, std::u
       continue;
     }
     // Covered, then read as before: as unlikely as the run read since says, beyond what its
-    // counted part already did, but never worse than a square vision cannot tell.
+    // counted part already did, but never worse than a square vision cannot tell, and never
+    // free (a change unseen is no evidence for it: moves that explain nothing would come
+    // cheap, and with them unpressed sequences on footage whose readings are poor).
     const int now = static_cast<int>(state_of(w1, b1, s));
     const int was = static_cast<int>(state_of(w0, b0, s));
     const double counted = e.l[s][now] - e.l[s][was];
-    delta += std::clamp(e.whole[s][now] - e.whole[s][was] - counted, e.unread_change, 0.0);
+    delta += std::clamp(e.whole[s][now] - e.whole[s][was] - counted, e.unread_change,
+                        e.least_unread_change);
   }
   return delta;
 }
