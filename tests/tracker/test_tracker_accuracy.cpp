@@ -65,13 +65,13 @@ Totals run_clips(double misread) {
 TEST(TrackerAccuracy, TwentyClipsWithThreePercentMisreads) {
   const Totals t = run_clips(std::getenv("MISREAD") ? std::atof(std::getenv("MISREAD")) : 0.03);
   ASSERT_EQ(t.games, 20);
-  // Measured 1164/1171 moves right (99.40 %), 17/20 games exact, no false incident (before
-  // each square's readings counted once, 1168/1171 and 19/20: re-counting a disagreement at
-  // every press gave these short misread spells more weight, and rendered footage, whose
-  // misreads last, false disturbances; see README). The targets: >= 99.5 % of
-  // moves, >= 90 % of games (18/20), <= 1 false incident per 10 clips (2 here).
-  EXPECT_GE(t.right, 0.993 * t.moves);
-  EXPECT_GE(t.exact, 17);
+  // Measured 1170/1171 moves right (99.91 %), 19/20 games exact, no false incident (1164/1171
+  // and 17/20 while a square covered and read as before cost a move a flat amount however
+  // clearly it read, and typed alternatives of a drop could leave the beam before a later
+  // move decided). The targets: >= 99.5 % of moves, >= 90 % of games (18/20),
+  // <= 1 false incident per 10 clips (2 here).
+  EXPECT_GE(t.right, 0.998 * t.moves);
+  EXPECT_GE(t.exact, 19);
   EXPECT_EQ(t.false_incidents, 0);
 }
 

@@ -48,9 +48,41 @@ constexpr double kMaxSettleSeconds = 2.0;
 // Log-prior of each piece a disturbance makes appear from nowhere or vanish: pieces are
 // moved, captured or dropped, while vision misreading a square is common.
 constexpr double kUnaccountedPiece = -8.0;
+// A typed alternative of a drop or promotion this far behind the best candidate (log-
+// likelihood) keeps a place in the beam.
+constexpr double kTypedAlternativeMargin = 8.0;
+// A press whose move's piece type is in doubt waits up to this many times the commit lag.
+constexpr int kTypeDoubtLagFactor = 3;
+// Frames between two views of a piece whose type is read (one second at 30 fps).
+constexpr int kTypeViewSpacing = 30;
+// A square whose reading changed with no hand over it since the previous press tells its
+// states apart by at most this much (log-likelihood), while that reading lasts.
+constexpr double kUncoveredChangeSpread = 4.0;
 // Hypotheses this close to the best (log-likelihood) must agree on a square before what
 // vision read there is learned as what that state looks like.
 constexpr double kAgreeMargin = 10.0;
+
+// Log-prior of a promotion's piece: players promote to a queen (115 of the 121 promotions in
+// the games of shared/data/bpgn), rarely to a knight (6), the rest hardly ever. The type
+// reading of the promotion square cannot be relied on to tell them apart (dev clip 1005:
+// queen 0.039, knight 0.042), and a knight won on that toss.
+double promotion_prior(Move m) {
+  if (m.kind() != Move::Kind::kPromotion) return 0.0;
+  switch (m.piece()) {
+    case PieceType::kQueen:
+      return 0.0;
+    case PieceType::kKnight:
+      return std::log(6.0 / 115.0);
+    default:
+      return std::log(1.0 / 115.0);
+  }
+}
+
+// Log-prior of a king's move (castling aside) by a player not in check: 1.3 % of such moves
+// in the games of shared/data/bpgn, against 5 % for a rook's and 7 % for a queen's. Where the
+// squares cannot tell Ke2 from Qe2 (a tall piece landing on e2 hides e1 from a tilted
+// camera, so both the king's and the queen's squares read empty), the king lost no more.
+constexpr double kKingMovePrior = -1.5;
 
 int index(BoardId b) {
   return static_cast<int>(b);
@@ -120,6 +152,7 @@ struct PressEvidence {
   // ... or covered but read as before (vision reads some squares the same whatever stands
   // there, a shadow on an empty one like a piece).
   double unread_change = -4.0;
+  double least_unread_change = -2.0;
 };
 
 // How well the board fits the readings that changed: each reading counts once, at the
@@ -142,7 +175,20 @@ double change_delta(std::uint64_t w0, std::uint64_t b0, std::uint64_t w1, std::u
     const std::uint64_t bit = std::uint64_t{1} << s;
     delta += e.l[s][static_cast<int>(state_of(w1, b1, s))] -
              e.l[s][static_cast<int>(state_of(w0, b0, s))];
-    if (!(e.changed & bit)) delta += (e.touched & bit) ? e.unread_change : e.untouched_change;
+    if (e.changed & bit) continue;
+    if (!(e.touched & bit)) {
+      delta += e.untouched_change;
+      continue;
+    }
+    // Covered, then read as before: as unlikely as the run read since says, beyond what its
+    // counted part already did, but never worse than a square vision cannot tell, and never
+    // free (a change unseen is no evidence for it: moves that explain nothing would come
+    // cheap, and with them unpressed sequences on footage whose readings are poor).
+    const int now = static_cast<int>(state_of(w1, b1, s));
+    const int was = static_cast<int>(state_of(w0, b0, s));
+    const double counted = e.l[s][now] - e.l[s][was];
+    delta += std::clamp(e.whole[s][now] - e.whole[s][was] - counted, e.unread_change,
+                        e.least_unread_change);
   }
   return delta;
 }
@@ -196,6 +242,7 @@ struct Node {
   Position resync_board;                 // the board as seen, with identities carried over
   std::vector<PieceType> resync_passed;  // pieces the presser captured, for the partner
   Move resync_move;                      // the illegal move's shape
+  double type_bonus = 0.0;               // see Candidate
   bool same_content(const Node& o) const {
     return kind == o.kind && plies == o.plies && resync_detail == o.resync_detail;
   }
@@ -245,7 +292,8 @@ struct Candidate {
   NodeKind kind = NodeKind::kMove;
   std::array<Move, 3> moves{};
   int move_count = 0;
-  int order = 0;  // generation order: the tie-break that keeps results deterministic
+  int order = 0;            // generation order: the tie-break that keeps results deterministic
+  double type_bonus = 0.0;  // what the piece-type reading at the press added to `score`
 };
 
 // Best score first, ties in generation order.
@@ -332,6 +380,8 @@ struct Tracker::Impl {
     bool known = false;
     SquareState state = SquareState::kEmpty;
     double weight = 0.0;
+    double scale = 1.0;                 // of its log-likelihoods (see press_evidence)
+    std::optional<SquareState> before;  // the state read before this one
   };
   std::array<std::array<CountedReading, 64>, 2> counted_readings{};
   std::map<int, std::string> provisional;  // press -> SAN shown
@@ -612,8 +662,13 @@ struct Tracker::Impl {
       MoveList moves;
       if (p.side_to_move() == press.side) {
         p.legal_moves(rules, moves);
+        const bool in_check = p.in_check();
         for (Move m : moves) {
-          double score = base + move_delta(p, m, seen_on_board, rules);
+          double score = base + move_delta(p, m, seen_on_board, rules) + promotion_prior(m);
+          if (!in_check && !m.is_drop() && m.kind() != Move::Kind::kCastle &&
+              p.piece_at(m.from()).type == PieceType::kKing) {
+            score += kKingMovePrior;
+          }
           if (m.is_drop()) {
             score += drop_term(m.piece(), fell) +
                      holdings_level_term(p, press.side, m.piece(), seen_after);
@@ -739,8 +794,10 @@ struct Tracker::Impl {
     }
     std::vector<Hypothesis> next;
     std::vector<int> next_parents;
+    std::vector<std::size_t> next_ranks;  // in `candidates`
     std::vector<std::uint64_t> keys;
-    for (const Candidate& c : candidates) {
+    for (const std::size_t rank : beam_order(candidates, press)) {
+      const Candidate& c = candidates[rank];
       if (static_cast<int>(next.size()) >= config.beam_width) break;
       const Hypothesis& parent = beam[c.parent];
       Hypothesis child;
@@ -752,6 +809,7 @@ struct Tracker::Impl {
       node->parent = parent.head;
       node->press = press.index;
       node->kind = c.kind;
+      node->type_bonus = c.type_bonus;
       if (c.kind == NodeKind::kResync) {
         for (const auto& [built_order, built] : resyncs) {
           if (built_order != c.order) continue;
@@ -790,6 +848,22 @@ struct Tracker::Impl {
       child.head = std::move(node);
       next.push_back(std::move(child));
       next_parents.push_back(c.parent);
+      next_ranks.push_back(rank);
+    }
+    if (!next.empty()) {
+      // Best first again.
+      std::vector<std::size_t> by_rank(next.size());
+      for (std::size_t i = 0; i < by_rank.size(); ++i) by_rank[i] = i;
+      std::sort(by_rank.begin(), by_rank.end(),
+                [&](std::size_t x, std::size_t y) { return next_ranks[x] < next_ranks[y]; });
+      std::vector<Hypothesis> sorted;
+      std::vector<int> sorted_parents;
+      for (const std::size_t i : by_rank) {
+        sorted.push_back(std::move(next[i]));
+        sorted_parents.push_back(next_parents[i]);
+      }
+      next = std::move(sorted);
+      next_parents = std::move(sorted_parents);
     }
     if (next.empty()) {
       // Cannot happen (a resync or a pass is always possible), but never freeze: keep the
@@ -809,6 +883,43 @@ struct Tracker::Impl {
     learn_agreed(press, next, next_parents);
     beam = std::move(next);
     publish_provisional(press);
+  }
+
+  // The order in which candidates fill the beam: first, for every drop and promotion not yet
+  // committed (at this press or an earlier one), the best candidate that has it, if not far
+  // behind the best, then the rest best first. Typed alternatives of a drop (B@g3 beside
+  // P@g3) then stay until later evidence decides, instead of being pushed out by the many
+  // near-equal variations of the leading type.
+  std::vector<std::size_t> beam_order(const std::vector<Candidate>& candidates,
+                                      const Press& press) const {
+    std::vector<std::size_t> first;
+    std::vector<std::size_t> rest;
+    std::vector<std::pair<int, Move>> kept;  // (press, move)
+    const double best = candidates.empty() ? 0.0 : candidates.front().score;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const Candidate& c = candidates[i];
+      bool keep = false;
+      if (c.score >= best - kTypedAlternativeMargin &&
+          static_cast<int>(first.size()) < config.beam_width / 2) {
+        const auto consider = [&](int at, Move m) {
+          if (!m.is_drop() && m.kind() != Move::Kind::kPromotion) return;
+          const std::pair<int, Move> key{at, m};
+          if (std::find(kept.begin(), kept.end(), key) != kept.end()) return;
+          kept.push_back(key);
+          keep = true;
+        };
+        if (c.kind == NodeKind::kMove && c.move_count == 1) consider(press.index, c.moves[0]);
+        for (const Node* n = beam[c.parent].head.get(); n != nullptr && n->press >= next_commit;
+             n = n->parent.get()) {
+          if (n->kind == NodeKind::kMove && n->plies.size() == 1) {
+            consider(n->press, n->plies[0].move);
+          }
+        }
+      }
+      (keep ? first : rest).push_back(i);
+    }
+    first.insert(first.end(), rest.begin(), rest.end());
+    return first;
   }
 
   // What is new on the press's board since its previous press. Each square's readings
@@ -835,14 +946,28 @@ struct Tracker::Impl {
       out.whole[s] = r.l;
       if (counted.known && counted.state == r.state) {
         const double gained = std::max(0.0, r.weight - counted.weight);
-        for (int i = 0; i < 3; ++i) out.l[s][i] = r.weight > 0 ? r.l[i] * gained / r.weight : 0.0;
+        for (int i = 0; i < 3; ++i) {
+          out.l[s][i] = r.weight > 0 ? counted.scale * r.l[i] * gained / r.weight : 0.0;
+        }
         counted.weight = std::max(counted.weight, r.weight);
       } else {
-        out.l[s] = r.l;
+        // A reading that changed with no hand seen over the square since the previous press
+        // is no move (pieces move by hand): a tall neighbour now hiding the square under a
+        // tilted camera, or a misread that lasts. It says little, however sure it looks.
+        double scale = 1.0;
+        // A reading back to what the square showed before is no such news: the one between
+        // was the misread.
+        if (counted.known && !(news.touched & bit) && counted.before != r.state) {
+          const double spread =
+              *std::max_element(r.l.begin(), r.l.end()) - *std::min_element(r.l.begin(), r.l.end());
+          if (spread > kUncoveredChangeSpread) scale = kUncoveredChangeSpread / spread;
+        }
+        for (int i = 0; i < 3; ++i) out.l[s][i] = scale * r.l[i];
         if (counted.known ? (news.touched & bit) != 0 : (news.changed & bit) != 0) {
           out.changed |= bit;
         }
-        counted = {true, r.state, r.weight};
+        counted = {true, r.state, r.weight, scale,
+                   counted.known ? std::optional(counted.state) : std::nullopt};
       }
     }
     return out;
@@ -876,12 +1001,26 @@ struct Tracker::Impl {
     if (!differ) return;
     const std::optional<std::array<float, 5>> types =
         config.piece_types(press.board, to, press.frame);
+    debug_types("press", press, to, types);
     if (!types) return;
     for (std::size_t i : rivals) {
       const float p = (*types)[static_cast<std::size_t>(type_of(candidates[i]))];
-      candidates[i].score += std::log(std::max(0.02f, p));
+      candidates[i].type_bonus = std::log(std::max(0.02f, p));
+      candidates[i].score += candidates[i].type_bonus;
     }
     sort_best_first(candidates);
+  }
+
+  void debug_types(const char* when, const Press& press, Square square,
+                   const std::optional<std::array<float, 5>>& types) const {
+    if (config.debug == nullptr) return;
+    *config.debug << "  types at " << when << " " << press.index << " "
+                  << rules::square_name(square) << " frame " << press.frame << ":";
+    if (!types) *config.debug << " none";
+    for (int t = 0; types && t < 5; ++t) {
+      *config.debug << " " << rules::piece_letter(static_cast<PieceType>(t)) << "=" << (*types)[t];
+    }
+    *config.debug << "\n";
   }
 
   template <typename Add>
@@ -1188,6 +1327,12 @@ struct Tracker::Impl {
         }
       }
       if (!agreed && !force_all && newest - press.index < config.commit_lag) break;
+      // A piece whose type is in doubt may yet move and say what it is: its press waits
+      // longer, while hypotheses of both types stay in the beam.
+      if (!agreed && !force_all && newest - press.index < kTypeDoubtLagFactor * config.commit_lag &&
+          type_doubt(press)) {
+        break;
+      }
       if (!agreed) best = resolve_type_doubt(press);
       commit(press, *best);
       // Keep only the hypotheses that share the committed history.
@@ -1208,26 +1353,30 @@ struct Tracker::Impl {
 
   // Where hypotheses differ only in the type of a dropped or promoted piece, asks the
   // oracle and lets its answer reorder them. Returns the node to commit.
-  const Node* resolve_type_doubt(const Press& press) {
+  // Whether likely hypotheses differ at `press` only in the type of a dropped or promoted
+  // piece.
+  bool type_doubt(const Press& press) const {
     const Node* best = node_at(beam.front().head, press.index);
-    if (!config.piece_types || best->kind != NodeKind::kMove || best->plies.size() != 1) {
-      return best;
-    }
+    if (best == nullptr || best->kind != NodeKind::kMove || best->plies.size() != 1) return false;
     const Move m = best->plies[0].move;
-    if (!m.is_drop() && m.kind() != Move::Kind::kPromotion) return best;
-    bool doubt = false;
+    if (!m.is_drop() && m.kind() != Move::Kind::kPromotion) return false;
     for (const Hypothesis& h : beam) {
       const Node* n = node_at(h.head, press.index);
       if (n == nullptr || n->kind != NodeKind::kMove || n->plies.size() != 1) continue;
       const Move o = n->plies[0].move;
       if (o != m && o.to() == m.to() && o.kind() == m.kind() && o.from() == m.from() &&
           -h.score < kTypeDoubtMargin) {
-        doubt = true;
+        return true;
       }
     }
-    if (!doubt) return best;
-    const std::optional<std::array<float, 5>> types =
-        config.piece_types(press.board, m.to(), press.frame);
+    return false;
+  }
+
+  const Node* resolve_type_doubt(const Press& press) {
+    const Node* best = node_at(beam.front().head, press.index);
+    if (!config.piece_types || !type_doubt(press)) return best;
+    const Move m = best->plies[0].move;
+    const std::optional<std::array<float, 5>> types = read_type(press, m.to(), best->plies[0].side);
     if (!types) return best;
     double best_score = -kInfinity;
     for (Hypothesis& h : beam) {
@@ -1235,14 +1384,56 @@ struct Tracker::Impl {
       if (n == nullptr || n->kind != NodeKind::kMove || n->plies.size() != 1) continue;
       const Move o = n->plies[0].move;
       if (o.to() != m.to() || o.kind() != m.kind() || o.from() != m.from()) continue;
+      // The reading replaces the press's own (counted once).
       const double p = std::max(1e-3f, (*types)[static_cast<int>(o.piece())]);
-      const double score = h.score + std::log(p);
+      const double score = h.score - n->type_bonus + std::log(p);
       if (score > best_score) {
         best_score = score;
         best = n;
       }
     }
     return best;
+  }
+
+  // The type of the piece `mover` put on `square` at the press, read in several views: the
+  // frames just after the press, and frames of the stretch the square was then seen
+  // uncovered with that piece on it (no hand near, and other neighbours around it), at its
+  // middle and end. A single view is often wrong; their geometric mean is steadier.
+  std::optional<std::array<float, 5>> read_type(const Press& press, Square square, Color mover) {
+    std::vector<int> frames = {press.frame};
+    const detail::SquareState colour =
+        mover == Color::kWhite ? SquareState::kWhite : SquareState::kBlack;
+    const detail::Run* run =
+        evidence[index(press.board)].run_at(square, press.t + config.settle_seconds, kInfinity);
+    if (run != nullptr && run->mean_state() == colour) {
+      for (const int frame : {(std::max(run->first_frame, press.frame) + run->last_frame) / 2,
+                              run->last_frame - kTypeViewSpacing}) {
+        if (std::all_of(frames.begin(), frames.end(),
+                        [&](int f) { return std::abs(f - frame) >= kTypeViewSpacing; })) {
+          frames.push_back(frame);
+        }
+      }
+    }
+    std::array<double, 5> log_sum{};
+    int views = 0;
+    for (const int frame : frames) {
+      const std::optional<std::array<float, 5>> types =
+          config.piece_types(press.board, square, frame);
+      Press view = press;
+      view.frame = frame;
+      debug_types("commit", view, square, types);
+      if (!types) continue;
+      for (std::size_t t = 0; t < 5; ++t) log_sum[t] += std::log(std::max(1e-3f, (*types)[t]));
+      ++views;
+    }
+    if (views == 0) return std::nullopt;
+    std::array<float, 5> out{};
+    double total = 0.0;
+    for (std::size_t t = 0; t < 5; ++t) total += std::exp(log_sum[t] / views);
+    for (std::size_t t = 0; t < 5; ++t) {
+      out[t] = static_cast<float>(std::exp(log_sum[t] / views) / total);
+    }
+    return out;
   }
 
   void incident(IncidentType type, Seat seat, double t, double t_end, std::string ply,
