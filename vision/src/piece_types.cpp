@@ -265,24 +265,28 @@ std::vector<float> tail(const Network& network, const cv::Mat& map) {
   const float* in = map.ptr<float>();
   const float* weights = network.conv_weights.ptr<float>();
   const float* bias = network.conv_bias.ptr<float>();
+  // Each output sums its bias, then the input channels in order, each over the 3x3 kernel
+  // row by row: one fixed order, whatever the machine.
   std::vector<float> conv(static_cast<std::size_t>(kernels * height * width));
   for (int k = 0; k < kernels; ++k) {
-    for (int y = 0; y < height; ++y) {
-      for (int x = 0; x < width; ++x) {
-        float sum = bias[k];
-        for (int c = 0; c < channels; ++c) {
-          for (int dy = -1; dy <= 1; ++dy) {
-            if (y + dy < 0 || y + dy >= height) continue;
-            for (int dx = -1; dx <= 1; ++dx) {
-              if (x + dx < 0 || x + dx >= width) continue;
-              sum += weights[((k * channels + c) * 3 + dy + 1) * 3 + dx + 1] *
-                     in[(c * height + y + dy) * width + x + dx];
+    float* out = conv.data() + static_cast<std::ptrdiff_t>(k * height * width);
+    std::fill(out, out + height * width, bias[k]);
+    for (int c = 0; c < channels; ++c) {
+      const float* plane = in + static_cast<std::ptrdiff_t>(c * height * width);
+      for (int dy = -1; dy <= 1; ++dy) {
+        for (int dx = -1; dx <= 1; ++dx) {
+          const float w = weights[((k * channels + c) * 3 + dy + 1) * 3 + dx + 1];
+          for (int y = std::max(0, -dy); y < std::min(height, height - dy); ++y) {
+            const float* src = plane + (y + dy) * width + dx;
+            float* dst = out + y * width;
+            for (int x = std::max(0, -dx); x < std::min(width, width - dx); ++x) {
+              dst[x] += w * src[x];
             }
           }
         }
-        conv[static_cast<std::size_t>((k * height + y) * width + x)] = std::max(sum, 0.0f);
       }
     }
+    for (int i = 0; i < height * width; ++i) out[i] = std::max(out[i], 0.0f);
   }
   const int pooled_h = height / 2, pooled_w = width / 2;
   std::vector<float> values;
