@@ -1,8 +1,17 @@
-// Trains the piece-type networks of vision/models on synthetic stills and reports their
-// accuracy per type on stills of other seeds (issue 4). Deterministic for given options.
+// Cuts the patches the piece-type networks of vision/models read, from synthetic stills, for
+// scripts/train_piece_types.py to learn from; and measures the trained networks per type on
+// stills of other seeds through vision's own loading and inference (issue 4). Deterministic
+// for given options.
 //
-//   train_piece_types --out DIR [--train FIRST-LAST] [--train-stills N] [--test FIRST-LAST]
-//                     [--test-stills M] [--hidden H] [--iterations I] [--evaluate-only]
+//   train_piece_types --patches DIR [--train FIRST-LAST] [--train-stills N]
+//                     [--test FIRST-LAST] [--test-stills M]
+//       writes DIR/{board,holding}_{train,test}.bin (format at save_patches)
+//   train_piece_types --evaluate-only --out MODELS [--patches DIR] [--test FIRST-LAST]
+//                     [--test-stills M] [--threads T] [--quick]
+//       per-type accuracy and confusion of the networks in MODELS (test patches from DIR
+//       when dumped there for the same seeds), holding areas counted right by type
+//   train_piece_types --look DIR [--train FIRST-LAST] [--train-stills N]
+//       stills with their calibration and a row of board patches, as PNG, for a look
 //
 // Stills come from samples::render_training_still (random positions and holdings, every
 // look the renderer has: board kinds, piece families, tilt 0-40 degrees, light). The
@@ -18,13 +27,14 @@
 #include <iostream>
 #include <map>
 #include <random>
+#include <set>
+#include <stdexcept>
 #include <string>
 
 #include <opencv2/calib3d.hpp>
 #include <opencv2/core/utility.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
-#include <opencv2/ml.hpp>
 
 #include "bugcam/calibration.hpp"
 #include "bugcam/samples.hpp"
@@ -42,17 +52,17 @@ struct Options {
   fs::path out;
   int train_first = 1, train_last = 2999, train_stills = 500;
   int test_first = 3000, test_last = 3999, test_stills = 120;
-  int hidden = 96;
-  int iterations = 60;
-  bool backprop = true;  // plain back-propagation with momentum (RPROP underfits here)
+  int threads = 1;  // OpenCV's threads while evaluating (outputs must not depend on them)
   bool evaluate_only = false;
 };
 
 int usage(const char* message) {
   std::cerr << "train_piece_types: " << message
-            << "\nusage: train_piece_types --out DIR [--train FIRST-LAST] [--train-stills N] "
-               "[--test FIRST-LAST] [--test-stills M] [--hidden H] [--iterations I] "
-               "[--evaluate-only]\n";
+            << "\nusage: train_piece_types --patches DIR [--train FIRST-LAST] [--train-stills N] "
+               "[--test FIRST-LAST] [--test-stills M]\n"
+               "       train_piece_types --evaluate-only --out MODELS [--patches DIR] "
+               "[--test FIRST-LAST] [--test-stills M] [--threads T] [--quick]\n"
+               "       train_piece_types --look DIR [--train FIRST-LAST] [--train-stills N]\n";
   return 2;
 }
 
@@ -97,13 +107,15 @@ int type_index(char letter) {
   return i == std::string_view::npos ? -1 : static_cast<int>(i);
 }
 
+// Patches (grey, one size per kind) with their type and the seed of their still.
 struct Samples {
-  cv::Mat features;  // one row per sample
-  std::vector<int> labels;
-  void add(const std::vector<float>& f, int label) {
-    features.push_back(
-        cv::Mat(1, static_cast<int>(f.size()), CV_32F, const_cast<float*>(f.data())));
+  cv::Size size;
+  std::vector<cv::Mat> patches;
+  std::vector<int> labels, seeds;
+  void add(const cv::Mat& patch, int label, int seed) {
+    patches.push_back(patch.clone());
     labels.push_back(label);
+    seeds.push_back(seed);
   }
 };
 
@@ -127,25 +139,26 @@ int matching_piece(const std::vector<TrainingStill::HoldingPiece>& truth, cv::Po
 }
 
 struct Collected {
-  Samples board, holding;
-  fs::path dump;  // where to write the stills and patches for a look, when set
+  Samples board{vision::kSquarePatchSize, {}, {}, {}};
+  Samples holding{vision::kHoldingPatchSize, {}, {}, {}};
+  fs::path look;  // where to write the stills and patches for a look, when set
 };
 
-// Board-square and holding-area samples of one still.
+// Board-square and holding-area patches of one still, cut as when recording.
 void collect(int seed, Collected& out) {
   const TrainingStill still = bugcam::samples::render_training_still(
       static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(seed), 1280, 720);
   std::mt19937_64 rng(static_cast<std::uint64_t>(seed) * 7919u + 17u);
   const calibration::Calibration c = calibration_of(still, rng);
   const cv::Mat frame = compressed(still.image, rng);
-  if (!out.dump.empty()) {
+  if (!out.look.empty()) {
     cv::Mat canvas = calibration::draw_calibration(frame, c);
     for (const auto& area : still.holdings) {
       for (const auto& piece : area) {
         cv::line(canvas, piece.base, piece.top, {0, 0, 255}, 2);
       }
     }
-    cv::imwrite((out.dump / ("still_" + std::to_string(seed) + ".png")).string(), canvas);
+    cv::imwrite((out.look / ("still_" + std::to_string(seed) + ".png")).string(), canvas);
     std::vector<cv::Mat> row;
     for (int sq = 0; sq < 64; ++sq) {
       if (still.squares[0][static_cast<std::size_t>(sq)] == '.' || row.size() >= 12) continue;
@@ -157,7 +170,7 @@ void collect(int seed, Collected& out) {
     if (!row.empty()) {
       cv::Mat tiles;
       cv::hconcat(row, tiles);
-      cv::imwrite((out.dump / ("squares_" + std::to_string(seed) + ".png")).string(), tiles);
+      cv::imwrite((out.look / ("squares_" + std::to_string(seed) + ".png")).string(), tiles);
     }
   }
   for (int b = 0; b < 2; ++b) {
@@ -165,9 +178,9 @@ void collect(int seed, Collected& out) {
       const int type =
           type_index(still.squares[static_cast<std::size_t>(b)][static_cast<std::size_t>(sq)]);
       if (type < 0) continue;
-      out.board.add(vision::patch_features(vision::square_patch(
-                        frame, c.boards[static_cast<std::size_t>(b)], c.image_size, sq)),
-                    type);
+      out.board.add(
+          vision::square_patch(frame, c.boards[static_cast<std::size_t>(b)], c.image_size, sq),
+          type, seed);
     }
   }
   for (std::size_t player = 0; player < 4; ++player) {
@@ -178,129 +191,133 @@ void collect(int seed, Collected& out) {
     for (const vision::HeldPiece& piece : seen.pieces) {
       const int i = matching_piece(still.holdings[player], piece.at, board.square_size_px(), taken);
       if (i < 0) continue;
-      out.holding.add(
-          vision::patch_features(vision::holding_patch(frame, board, c.image_size, piece.at)),
-          type_index(still.holdings[player][static_cast<std::size_t>(i)].letter));
+      out.holding.add(vision::holding_patch(frame, board, c.image_size, piece.at),
+                      type_index(still.holdings[player][static_cast<std::size_t>(i)].letter), seed);
     }
   }
 }
 
-// Samples saved between runs (--cache DIR), to try learners without rendering again; only
-// valid for the same features and seeds.
-void save_samples(const fs::path& file, const Samples& samples) {
+// The patch file scripts/train_piece_types.py reads (little-endian):
+//   "BGPT", uint32 version 1, uint32 count, uint32 height, uint32 width,
+//   count * height * width uint8 (patches, row-major), count int32 labels (index in
+//   kPieceTypeLetters), count int32 seeds (of each patch's still).
+constexpr char kPatchMagic[4] = {'B', 'G', 'P', 'T'};
+constexpr std::uint32_t kPatchVersion = 1;
+
+void save_patches(const fs::path& file, const Samples& samples) {
   std::ofstream out(file, std::ios::binary);
-  const int rows = samples.features.rows, cols = samples.features.cols;
-  out.write(reinterpret_cast<const char*>(&rows), sizeof rows);
-  out.write(reinterpret_cast<const char*>(&cols), sizeof cols);
-  for (int r = 0; r < rows; ++r) {
-    out.write(reinterpret_cast<const char*>(samples.features.ptr<float>(r)),
-              static_cast<std::streamsize>(sizeof(float) * static_cast<std::size_t>(cols)));
+  const auto put = [&](std::uint32_t v) { out.write(reinterpret_cast<const char*>(&v), sizeof v); };
+  out.write(kPatchMagic, sizeof kPatchMagic);
+  put(kPatchVersion);
+  put(static_cast<std::uint32_t>(samples.patches.size()));
+  put(static_cast<std::uint32_t>(samples.size.height));
+  put(static_cast<std::uint32_t>(samples.size.width));
+  for (const cv::Mat& patch : samples.patches) {
+    for (int y = 0; y < patch.rows; ++y) {
+      out.write(reinterpret_cast<const char*>(patch.ptr<uchar>(y)), patch.cols);
+    }
   }
   out.write(reinterpret_cast<const char*>(samples.labels.data()),
             static_cast<std::streamsize>(sizeof(int) * samples.labels.size()));
+  out.write(reinterpret_cast<const char*>(samples.seeds.data()),
+            static_cast<std::streamsize>(sizeof(int) * samples.seeds.size()));
+  if (!out) throw std::runtime_error(file.string() + ": cannot write");
 }
 
-bool load_samples(const fs::path& file, Samples& samples) {
+bool load_patches(const fs::path& file, Samples& samples) {
   std::ifstream in(file, std::ios::binary);
-  int rows = 0, cols = 0;
-  if (!in.read(reinterpret_cast<char*>(&rows), sizeof rows) ||
-      !in.read(reinterpret_cast<char*>(&cols), sizeof cols)) {
+  char magic[4] = {};
+  std::uint32_t version = 0, count = 0, height = 0, width = 0;
+  const auto get = [&](std::uint32_t& v) {
+    return static_cast<bool>(in.read(reinterpret_cast<char*>(&v), sizeof v));
+  };
+  if (!in.read(magic, sizeof magic) || !std::equal(magic, magic + 4, kPatchMagic) ||
+      !get(version) || version != kPatchVersion || !get(count) || !get(height) || !get(width) ||
+      static_cast<int>(height) != samples.size.height ||
+      static_cast<int>(width) != samples.size.width) {
     return false;
   }
-  samples.features.create(rows, cols, CV_32F);
-  for (int r = 0; r < rows; ++r) {
-    in.read(reinterpret_cast<char*>(samples.features.ptr<float>(r)),
-            static_cast<std::streamsize>(sizeof(float) * static_cast<std::size_t>(cols)));
+  samples.patches.clear();
+  for (std::uint32_t i = 0; i < count; ++i) {
+    cv::Mat patch(samples.size, CV_8UC1);
+    in.read(reinterpret_cast<char*>(patch.data), static_cast<std::streamsize>(patch.total()));
+    samples.patches.push_back(patch);
   }
-  samples.labels.resize(static_cast<std::size_t>(rows));
+  samples.labels.resize(count);
+  samples.seeds.resize(count);
   in.read(reinterpret_cast<char*>(samples.labels.data()),
-          static_cast<std::streamsize>(sizeof(int) * samples.labels.size()));
+          static_cast<std::streamsize>(sizeof(int) * count));
+  in.read(reinterpret_cast<char*>(samples.seeds.data()),
+          static_cast<std::streamsize>(sizeof(int) * count));
   return static_cast<bool>(in);
 }
 
-// The samples of the stills of `seeds`, from the cache when there is one.
-Collected collect_all(const std::vector<int>& seeds, const fs::path& cache, const std::string& name,
-                      double& seconds) {
+// The patches of the stills of `seeds`: from `dir`/<kind>_<name>.bin when those were dumped
+// for the same seeds, else rendered (and then written there when `dir` is given).
+Collected collect_all(const std::vector<int>& seeds, const fs::path& dir, const std::string& name) {
   Collected all;
-  if (!cache.empty() && load_samples(cache / (name + "_board.bin"), all.board) &&
-      load_samples(cache / (name + "_holding.bin"), all.holding)) {
+  if (!dir.empty() && load_patches(dir / ("board_" + name + ".bin"), all.board) &&
+      load_patches(dir / ("holding_" + name + ".bin"), all.holding) &&
+      std::set<int>(all.board.seeds.begin(), all.board.seeds.end()) ==
+          std::set<int>(seeds.begin(), seeds.end())) {
+    std::fprintf(stderr, "%s: %zu board and %zu holding patches read from %s\n", name.c_str(),
+                 all.board.patches.size(), all.holding.patches.size(), dir.c_str());
     return all;
   }
+  all = {};
   const auto started = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < seeds.size(); ++i) {
     collect(seeds[i], all);
     if (i % 50 == 49) {
-      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       std::fprintf(stderr, "%s: rendered %zu / %zu stills (%.0f s)\n", name.c_str(), i + 1,
                    seeds.size(), seconds);
     }
   }
-  if (!cache.empty()) {
-    fs::create_directories(cache);
-    save_samples(cache / (name + "_board.bin"), all.board);
-    save_samples(cache / (name + "_holding.bin"), all.holding);
+  if (!dir.empty()) {
+    fs::create_directories(dir);
+    save_patches(dir / ("board_" + name + ".bin"), all.board);
+    save_patches(dir / ("holding_" + name + ".bin"), all.holding);
   }
   return all;
 }
 
-cv::Ptr<cv::ml::ANN_MLP> train(const Samples& samples, int classes, const Options& options) {
-  const int hidden = options.hidden, iterations = options.iterations;
-  cv::Ptr<cv::ml::ANN_MLP> network = cv::ml::ANN_MLP::create();
-  network->setLayerSizes(std::vector<int>{samples.features.cols, hidden, classes});
-  network->setActivationFunction(cv::ml::ANN_MLP::SIGMOID_SYM);
-  if (options.backprop) {
-    network->setTrainMethod(cv::ml::ANN_MLP::BACKPROP, 0.01, 0.1);
-  } else {
-    network->setTrainMethod(cv::ml::ANN_MLP::RPROP);
-  }
-  network->setTermCriteria(
-      cv::TermCriteria(cv::TermCriteria::MAX_ITER + cv::TermCriteria::EPS, iterations, 1e-5));
-  cv::Mat targets(static_cast<int>(samples.labels.size()), classes, CV_32F, cv::Scalar(-1));
-  for (std::size_t i = 0; i < samples.labels.size(); ++i) {
-    targets.at<float>(static_cast<int>(i), samples.labels[i]) = 1;
-  }
-  // The weights start from OpenCV's generator: seeded here, so training is repeatable.
-  cv::theRNG().state = 0x5eed;
-  network->train(cv::ml::TrainData::create(samples.features, cv::ml::ROW_SAMPLE, targets));
-  return network;
-}
-
-// Per-type accuracy of a network on samples: the argmax among all types.
-void report(const char* what, const Samples& samples, const cv::ml::ANN_MLP& network, int classes) {
+// Per-type accuracy of a classifier on samples (the argmax of its probabilities), with the
+// confusion matrix; the mean time it took per patch.
+template <typename Classify>
+void report(const char* what, const Samples& samples, int classes, Classify classify) {
   std::vector<int> right(6, 0), total(6, 0);
   std::vector<std::vector<int>> confusion(6, std::vector<int>(6, 0));
-  for (int i = 0; i < samples.features.rows; ++i) {
-    cv::Mat output;
-    network.predict(samples.features.row(i), output);
-    int best = 0;
-    for (int k = 1; k < classes; ++k) {
-      if (output.at<float>(0, k) > output.at<float>(0, best)) best = k;
-    }
-    const int truth = samples.labels[static_cast<std::size_t>(i)];
-    ++total[static_cast<std::size_t>(truth)];
-    right[static_cast<std::size_t>(truth)] += best == truth;
-    ++confusion[static_cast<std::size_t>(truth)][static_cast<std::size_t>(best)];
+  const auto started = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < samples.patches.size(); ++i) {
+    const vision::TypeProbabilities p = classify(samples.patches[i]);
+    const int best = static_cast<int>(std::max_element(p.begin(), p.begin() + classes) - p.begin());
+    const auto truth = static_cast<std::size_t>(samples.labels[i]);
+    ++total[truth];
+    right[truth] += best == samples.labels[i];
+    ++confusion[truth][static_cast<std::size_t>(best)];
   }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   int all_right = 0, all = 0;
   std::printf("%s: per type (right / seen), confusion row = truth, columns P N B R Q K\n", what);
-  for (int k = 0; k < classes; ++k) {
-    all_right += right[static_cast<std::size_t>(k)];
-    all += total[static_cast<std::size_t>(k)];
-    std::printf(
-        "  %c %5.1f %% (%d / %d)   ", vision::kPieceTypeLetters[static_cast<std::size_t>(k)],
-        total[static_cast<std::size_t>(k)]
-            ? 100.0 * right[static_cast<std::size_t>(k)] / total[static_cast<std::size_t>(k)]
-            : 0.0,
-        right[static_cast<std::size_t>(k)], total[static_cast<std::size_t>(k)]);
-    for (int j = 0; j < classes; ++j)
-      std::printf(" %5d", confusion[static_cast<std::size_t>(k)][static_cast<std::size_t>(j)]);
+  for (std::size_t k = 0; k < static_cast<std::size_t>(classes); ++k) {
+    all_right += right[k];
+    all += total[k];
+    std::printf("  %c %5.1f %% (%d / %d)   ", vision::kPieceTypeLetters[k],
+                total[k] ? 100.0 * right[k] / total[k] : 0.0, right[k], total[k]);
+    for (std::size_t j = 0; j < static_cast<std::size_t>(classes); ++j) {
+      std::printf(" %5d", confusion[k][j]);
+    }
     std::printf("\n");
   }
-  std::printf("  all %.1f %% (%d / %d)\n", all ? 100.0 * all_right / all : 0.0, all_right, all);
+  std::printf("  all %.1f %% (%d / %d), %.2f ms per patch\n", all ? 100.0 * all_right / all : 0.0,
+              all_right, all, all ? 1000.0 * seconds / all : 0.0);
 }
 
-// Holding areas read by type (through the saved model, as at run time) against the truth:
-// areas whose counts by type are exactly right.
+// Holding areas read by type (through the model, as at run time) against the truth: areas
+// whose counts by type are exactly right.
 void report_holdings(const std::vector<int>& seeds, const vision::PieceTypeModel& model) {
   int exact = 0, areas = 0, count_exact = 0;
   for (int seed : seeds) {
@@ -332,9 +349,8 @@ void report_holdings(const std::vector<int>& seeds, const vision::PieceTypeModel
 
 int main(int argc, char** argv) {
   Options options;
-  fs::path dump, cache;
+  fs::path look, patches;
   bool quick = false;
-  int limit = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -349,42 +365,38 @@ int main(int argc, char** argv) {
       options.train_stills = std::atoi(value().c_str());
     } else if (arg == "--test-stills") {
       options.test_stills = std::atoi(value().c_str());
-    } else if (arg == "--hidden") {
-      options.hidden = std::atoi(value().c_str());
-    } else if (arg == "--iterations") {
-      options.iterations = std::atoi(value().c_str());
-    } else if (arg == "--rprop") {
-      options.backprop = false;
-    } else if (arg == "--limit") {
-      limit = std::atoi(value().c_str());
+    } else if (arg == "--patches") {
+      patches = value();
+    } else if (arg == "--threads") {
+      options.threads = std::atoi(value().c_str());
     } else if (arg == "--quick") {
       quick = true;
-    } else if (arg == "--cache") {
-      cache = value();
-    } else if (arg == "--dump") {
-      dump = value();
+    } else if (arg == "--look") {
+      look = value();
     } else if (arg == "--evaluate-only") {
       options.evaluate_only = true;
     } else {
       return usage(("unknown argument " + arg).c_str());
     }
   }
-  if (!dump.empty()) {
+  if (!look.empty()) {
     // A look at what training sees: stills with their calibration and pieces, and patches.
-    fs::create_directories(dump);
-    Collected look;
-    look.dump = dump;
+    fs::create_directories(look);
+    Collected seen;
+    seen.look = look;
     for (int seed : seeds_of(options.train_first, options.train_last, options.train_stills)) {
-      collect(seed, look);
+      collect(seed, seen);
     }
     return 0;
   }
-  if (options.out.empty()) return usage("--out DIR is needed");
   if (options.train_last >= 5000 || options.test_last >= 5000) {
     return usage("seeds 5000 and above are held out for the final measurement");
   }
   if (options.test_first <= options.train_last && options.train_first <= options.test_last) {
     return usage("training and test seeds overlap");
+  }
+  if (options.evaluate_only == options.out.empty() || (!options.evaluate_only && patches.empty())) {
+    return usage("either --patches DIR (dump) or --evaluate-only --out DIR");
   }
   cv::setNumThreads(1);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -392,43 +404,33 @@ int main(int argc, char** argv) {
   const auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
-  fs::create_directories(options.out);
+  const std::vector<int> test_seeds =
+      seeds_of(options.test_first, options.test_last, options.test_stills);
   if (!options.evaluate_only) {
     const std::vector<int> seeds =
         seeds_of(options.train_first, options.train_last, options.train_stills);
-    double seconds = 0;
-    Collected training = collect_all(seeds, cache, "train", seconds);
-    if (limit > 0 && training.board.features.rows > limit) {
-      // A quick look at what the learner makes of fewer samples.
-      training.board.features = training.board.features.rowRange(0, limit).clone();
-      training.board.labels.resize(static_cast<std::size_t>(limit));
-    }
-    std::printf("training: %d board pieces, %d holding pieces from %zu stills (seeds %d-%d)\n",
-                training.board.features.rows, training.holding.features.rows, seeds.size(),
+    const Collected training = collect_all(seeds, patches, "train");
+    std::printf("training: %zu board pieces, %zu holding pieces from %zu stills (seeds %d-%d)\n",
+                training.board.patches.size(), training.holding.patches.size(), seeds.size(),
                 options.train_first, options.train_last);
-    const cv::Ptr<cv::ml::ANN_MLP> board = train(training.board, 6, options);
-    std::fprintf(stderr, "board network trained (%.0f s)\n", elapsed());
-    const cv::Ptr<cv::ml::ANN_MLP> holding = train(training.holding, 5, options);
-    std::fprintf(stderr, "holding network trained (%.0f s)\n", elapsed());
-    board->save((options.out / "piece_types_board.yml.gz").string());
-    holding->save((options.out / "piece_types_holding.yml.gz").string());
-    report("training board squares", training.board, *board, 6);
-    report("training holdings", training.holding, *holding, 5);
+    const Collected test = collect_all(test_seeds, patches, "test");
+    std::printf("test: %zu board pieces, %zu holding pieces from %zu stills (seeds %d-%d)\n",
+                test.board.patches.size(), test.holding.patches.size(), test_seeds.size(),
+                options.test_first, options.test_last);
+    std::fprintf(stderr, "patches written to %s (%.0f s)\n", patches.c_str(), elapsed());
+    return 0;
   }
-  // Held-apart seeds, through the saved files as vision loads them.
+  // Held-apart seeds, through the model files as vision loads them.
   const vision::PieceTypeModel model(options.out);
-  const cv::Ptr<cv::ml::ANN_MLP> board =
-      cv::ml::ANN_MLP::load((options.out / "piece_types_board.yml.gz").string());
-  const cv::Ptr<cv::ml::ANN_MLP> holding =
-      cv::ml::ANN_MLP::load((options.out / "piece_types_holding.yml.gz").string());
-  const std::vector<int> test_seeds =
-      seeds_of(options.test_first, options.test_last, options.test_stills);
-  double seconds = 0;
-  const Collected test = collect_all(test_seeds, cache, "test", seconds);
-  std::printf("test: %zu stills (seeds %d-%d)\n", test_seeds.size(), options.test_first,
-              options.test_last);
-  report("test board squares", test.board, *board, 6);
-  report("test holdings", test.holding, *holding, 5);
+  const Collected test = collect_all(test_seeds, patches, "test");
+  cv::setNumThreads(options.threads);
+  std::printf("test: %zu stills (seeds %d-%d), %d OpenCV threads\n", test_seeds.size(),
+              options.test_first, options.test_last, cv::getNumThreads());
+  report("test board squares", test.board, 6,
+         [&](const cv::Mat& patch) { return model.board_piece(patch); });
+  report("test holdings", test.holding, 5,
+         [&](const cv::Mat& patch) { return model.holding_piece(patch); });
+  cv::setNumThreads(1);
   if (!quick) report_holdings(test_seeds, model);
   std::fprintf(stderr, "done (%.0f s)\n", elapsed());
   return 0;

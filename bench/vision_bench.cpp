@@ -1,5 +1,6 @@
 // Per-frame vision path (warp both boards, read 128 squares, count four holdings) on a
-// synthetic bughouse table at 720p and 1080p, one thread; and one calibration.
+// synthetic bughouse table at 720p and 1080p, one thread; one calibration; the piece-type
+// networks on one patch.
 #include <benchmark/benchmark.h>
 
 #include <opencv2/core/utility.hpp>
@@ -86,6 +87,25 @@ void BM_DriftCheck(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_DriftCheck)->Unit(benchmark::kMillisecond);
+
+// The piece-type networks on one patch (asked only when the tracker doubts a type).
+void BM_PieceType(benchmark::State& state) {
+  cv::setNumThreads(1);
+  const auto model = bugcam::vision::PieceTypeModel::load_bundled();
+  if (!model) {
+    state.SkipWithError("no bundled piece-type model");
+    return;
+  }
+  const bool board = state.range(0) == 0;
+  const cv::Mat patch(board ? bugcam::vision::kSquarePatchSize : bugcam::vision::kHoldingPatchSize,
+                      CV_8UC1, cv::Scalar(0));
+  cv::randu(patch, 0, 255);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(board ? model->board_piece(patch) : model->holding_piece(patch));
+  }
+  state.SetLabel(board ? "board square" : "holding piece");
+}
+BENCHMARK(BM_PieceType)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -1,11 +1,58 @@
 #!/bin/sh
-# Trains the piece-type networks (vision/models/piece_types_*.yml.gz) on synthetic stills of
-# seeds 1-2999 and reports their accuracy per type on stills of seeds 3000-3999. The same
-# options give the same files. Extra arguments go to the training program, e.g.
-#   scripts/train-piece-types.sh --train-stills 200      (a quicker, weaker model)
-#   scripts/train-piece-types.sh --evaluate-only         (re-measure the checked-in model)
+# Trains the piece-type networks (vision/models/piece_types_{board,holding}.onnx) in one go:
+#   1. bench/train_piece_types cuts board-square and holding-area patches, with their types,
+#      from synthetic stills of seeds 1-2999 (training) and 3000-3999 (test), through the
+#      same vision code that runs when recording;
+#   2. scripts/train_piece_types.py trains a small convolutional network on each kind and
+#      writes it as ONNX (needs Debian's python3-torch and python3-numpy, installed here
+#      when missing; building and testing bugcam does not need them);
+#   3. bench/train_piece_types --evaluate-only measures the written files through OpenCV's
+#      dnn, as vision runs them: per-type accuracy and confusion on the test seeds.
+# The same run gives the same files. 400 training stills in three parts cut in parallel
+# (seeds 1-2999, 2-1499 and 1500-2999), 120 test stills. Took 45 minutes here with the two
+# cores shared by other work (load 15): 15 to cut the patches, 19 to train (the holding
+# network's 8 alongside), 3 to evaluate; about 0.5 s of CPU per still, 1 s per 100 board
+# patches per epoch.
+# PATCHES (default build/piece-type-patches) keeps the patches, so a second run trains again
+# without rendering; EPOCHS (default 12).
+#   scripts/train-piece-types.sh                     (train and evaluate)
+#   scripts/train-piece-types.sh --evaluate-only     (re-measure the checked-in networks)
 set -eu
 cd "$(dirname "$0")/.."
+patches="${PATCHES:-build/piece-type-patches}"
+epochs="${EPOCHS:-12}"
 cmake --preset release >/dev/null
 cmake --build build/release -j2 --target train_piece_types
-exec build/release/bench/train_piece_types --out vision/models "$@"
+if [ "${1:-}" = "--evaluate-only" ]; then
+  exec build/release/bench/train_piece_types --evaluate-only --out vision/models \
+    --patches "$patches/b" --test-stills 120
+fi
+if ! /usr/bin/python3 -c "import torch, numpy" 2>/dev/null; then
+  as_root=""
+  if [ "$(id -u)" -ne 0 ]; then as_root=sudo; fi
+  $as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq --no-install-recommends \
+    python3-torch python3-numpy
+fi
+cut() { build/release/bench/train_piece_types --patches "$patches/$1" --train "$2" \
+  --train-stills "$3" --test-stills "$4" >"$patches/$1.log" 2>&1; }
+mkdir -p "$patches"
+cut a 1-2999 100 20 &
+a=$!
+cut b 2-1499 150 120 &
+b=$!
+cut c 1500-2999 150 0 &
+c=$!
+wait $a && wait $b && wait $c
+# The two networks in parallel, one thread each.
+train() { /usr/bin/python3 scripts/train_piece_types.py --kind "$1" --data "$patches/a" \
+  --data "$patches/b" --data "$patches/c" --test "$patches/b" --epochs "$epochs" \
+  --out "vision/models/piece_types_$1.onnx" >"$patches/train_$1.log" 2>&1; }
+train board &
+board=$!
+train holding &
+holding=$!
+wait $board && wait $holding
+tail -n 8 "$patches/train_board.log" "$patches/train_holding.log"
+exec build/release/bench/train_piece_types --evaluate-only --out vision/models \
+  --patches "$patches/b" --test-stills 120

@@ -1,13 +1,12 @@
-// Piece types: where a piece's body is in the image, the patch cut around it, its features and
-// the two networks that read them.
+// Piece types: where a piece's body is in the image, the patch cut around it, and the two
+// convolutional networks that read it.
 #include <algorithm>
 #include <cmath>
-#include <fstream>
+#include <mutex>
 #include <stdexcept>
 
+#include <opencv2/dnn.hpp>
 #include <opencv2/imgproc.hpp>
-#include <opencv2/ml.hpp>
-#include <opencv2/objdetect.hpp>
 
 #include "bugcam/vision.hpp"
 #include "piece_geometry.hpp"
@@ -18,11 +17,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kBoardModelFile = "piece_types_board.yml.gz";
-constexpr const char* kHoldingModelFile = "piece_types_holding.yml.gz";
-// The networks' outputs (about -1.7..1.7) become probabilities through a softmax of this
-// sharpness.
-constexpr float kSoftmaxGain = 1.5f;
+constexpr const char* kBoardModelFile = "piece_types_board.onnx";
+constexpr const char* kHoldingModelFile = "piece_types_holding.onnx";
+// A patch is standardised before the network sees it: minus its mean, over its standard
+// deviation but at least this many grey levels (scripts/train_piece_types.py does the same).
+constexpr double kMinStddev = 4.0;
 // Height (squares) up to which a standing piece's body is cut out: a tall king.
 constexpr double kPieceHeight = 1.9;
 
@@ -60,16 +59,16 @@ cv::Mat region_of(const cv::Mat& frame_bgr, cv::Point2d centre, double radius, c
   return frame_bgr(box);
 }
 
-TypeProbabilities softmax(const cv::Mat& outputs, int classes) {
+// The networks give logits (their softmax temperature is folded in when training).
+TypeProbabilities softmax(const std::vector<float>& v, int classes) {
   TypeProbabilities p{};
-  float top = -1e9f;
-  for (int i = 0; i < classes; ++i) top = std::max(top, outputs.at<float>(0, i));
+  const float top = *std::max_element(v.begin(), v.begin() + classes);
   float sum = 0;
-  for (int i = 0; i < classes; ++i) {
-    p[static_cast<std::size_t>(i)] = std::exp(kSoftmaxGain * (outputs.at<float>(0, i) - top));
-    sum += p[static_cast<std::size_t>(i)];
+  for (std::size_t i = 0; i < static_cast<std::size_t>(classes); ++i) {
+    p[i] = std::exp(v[i] - top);
+    sum += p[i];
   }
-  for (float& v : p) v /= sum;
+  for (float& x : p) x /= sum;
   return p;
 }
 
@@ -198,56 +197,164 @@ cv::Mat holding_patch(const cv::Mat& frame_bgr, const ViewGeometry& view,
              across * (span / size.width), {size.width / 2.0, size.height / 2.0}, size);
 }
 
-std::vector<float> patch_features(const cv::Mat& patch) {
-  // Gradient histograms of 8-pixel cells in 16-pixel blocks, plus the coarse brightness
-  // pattern (normalised), which tells a piece's outline from the board behind it.
-  const cv::HOGDescriptor hog(patch.size(), {16, 16}, {8, 8}, {8, 8}, 9);
-  std::vector<float> features;
-  hog.compute(patch, features);
-  cv::Mat coarse;
-  cv::resize(patch, coarse, {patch.cols / 4, patch.rows / 4}, 0, 0, cv::INTER_AREA);
-  coarse.convertTo(coarse, CV_32F);
-  cv::Scalar mean, stddev;
-  cv::meanStdDev(coarse, mean, stddev);
-  const float scale = 1.0f / static_cast<float>(std::max(stddev[0], 4.0));
-  for (int y = 0; y < coarse.rows; ++y) {
-    for (int x = 0; x < coarse.cols; ++x) {
-      features.push_back((coarse.at<float>(y, x) - static_cast<float>(mean[0])) * scale * 0.25f);
-    }
-  }
-  return features;
-}
-
 // --- Model -------------------------------------------------------------------------------
 
+namespace {
+
+// A network of convolutions then fully connected layers. OpenCV 4.6's convolution sums a
+// small map (tens of outputs) in an order that depends on its thread count, so the last
+// convolution (3x3, ReLU, 2x2 max-pooling) and the fully connected layers after it run here,
+// in one fixed order: the probabilities must not depend on the machine. The convolutions
+// before it, on larger maps, run in cv::dnn.
+struct Network {
+  cv::dnn::Net head;
+  std::string head_output;                         // the layer whose output the tail takes
+  cv::Mat conv_weights, conv_bias;                 // K x C x 3 x 3, K
+  std::vector<std::pair<cv::Mat, cv::Mat>> dense;  // weights (out x in) and bias, in order
+};
+
+Network load_network(const fs::path& file) {
+  if (!fs::is_regular_file(file)) throw std::runtime_error(file.string() + ": no such file");
+  Network network;
+  try {
+    network.head = cv::dnn::readNetFromONNX(file.string());
+  } catch (const cv::Exception& e) {
+    throw std::runtime_error(file.string() + ": cannot read the network: " + e.what());
+  }
+  const auto unexpected = [&](const std::string& what) {
+    return std::runtime_error(file.string() + ": not a piece-type network (" + what + ")");
+  };
+  if (network.head.empty()) throw unexpected("no layers");
+  network.head.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+  network.head.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+  const std::vector<std::string> names = network.head.getLayerNames();
+  std::vector<cv::Ptr<cv::dnn::Layer>> layers;
+  for (const std::string& name : names) {
+    layers.push_back(network.head.getLayer(network.head.getLayerId(name)));
+  }
+  std::size_t last_conv = layers.size();
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (layers[i]->type == "Convolution") last_conv = i;
+  }
+  if (last_conv == layers.size() || last_conv == 0) throw unexpected("no second convolution");
+  const cv::dnn::Layer& conv = *layers[last_conv];
+  if (conv.blobs.size() != 2 || conv.blobs[0].dims != 4 || conv.blobs[0].size[2] != 3 ||
+      conv.blobs[0].size[3] != 3) {
+    throw unexpected("the last convolution is not 3x3 with a bias");
+  }
+  network.head_output = names[last_conv - 1];
+  network.conv_weights = conv.blobs[0].clone();
+  network.conv_bias = conv.blobs[1].clone();
+  for (std::size_t i = last_conv + 1; i < layers.size(); ++i) {
+    if (layers[i]->type != "InnerProduct") continue;
+    if (layers[i]->blobs.size() != 2) throw unexpected("a fully connected layer without bias");
+    network.dense.emplace_back(layers[i]->blobs[0].clone(), layers[i]->blobs[1].clone());
+  }
+  if (network.dense.empty()) throw unexpected("no fully connected layer");
+  return network;
+}
+
+// The last convolution (ReLU, 2x2 max-pooling), flattened, then the fully connected layers
+// (ReLU between them): the logits.
+std::vector<float> tail(const Network& network, const cv::Mat& map) {
+  const int channels = map.size[1], height = map.size[2], width = map.size[3];
+  const int kernels = network.conv_weights.size[0];
+  if (network.conv_weights.size[1] != channels) {
+    throw std::runtime_error("piece-type network: the last convolution's input does not fit");
+  }
+  const float* in = map.ptr<float>();
+  const float* weights = network.conv_weights.ptr<float>();
+  const float* bias = network.conv_bias.ptr<float>();
+  // Each output sums its bias, then the input channels in order, each over the 3x3 kernel
+  // row by row: one fixed order, whatever the machine.
+  std::vector<float> conv(static_cast<std::size_t>(kernels * height * width));
+  for (int k = 0; k < kernels; ++k) {
+    float* out = conv.data() + static_cast<std::ptrdiff_t>(k * height * width);
+    std::fill(out, out + height * width, bias[k]);
+    for (int c = 0; c < channels; ++c) {
+      const float* plane = in + static_cast<std::ptrdiff_t>(c * height * width);
+      for (int dy = -1; dy <= 1; ++dy) {
+        for (int dx = -1; dx <= 1; ++dx) {
+          const float w = weights[((k * channels + c) * 3 + dy + 1) * 3 + dx + 1];
+          for (int y = std::max(0, -dy); y < std::min(height, height - dy); ++y) {
+            const float* src = plane + (y + dy) * width + dx;
+            float* dst = out + y * width;
+            for (int x = std::max(0, -dx); x < std::min(width, width - dx); ++x) {
+              dst[x] += w * src[x];
+            }
+          }
+        }
+      }
+    }
+    for (int i = 0; i < height * width; ++i) out[i] = std::max(out[i], 0.0f);
+  }
+  const int pooled_h = height / 2, pooled_w = width / 2;
+  std::vector<float> values;
+  for (int k = 0; k < kernels; ++k) {
+    for (int y = 0; y < pooled_h; ++y) {
+      for (int x = 0; x < pooled_w; ++x) {
+        const auto at = [&](int yy, int xx) {
+          return conv[static_cast<std::size_t>((k * height + yy) * width + xx)];
+        };
+        values.push_back(std::max(std::max(at(2 * y, 2 * x), at(2 * y, 2 * x + 1)),
+                                  std::max(at(2 * y + 1, 2 * x), at(2 * y + 1, 2 * x + 1))));
+      }
+    }
+  }
+  for (std::size_t layer = 0; layer < network.dense.size(); ++layer) {
+    const cv::Mat& w = network.dense[layer].first;
+    const float* b = network.dense[layer].second.ptr<float>();
+    if (w.cols != static_cast<int>(values.size())) {
+      throw std::runtime_error("piece-type network: a fully connected layer does not fit");
+    }
+    std::vector<float> out(static_cast<std::size_t>(w.rows));
+    for (int o = 0; o < w.rows; ++o) {
+      const float* row = w.ptr<float>(o);
+      float sum = b[o];
+      for (std::size_t i = 0; i < values.size(); ++i) sum += row[i] * values[i];
+      out[static_cast<std::size_t>(o)] =
+          layer + 1 < network.dense.size() ? std::max(sum, 0.0f) : sum;
+    }
+    values = std::move(out);
+  }
+  return values;
+}
+
+// The 1x1xHxW input of a network: the grey patch standardised.
+cv::Mat input_of(const cv::Mat& patch) {
+  cv::Mat grey;
+  patch.convertTo(grey, CV_32F);
+  cv::Scalar mean, stddev;
+  cv::meanStdDev(grey, mean, stddev);
+  grey = (grey - mean[0]) * (1.0 / std::max(stddev[0], kMinStddev));
+  return cv::dnn::blobFromImage(grey);
+}
+
+}  // namespace
+
 struct PieceTypeModel::Networks {
-  cv::Ptr<cv::ml::ANN_MLP> board;
-  cv::Ptr<cv::ml::ANN_MLP> holding;
+  // cv::dnn::Net::forward changes the net's buffers: one caller at a time.
+  std::mutex running;
+  Network board;
+  Network holding;
 };
 
 namespace {
 
-cv::Ptr<cv::ml::ANN_MLP> load_network(const fs::path& file) {
-  if (!fs::is_regular_file(file)) throw std::runtime_error(file.string() + ": no such file");
-  cv::Ptr<cv::ml::ANN_MLP> network;
-  try {
-    network = cv::ml::ANN_MLP::load(file.string());
-  } catch (const cv::Exception& e) {
-    throw std::runtime_error(file.string() + ": cannot read the network: " + e.what());
+TypeProbabilities run(Network& network, std::mutex& running, const cv::Mat& patch, int classes) {
+  const cv::Mat input = input_of(patch);
+  cv::Mat map;
+  {
+    const std::scoped_lock lock(running);
+    network.head.setInput(input);
+    map = network.head.forward(network.head_output).clone();
   }
-  if (network.empty() || !network->isTrained()) {
-    throw std::runtime_error(file.string() + ": not a trained network");
+  const std::vector<float> logits = tail(network, map);
+  if (logits.size() != static_cast<std::size_t>(classes)) {
+    throw std::runtime_error("piece-type network: " + std::to_string(logits.size()) +
+                             " outputs, expected " + std::to_string(classes));
   }
-  return network;
-}
-
-TypeProbabilities run(const cv::ml::ANN_MLP& network, const cv::Mat& patch) {
-  const std::vector<float> features = patch_features(patch);
-  const cv::Mat input(1, static_cast<int>(features.size()), CV_32F,
-                      const_cast<float*>(features.data()));
-  cv::Mat outputs;
-  network.predict(input, outputs);
-  return softmax(outputs, std::min(outputs.cols, 6));
+  return softmax(logits, classes);
 }
 
 }  // namespace
@@ -280,13 +387,12 @@ std::shared_ptr<const PieceTypeModel> PieceTypeModel::load_bundled() {
 }
 
 TypeProbabilities PieceTypeModel::board_piece(const cv::Mat& patch) const {
-  return run(*networks_->board, patch);
+  return run(networks_->board, networks_->running, patch, 6);
 }
 
 TypeProbabilities PieceTypeModel::holding_piece(const cv::Mat& patch) const {
-  TypeProbabilities p = run(*networks_->holding, patch);
-  p[5] = 0;  // no king is ever held
-  return p;
+  // Five types: no king is ever held.
+  return run(networks_->holding, networks_->running, patch, 5);
 }
 
 std::optional<TypeProbabilities> square_piece_types(const cv::Mat& frame_bgr,

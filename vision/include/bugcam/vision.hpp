@@ -80,13 +80,14 @@ struct FrameObservation {
 inline constexpr std::string_view kPieceTypeLetters = "PNBRQK";
 using TypeProbabilities = std::array<float, 6>;
 
-// The piece-type classifiers: two small networks (OpenCV ANN_MLP) over gradient histograms
-// of a piece's image, one for pieces standing on a square, one for pieces in a holding
-// area (standing, lying, touching). Trained on synthetic stills by
-// scripts/train-piece-types.sh; the trained files live in vision/models/.
+// The piece-type classifiers: two small convolutional networks (ONNX, run by OpenCV's dnn)
+// over a piece's grey patch, one for pieces standing on a square, one for pieces in a
+// holding area (standing, lying, touching). Trained on synthetic stills by
+// scripts/train-piece-types.sh; the trained files live in vision/models/. Thread-safe: one
+// network runs at a time.
 class PieceTypeModel {
  public:
-  // Loads piece_types_board.yml.gz and piece_types_holding.yml.gz from `dir`. Throws
+  // Loads piece_types_board.onnx and piece_types_holding.onnx from `dir`. Throws
   // std::runtime_error naming the file when one is missing or unreadable.
   explicit PieceTypeModel(const std::filesystem::path& dir);
   ~PieceTypeModel();
@@ -120,8 +121,6 @@ cv::Mat square_patch(const cv::Mat& frame_bgr, const calibration::Board& board, 
 inline const cv::Size kHoldingPatchSize{56, 56};
 cv::Mat holding_patch(const cv::Mat& frame_bgr, const calibration::Board& board,
                       cv::Size image_size, cv::Point2d image_point);
-// What the networks see of a patch.
-std::vector<float> patch_features(const cv::Mat& patch);
 
 // Probabilities of the piece types in `candidates` (letters of kPieceTypeLetters, e.g. "NB")
 // for the piece on `square` of board `board_name` in this frame, the others 0; nullopt when
