@@ -103,10 +103,12 @@ std::string read_text(const fs::path& file) {
   return text.str();
 }
 
-// Incidents the renderer can stage, injected one per clip in turn when --incidents is given.
+// Incidents the renderer can stage, one per clip when --incidents is given: the clip of seed S
+// gets type S mod 9, at the ply nearest the middle of the clip that fits it.
 const std::vector<std::string> kIncidentTypes = {
-    "press_without_move", "move_without_press", "premove",      "hidden_piece",
-    "capture_not_passed", "position_disturbed", "illegal_move", "partner_board_touched"};
+    "press_without_move", "move_without_press",    "premove",
+    "hidden_piece",       "capture_not_passed",    "position_disturbed",
+    "illegal_move",       "partner_board_touched", "flag_fall"};
 
 }  // namespace
 
@@ -140,8 +142,10 @@ int main(int argc, char** argv) {
     so.width = o.width;
     so.height = o.height;
     if (o.incidents) {
-      const std::string type = kIncidentTypes[static_cast<std::size_t>(c) % kIncidentTypes.size()];
-      so.incidents.push_back(type + "@" + std::to_string(plies / 2));
+      const std::string& type = kIncidentTypes[seed % kIncidentTypes.size()];
+      if (const auto incident = samples::fitting_incident(game, plies, type, plies / 2)) {
+        so.incidents.push_back(*incident);
+      }
     }
     const auto render_start = std::chrono::steady_clock::now();
     samples::SynthResult rendered;
