@@ -257,6 +257,23 @@ std::optional<double> BoardEvidence::since(int square, SquareState state, double
   return start;
 }
 
+std::optional<double> BoardEvidence::change_began(int square, SquareState state, double t,
+                                                  double before) const {
+  const Run* used = run_at(square, t, before);
+  if (used == nullptr || used->mean_state() != state) return std::nullopt;
+  const std::deque<Run>& runs = squares_[square].runs;
+  auto it = std::find_if(runs.begin(), runs.end(), [&](const Run& r) { return &r == used; });
+  while (it != runs.begin()) {
+    const Run& later = *it;
+    --it;
+    // A glimpse between two covers may be a misread: it does not carry the state back.
+    if (it->mean_state() != state || it->frames < kChangeFrames) {
+      return later.after_cover ? it->end : later.start;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<double> BoardEvidence::hand_left(Seat seat, double t) const {
   const auto& stretches = hands_[static_cast<int>(seat.board) * 2 + static_cast<int>(seat.color)];
   for (auto it = stretches.rbegin(); it != stretches.rend(); ++it) {
