@@ -5,10 +5,11 @@
 //
 //   record_eval [--games FILE.bpgn] [--clips N] [--seed S] [--plies MIN-MAX] [--size WxH]
 //               [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse]
-//               [--save-observations]
+//               [--save-observations] [--holdings]
 // --keep leaves the clips in --work; --reuse records clips found there instead of rendering;
 // --save-observations writes each clip's tracker inputs to CLIP/observations.bin, which
-// bench/tracker_replay runs the tracker on again.
+// bench/tracker_replay runs the tracker on again; --holdings sends the holding areas to the
+// tracker (RecordOptions::holdings_to_tracker, off in `bugcam record` by default).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -44,13 +45,14 @@ struct Options {
   bool keep = false;
   bool reuse = false;              // record clips already rendered in --work again
   bool save_observations = false;  // write each clip's tracker inputs (bench/tracker_replay)
+  bool holdings = false;           // holding areas to the tracker (RecordOptions)
 };
 
 [[noreturn]] void usage(const std::string& what) {
   std::cerr << "record_eval: " << what
             << "\nusage: record_eval [--games FILE] [--clips N] [--seed S] [--plies MIN-MAX] "
                "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse] "
-               "[--save-observations]\n";
+               "[--save-observations] [--holdings]\n";
   std::exit(2);
 }
 
@@ -78,6 +80,8 @@ Options parse(int argc, char** argv) {
     } else if (arg == "--clocks") {
       o.clocks = value();
       if (o.clocks != "log" && o.clocks != "vision") usage("--clocks log|vision");
+    } else if (arg == "--holdings") {
+      o.holdings = true;
     } else if (arg == "--incidents") {
       o.incidents = true;
     } else if (arg == "--work") {
@@ -170,6 +174,7 @@ int main(int argc, char** argv) {
     ro.clocks = o.clocks == "log" ? (clip / "clocks.jsonl").string() : "vision";
     ro.out = clip / "recorded";
     if (o.save_observations) ro.observations_log = clip / "observations.bin";
+    ro.holdings_to_tracker = o.holdings;
     fs::remove_all(ro.out);
     pipeline::RecordSummary summary;
     pipeline::Accuracy a;
