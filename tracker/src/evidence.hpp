@@ -73,8 +73,9 @@ class BoardEvidence {
   std::optional<double> since(int square, SquareState state, double t, double before) const;
   // When the change to `state` may have begun: the end of the last reading of another state
   // before the consecutive runs that show `state` from the run used at `t` (the moment a hand
-  // came over the square, or the change began if none was seen); nullopt if the square
-  // showed nothing else before.
+  // came over the square), or the first reading of `state` where no hand was seen or the
+  // square stayed covered longer than a move takes; nullopt if the square showed nothing
+  // else before.
   std::optional<double> change_began(int square, SquareState state, double t, double before) const;
   // When the hand of `seat` last left the board at or before `t` (the end of its last
   // stretch of frames over the board that started before `t`), if vision attributed one.

@@ -1018,9 +1018,10 @@ struct Tracker::Impl {
     }
   }
 
-  // When a square that the move `m` changes (on `p`, before it) began to change: was last
-  // seen in its old state before a hand covered it and it came out in the new one, read as
-  // the readings at `t` take it. The earliest such time in (from, to), if any.
+  // When the squares that the move `m` changes (on `p`, before it) began to change: each was
+  // last seen in its old state before a hand covered it and came out in the new one, read as
+  // the readings at `t` take it. The earliest such time, if every square's lies in
+  // (from, to).
   std::optional<double> move_began(Position& p, Move m, BoardId board, double t, double before,
                                    double from, double to) const {
     const rules::RuleSet& rules = *config.rules;
@@ -1035,7 +1036,10 @@ struct Tracker::Impl {
       const int s = std::countr_zero(changed);
       const std::optional<double> began =
           evidence[index(board)].change_began(s, state_of(w1, b1, s), t, before);
-      if (!began || *began <= from || *began >= to) continue;
+      if (!began) continue;  // never read otherwise: says nothing
+      // Every square read must have begun changing in time: one that vision misreads may
+      // show the new state long before the move.
+      if (*began <= from || *began >= to) return std::nullopt;
       if (!earliest || *began < *earliest) earliest = began;
     }
     return earliest;
