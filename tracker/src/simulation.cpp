@@ -484,6 +484,7 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
       for (const Cover& cover : covers[b]) {
         if (t >= cover.t0 && t <= cover.t1) {
           covered |= cover.mask;
+          if (!options.attribute_hands) continue;
           for (const Seat& seat : cover.hands) {
             if (std::find(o.hands.begin(), o.hands.end(), seat) == o.hands.end()) {
               o.hands.push_back(seat);
