@@ -5,10 +5,11 @@
 //
 //   record_eval [--games FILE.bpgn] [--clips N] [--seed S] [--plies MIN-MAX] [--size WxH]
 //               [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse]
-//               [--save-observations]
+//               [--save-observations] [--holdings]
 // --keep leaves the clips in --work; --reuse records clips found there instead of rendering;
 // --save-observations writes each clip's tracker inputs to CLIP/observations.bin, which
-// bench/tracker_replay runs the tracker on again.
+// bench/tracker_replay runs the tracker on again; --holdings sends the holding areas to the
+// tracker (RecordOptions::holdings_to_tracker, off in `bugcam record` by default).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -44,13 +45,14 @@ struct Options {
   bool keep = false;
   bool reuse = false;              // record clips already rendered in --work again
   bool save_observations = false;  // write each clip's tracker inputs (bench/tracker_replay)
+  bool holdings = false;           // holding areas to the tracker (RecordOptions)
 };
 
 [[noreturn]] void usage(const std::string& what) {
   std::cerr << "record_eval: " << what
             << "\nusage: record_eval [--games FILE] [--clips N] [--seed S] [--plies MIN-MAX] "
                "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse] "
-               "[--save-observations]\n";
+               "[--save-observations] [--holdings]\n";
   std::exit(2);
 }
 
@@ -78,6 +80,8 @@ Options parse(int argc, char** argv) {
     } else if (arg == "--clocks") {
       o.clocks = value();
       if (o.clocks != "log" && o.clocks != "vision") usage("--clocks log|vision");
+    } else if (arg == "--holdings") {
+      o.holdings = true;
     } else if (arg == "--incidents") {
       o.incidents = true;
     } else if (arg == "--work") {
@@ -103,10 +107,12 @@ std::string read_text(const fs::path& file) {
   return text.str();
 }
 
-// Incidents the renderer can stage, injected one per clip in turn when --incidents is given.
+// Incidents the renderer can stage, one per clip when --incidents is given: the clip of seed S
+// gets type S mod 9, at the ply nearest the middle of the clip that fits it.
 const std::vector<std::string> kIncidentTypes = {
-    "press_without_move", "move_without_press", "premove",      "hidden_piece",
-    "capture_not_passed", "position_disturbed", "illegal_move", "partner_board_touched"};
+    "press_without_move", "move_without_press",    "premove",
+    "hidden_piece",       "capture_not_passed",    "position_disturbed",
+    "illegal_move",       "partner_board_touched", "flag_fall"};
 
 }  // namespace
 
@@ -140,8 +146,10 @@ int main(int argc, char** argv) {
     so.width = o.width;
     so.height = o.height;
     if (o.incidents) {
-      const std::string type = kIncidentTypes[static_cast<std::size_t>(c) % kIncidentTypes.size()];
-      so.incidents.push_back(type + "@" + std::to_string(plies / 2));
+      const std::string& type = kIncidentTypes[seed % kIncidentTypes.size()];
+      if (const auto incident = samples::fitting_incident(game, plies, type, plies / 2)) {
+        so.incidents.push_back(*incident);
+      }
     }
     const auto render_start = std::chrono::steady_clock::now();
     samples::SynthResult rendered;
@@ -166,6 +174,7 @@ int main(int argc, char** argv) {
     ro.clocks = o.clocks == "log" ? (clip / "clocks.jsonl").string() : "vision";
     ro.out = clip / "recorded";
     if (o.save_observations) ro.observations_log = clip / "observations.bin";
+    ro.holdings_to_tracker = o.holdings;
     fs::remove_all(ro.out);
     pipeline::RecordSummary summary;
     pipeline::Accuracy a;

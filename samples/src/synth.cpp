@@ -136,6 +136,47 @@ int illegal_target(const rules::ReplayedPly& rp) {
   return best;
 }
 
+// Why an incident cannot be staged at its ply (a capture that is not there, a premove with no
+// press before it, ...), or nullopt when it can.
+std::optional<std::string> misfit(const IncidentRequest& req,
+                                  const std::vector<rules::ReplayedPly>& plies) {
+  const rules::ReplayedPly& rp = plies[static_cast<std::size_t>(req.ply)];
+  switch (req.type) {
+    case IncidentType::kHiddenPiece:
+    case IncidentType::kCaptureNotPassed:
+      if (make_ply_input(rp, 0.0).captured < 0) return "ply " + rp.san + " captures nothing";
+      break;
+    case IncidentType::kPremove: {
+      bool follows_a_press = false;
+      for (int k = 0; k < req.ply; ++k) {
+        follows_a_press |= plies[static_cast<std::size_t>(k)].board == rp.board;
+      }
+      if (!follows_a_press) return "the first move on a board cannot be a premove";
+      break;
+    }
+    case IncidentType::kIllegalMove:
+      if (illegal_target(rp) < 0) return "no illegal square found for ply " + rp.san;
+      break;
+    case IncidentType::kPositionDisturbed: {
+      // The mover knocks over a piece beside the moved one's square.
+      rules::Position after = rp.before;
+      after.make(rp.move, rules::otb_rules());
+      const int to = rp.move.to();
+      bool neighbour = false;
+      for (int d : {1, -1, 8, -8, 9, -9, 7, -7}) {
+        const int sq = to + d;
+        if (sq < 0 || sq >= 64 || std::abs(sq % 8 - to % 8) > 1) continue;
+        neighbour |= !after.piece_at(sq).empty();
+      }
+      if (!neighbour) return "no piece beside ply " + rp.san + " to knock over";
+      break;
+    }
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
 Json point_json(cv::Point2d p) {
   return Json::array({round2(p.x), round2(p.y)});
 }
@@ -197,6 +238,24 @@ Json holdings_json(const World& w) {
 
 }  // namespace
 
+std::optional<std::string> fitting_incident(const rules::BpgnGame& game, int max_plies,
+                                            const std::string& type, int near_ply) {
+  const std::optional<IncidentType> kind = parse_incident_name(type);
+  if (!kind) throw SynthError("incident '" + type + "': unknown type");
+  std::vector<rules::ReplayedPly> plies = rules::replay(game).plies;
+  if (max_plies >= 0 && static_cast<int>(plies.size()) > max_plies) {
+    plies.resize(static_cast<std::size_t>(max_plies));
+  }
+  const int count = static_cast<int>(plies.size());
+  // Outwards from the ply asked for: near_ply, near_ply - 1, near_ply + 1, ...
+  for (int step = 0; step < 2 * count; ++step) {
+    const int ply = near_ply - 1 + (step % 2 == 0 ? step / 2 : -(step + 1) / 2);
+    if (ply < 0 || ply >= count) continue;
+    if (!misfit({*kind, ply}, plies)) return type + "@" + std::to_string(ply + 1);
+  }
+  return std::nullopt;
+}
+
 fs::path bundled_sample_dir() {
   return fs::path(BUGCAM_SAMPLES_DIR) / "clip";
 }
@@ -235,27 +294,14 @@ SynthResult synthesize(const rules::BpgnGame& game, const fs::path& out_dir,
   topt.initial_ms = initial_s * 1000;
   for (const std::string& text : options.incidents) {
     const IncidentRequest req = parse_incident(text, plies);
+    if (const std::optional<std::string> why = misfit(req, plies)) {
+      throw SynthError("incident '" + text + "': " + *why);
+    }
     PlyInput& in = inputs[static_cast<std::size_t>(req.ply)];
-    if ((req.type == IncidentType::kHiddenPiece || req.type == IncidentType::kCaptureNotPassed) &&
-        in.captured < 0) {
-      throw SynthError("incident '" + text + "': ply " +
-                       plies[static_cast<std::size_t>(req.ply)].san + " captures nothing");
-    }
-    if (req.type == IncidentType::kPremove) {
-      bool follows_a_press = false;
-      for (int k = 0; k < req.ply; ++k) {
-        follows_a_press |= plies[static_cast<std::size_t>(k)].board ==
-                           plies[static_cast<std::size_t>(req.ply)].board;
-      }
-      if (!follows_a_press) {
-        throw SynthError("incident '" + text + "': the first move on a board cannot be a premove");
-      }
-    }
     if (req.type == IncidentType::kIllegalMove) {
       in.illegal_to = illegal_target(plies[static_cast<std::size_t>(req.ply)]);
       in.captured = -1;
       in.rook_from = in.rook_to = -1;
-      if (in.illegal_to < 0) throw SynthError("incident '" + text + "': no illegal square found");
     }
     topt.incidents.push_back(req);
   }

@@ -201,6 +201,28 @@ TEST(Synth, RejectsBadIncidentRequests) {
   EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
 }
 
+TEST(Synth, FittingIncidentMovesToTheNearestPlyThatFits) {
+  const rules::BpgnGame game = test_game();
+  // Plies: 1 e4, 2 d5, 3 (1B) d4, 4 exd5, 5 Nf6, 6 Qxd5, 7 P@e5.
+  EXPECT_EQ(fitting_incident(game, -1, "hidden_piece", 3), "hidden_piece@4");
+  EXPECT_EQ(fitting_incident(game, -1, "capture_not_passed", 5), "capture_not_passed@4");
+  EXPECT_EQ(fitting_incident(game, -1, "capture_not_passed", 7), "capture_not_passed@6");
+  EXPECT_EQ(fitting_incident(game, -1, "capture_not_passed", 4), "capture_not_passed@4");
+  EXPECT_EQ(fitting_incident(game, -1, "premove", 3), "premove@2");  // 1B follows no press
+  EXPECT_EQ(fitting_incident(game, -1, "press_without_move", 3), "press_without_move@3");
+  // Nothing stands beside e4 after 1A. e4; after 1a. d5 the pawn on e4 does.
+  EXPECT_EQ(fitting_incident(game, -1, "position_disturbed", 1), "position_disturbed@2");
+  EXPECT_EQ(fitting_incident(game, 3, "hidden_piece", 2), std::nullopt);  // no capture in 3
+  EXPECT_THROW(fitting_incident(game, -1, "teleport", 2), SynthError);
+  // What it picks renders.
+  const bugcam::test_support::TempDir dir_temp("samples-fitting");
+  SynthOptions o = small_options(3);
+  o.max_plies = 5;
+  o.incidents = {*fitting_incident(game, o.max_plies, "hidden_piece", 2)};
+  EXPECT_EQ(o.incidents.front(), "hidden_piece@4");
+  EXPECT_NO_THROW(synthesize(game, dir_temp.path(), o));
+}
+
 TEST(Synth, ContactSheetTilesTheSeeds) {
   const bugcam::test_support::TempDir dir_temp("samples-sheet");
   const fs::path dir = dir_temp.path();

@@ -24,10 +24,11 @@ SimulationOptions clean_run_options() {
   return options;
 }
 
-Outcome run_with(IncidentType type, int ply) {
+Outcome run_with(IncidentType type, int ply, bool attribute_hands = true) {
   const std::vector<bugcam::rules::BpgnGame>& games = clean_run_games();
   SimulationOptions options = clean_run_options();
   options.injections = {{type, ply}};
+  options.attribute_hands = attribute_hands;
   return run_tracker(games[0], options);
 }
 
@@ -41,8 +42,8 @@ bool found(const Outcome& outcome, const ExpectedIncident& want) {
   return false;
 }
 
-void expect_found(IncidentType type, int ply) {
-  const Outcome outcome = run_with(type, ply);
+void expect_found(IncidentType type, int ply, bool attribute_hands = true) {
+  const Outcome outcome = run_with(type, ply, attribute_hands);
   ASSERT_FALSE(outcome.sim.incidents.empty()) << "the simulation could not inject it";
   for (const ExpectedIncident& want : outcome.sim.incidents) {
     EXPECT_TRUE(found(outcome, want)) << incident_name(want.type) << " at t=" << want.t;
@@ -100,6 +101,16 @@ TEST(TrackerIncidents, HiddenPiece) {
 }
 TEST(TrackerIncidents, Premove) {
   expect_found(IncidentType::kPremove, 23);
+}
+// Without knowing whose hand is over the board, the opponent's press already shows the
+// premove made; it is recorded at the premover's own press, as a premove.
+TEST(TrackerIncidents, PremoveWithoutHandsAttributed) {
+  expect_found(IncidentType::kPremove, 23, false);
+  const Outcome outcome = run_with(IncidentType::kPremove, 23, false);
+  EXPECT_TRUE(outcome.exact);
+}
+TEST(TrackerIncidents, PressWithoutMoveWithoutHandsAttributed) {
+  expect_found(IncidentType::kPressWithoutMove, 21, false);
 }
 TEST(TrackerIncidents, FlagFall) {
   expect_found(IncidentType::kFlagFall, 30);

@@ -11,6 +11,8 @@ namespace {
 // even without a hand.
 constexpr double kChangeConfidence = 0.7;
 constexpr int kChangeFrames = 10;
+// A hand making a move covers its squares for at most about this long (seconds).
+constexpr double kLongestReach = 2.0;
 // Floor of a state's probability: one square's evidence can cost a hypothesis at most
 // log(kFloor), so a single stubborn misread never outweighs the rules.
 constexpr double kFloor = 0.01;
@@ -255,6 +257,25 @@ std::optional<double> BoardEvidence::since(int square, SquareState state, double
     start = it->start;
   }
   return start;
+}
+
+std::optional<double> BoardEvidence::change_began(int square, SquareState state, double t,
+                                                  double before) const {
+  const Run* used = run_at(square, t, before);
+  if (used == nullptr || used->mean_state() != state) return std::nullopt;
+  const std::deque<Run>& runs = squares_[square].runs;
+  auto it = std::find_if(runs.begin(), runs.end(), [&](const Run& r) { return &r == used; });
+  while (it != runs.begin()) {
+    const Run& later = *it;
+    --it;
+    // A glimpse between two covers may be a misread: it does not carry the state back.
+    if (it->mean_state() != state || it->frames < kChangeFrames) {
+      // Under a hand for longer than a move takes, the change may have come at any time.
+      const bool hand = later.after_cover && later.start - it->end <= kLongestReach;
+      return hand ? it->end : later.start;
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<double> BoardEvidence::hand_left(Seat seat, double t) const {

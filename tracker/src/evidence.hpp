@@ -71,6 +71,12 @@ class BoardEvidence {
   // When the square last took on `state`: the start of the earliest of the consecutive runs
   // that show `state`, going back from the run used at `t`.
   std::optional<double> since(int square, SquareState state, double t, double before) const;
+  // When the change to `state` may have begun: the end of the last reading of another state
+  // before the consecutive runs that show `state` from the run used at `t` (the moment a hand
+  // came over the square), or the first reading of `state` where no hand was seen or the
+  // square stayed covered longer than a move takes; nullopt if the square showed nothing
+  // else before.
+  std::optional<double> change_began(int square, SquareState state, double t, double before) const;
   // When the hand of `seat` last left the board at or before `t` (the end of its last
   // stretch of frames over the board that started before `t`), if vision attributed one.
   std::optional<double> hand_left(Seat seat, double t) const;

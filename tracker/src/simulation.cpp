@@ -263,6 +263,18 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
       back.side = !record.color;
       clock_events.push_back(early);
       clock_events.push_back(back);
+      // Each arm on its way to the clock passes over its player's corner of the board, where
+      // a move by the rook or a pawn there would read alike (nothing seen to change).
+      for (const ClockEvent& press : {early, back}) {
+        const int home = press.side == Color::kWhite ? 0 : 7;
+        const int forward = press.side == Color::kWhite ? 1 : -1;
+        std::uint64_t corner = 0;
+        for (int file = 0; file < 4; ++file) corner |= bit(rules::make_square(file, home));
+        for (int rank = 1; rank <= 2; ++rank) {
+          corner |= bit(rules::make_square(0, home + forward * rank));
+        }
+        covers[b].push_back({press.t - 0.3, press.t + 0.05, corner, {Seat{board, *press.side}}});
+      }
       sim.incidents.push_back({IncidentType::kPressWithoutMove, board, record.color, early.t});
       sim.incidents.push_back({IncidentType::kPressWithoutMove, board, !record.color, back.t});
       previous_press[b] = back.t;
@@ -275,11 +287,12 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
     double hand1 = t - 0.1;
     double change_t = 0.5 * (hand0 + hand1);
     if (injected(IncidentType::kPremove, i) && previous_press[b] > 0.0) {
-      // Placed while the opponent's press was still to come.
-      change_t = std::max(previous_change[b] + 0.35, previous_press[b] - 0.7);
-      hand0 = change_t - 0.2;
-      hand1 = change_t + 0.1;
-      if (hand1 < previous_press[b] - 0.12) {
+      // Placed while the opponent's press was still to come, the hand over the move's
+      // squares from well before that press until just after it.
+      change_t = std::max(previous_change[b] + 0.35, previous_press[b] - 0.15);
+      hand0 = std::max(previous_change[b] + 0.3, previous_press[b] - 0.9);
+      hand1 = previous_press[b] + 0.15;
+      if (change_t < previous_press[b] && hand0 < previous_press[b] - 0.4) {
         sim.incidents.push_back({IncidentType::kPremove, board, record.color, change_t});
       }
     }
@@ -471,6 +484,7 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
       for (const Cover& cover : covers[b]) {
         if (t >= cover.t0 && t <= cover.t1) {
           covered |= cover.mask;
+          if (!options.attribute_hands) continue;
           for (const Seat& seat : cover.hands) {
             if (std::find(o.hands.begin(), o.hands.end(), seat) == o.hands.end()) {
               o.hands.push_back(seat);

@@ -1,6 +1,7 @@
 // The beam over both boards, late commits, and the incidents derived from the committed
 // history. See tracker.hpp for the outline and DESIGN.md "The ideas that make it accurate".
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -32,8 +33,10 @@ constexpr double kHoldingsWeight = 1.5;
 constexpr int kUnpressedBranching = 3;
 // How many of the best hypotheses try unpressed-move sequences (they are costly).
 constexpr int kUnpressedHypotheses = 4;
-// A placement this much before the opponent's press is a premove.
+// A placement this much before the opponent's press is a premove ...
 constexpr double kPremoveSlack = 0.1;
+// ... and so is a move whose squares went under the hand this much before it.
+constexpr double kPremoveCoverSlack = 0.3;
 // An oracle is asked when the best hypothesis leads the alternatives by less than this.
 constexpr double kTypeDoubtMargin = 4.0;
 // A passed piece may be grabbed for a drop as it arrives, never seen lying in the holding
@@ -222,13 +225,27 @@ struct PlyRecord {
   std::string san;
   bool pressed = true;
   PieceType captured = PieceType::kNone;  // as it goes to the partner (promoted -> pawn)
-  std::optional<double> placed_since;     // when its destination took on the mover's colour
+  // A premove: played before the opponent's press. `premoved` marks one seen made at the
+  // opponent's press (NodeKind::kPremove: it is recorded at the mover's own press, which
+  // completes it); `premoved_at`, in the node of the mover's press, is when it was first
+  // seen under way.
+  bool premoved = false;
+  std::optional<double> premoved_at;
   friend bool operator==(const PlyRecord& a, const PlyRecord& b) {
     return a.board == b.board && a.move == b.move && a.side == b.side;
   }
 };
 
-enum class NodeKind : std::uint8_t { kMove, kPressWithoutMove, kUnpressedMoves, kResync };
+// kPremove: the presser's move, and the opponent's move already made before the press;
+// kPremoveCompleted: the opponent's press that completes that move.
+enum class NodeKind : std::uint8_t {
+  kMove,
+  kPressWithoutMove,
+  kUnpressedMoves,
+  kResync,
+  kPremove,
+  kPremoveCompleted
+};
 
 // What one hypothesis says happened at one press.
 struct Node {
@@ -273,6 +290,8 @@ struct Hypothesis {
   double score = 0.0;
   NodePtr head;
   PassedFrom passed_from;
+  // Per board, a premove on the boards whose mover has yet to press (see NodeKind::kPremove).
+  std::array<std::optional<PlyRecord>, 2> premove;
 };
 
 struct Press {
@@ -283,6 +302,7 @@ struct Press {
   int frame = 0;
   std::optional<double> clock;
   std::optional<double> previous_press_t;  // the previous press on the same board
+  std::optional<double> earlier_press_t;   // and the one before that
 };
 
 // A candidate child of a hypothesis, before it is built.
@@ -292,8 +312,9 @@ struct Candidate {
   NodeKind kind = NodeKind::kMove;
   std::array<Move, 3> moves{};
   int move_count = 0;
-  int order = 0;            // generation order: the tie-break that keeps results deterministic
-  double type_bonus = 0.0;  // what the piece-type reading at the press added to `score`
+  int order = 0;              // generation order: the tie-break that keeps results deterministic
+  double type_bonus = 0.0;    // what the piece-type reading at the press added to `score`
+  double premove_seen = 0.0;  // kPremove: when the premove was first seen under way
 };
 
 // Best score first, ties in generation order.
@@ -370,6 +391,7 @@ struct Tracker::Impl {
   int next_press = 0;
   int next_commit = 0;
   std::array<std::optional<double>, 2> last_press_t;
+  std::array<std::optional<double>, 2> earlier_press_t;
   std::array<ClockState, 2> clocks;
   std::array<Position, 2> committed;
   PassedFrom committed_passed_from;
@@ -419,6 +441,8 @@ struct Tracker::Impl {
         press.t = e.t;
         press.frame = evidence[index(e.board)].latest_frame();
         press.previous_press_t = last_press_t[index(e.board)];
+        press.earlier_press_t = earlier_press_t[index(e.board)];
+        earlier_press_t[index(e.board)] = last_press_t[index(e.board)];
         last_press_t[index(e.board)] = e.t;
         std::optional<double>& mine = clock.remaining[index(side)];
         const std::optional<int> reported = side == Color::kWhite ? e.white_ms : e.black_ms;
@@ -660,6 +684,13 @@ struct Tracker::Impl {
       Position p = beam[h].boards[b];
       const double base = beam[h].score + board_score(p, seen_on_board);
       MoveList moves;
+      if (beam[h].premove[b]) {
+        // Only the premover's press fits: it completes the premove.
+        if (beam[h].premove[b]->side == press.side) {
+          add(h, base, NodeKind::kPremoveCompleted, nullptr, 0);
+        }
+        continue;
+      }
       if (p.side_to_move() == press.side) {
         p.legal_moves(rules, moves);
         const bool in_check = p.in_check();
@@ -676,12 +707,16 @@ struct Tracker::Impl {
           add(h, score, NodeKind::kMove, &m, 1);
         }
         if (!p.in_check()) {
-          add(h, base + config.prior_press_without_move, NodeKind::kPressWithoutMove, nullptr, 0);
+          // Pressing back after the opponent's press without a move is how that is put right.
+          const double prior =
+              beam[h].passed_from[b] ? config.prior_press_back : config.prior_press_without_move;
+          add(h, base + prior, NodeKind::kPressWithoutMove, nullptr, 0);
         }
         if (h < kUnpressedHypotheses) {
           // The presser moved earlier without pressing, the opponent answered, and the
           // presser moved again and pressed.
           expand_unpressed(h, p, {press.side, !press.side, press.side}, base, seen_on_board, add);
+          expand_premoves(h, p, base, seen_on_board, press, before, candidates, order);
         }
       } else if (h < kUnpressedHypotheses * 2) {
         // The opponent moved without pressing, then the presser moved and pressed.
@@ -692,6 +727,7 @@ struct Tracker::Impl {
     std::vector<std::pair<int, BuiltResync>> resyncs;  // candidate order -> what was built
     const std::size_t plain_candidates = candidates.size();
     for (int h = 0; h < static_cast<int>(beam.size()) && h < kUnpressedHypotheses; ++h) {
+      if (beam[h].premove[b]) continue;  // its press completes a move already made
       // The position as seen, and the best few legal moves with a disturbance beside them.
       std::vector<std::pair<double, Move>> best_moves;
       for (std::size_t i = 0; i < plain_candidates; ++i) {
@@ -733,7 +769,8 @@ struct Tracker::Impl {
     if (config.debug != nullptr) {
       *config.debug << "press " << press.index << " " << rules::board_letter(press.board)
                     << (press.side == Color::kWhite ? " white" : " black") << " t=" << press.t
-                    << " hyps=" << beam.size();
+                    << " hyps=" << beam.size() << " at=" << evidence[b].latest_t()
+                    << " evidence_t=" << evidence_t;
       if (const auto& seen = latest_holdings[seat_index(mover)]) {
         *config.debug << " holdings seen at " << seen->t << ":";
         for (int v : seen->visible) *config.debug << " " << v;
@@ -755,11 +792,13 @@ struct Tracker::Impl {
                       << inc[1] << "," << inc[2] << "]";
       }
       *config.debug << "\n";
-      bool resync_shown = false;
+      std::array<bool, 6> kind_shown{};
       for (std::size_t i = 0; i < candidates.size(); ++i) {
         const Candidate& c = candidates[i];
-        if (i >= 6 && (resync_shown || c.kind != NodeKind::kResync)) continue;
-        if (c.kind == NodeKind::kResync) resync_shown = true;
+        // The first 6, and the best of each other kind below them.
+        bool& shown = kind_shown[static_cast<std::size_t>(c.kind)];
+        if (i >= 6 && shown) continue;
+        shown = true;
         if (i >= 6) *config.debug << "  #" << i;
         *config.debug << "  " << c.score << " parent " << c.parent << " kind "
                       << static_cast<int>(c.kind);
@@ -805,6 +844,8 @@ struct Tracker::Impl {
       child.score = c.score;
       child.passed_from = parent.passed_from;
       if (c.kind != NodeKind::kPressWithoutMove) child.passed_from[b].reset();
+      child.premove = parent.premove;
+      child.premove[b].reset();
       auto node = std::make_shared<Node>();
       node->parent = parent.head;
       node->press = press.index;
@@ -823,6 +864,12 @@ struct Tracker::Impl {
         }
       } else if (c.kind == NodeKind::kPressWithoutMove) {
         pass_turn(child.boards, child.passed_from, b);
+      } else if (c.kind == NodeKind::kPremoveCompleted) {
+        // Already on the boards since the opponent's press.
+        PlyRecord ply = *parent.premove[b];
+        ply.premoved = false;
+        ply.pressed = true;
+        node->plies.push_back(std::move(ply));
       } else {
         for (int i = 0; i < c.move_count; ++i) {
           const Position& p = child.boards[b];
@@ -833,16 +880,21 @@ struct Tracker::Impl {
           ply.move = c.moves[i];
           ply.san = rules::to_san(p, c.moves[i], rules);
           ply.pressed = i + 1 == c.move_count;
-          ply.captured = apply_move(child.boards, press.board, c.moves[i], rules);
-          if (ply.pressed) {
-            const SquareState colour =
-                ply.side == Color::kWhite ? SquareState::kWhite : SquareState::kBlack;
-            ply.placed_since = evidence[b].since(c.moves[i].to(), colour, press.t, before);
+          if (c.kind == NodeKind::kPremove) {
+            ply.pressed = i == 0;
+            ply.premoved = i == 1;
+            if (ply.premoved) ply.premoved_at = c.premove_seen;
           }
+          if (c.kind == NodeKind::kMove && press.previous_press_t) {
+            ply.premoved_at = premove_began(child.boards[b], c.moves[i], press, before);
+          }
+          ply.captured = apply_move(child.boards, press.board, c.moves[i], rules);
+          if (ply.premoved) child.premove[b] = ply;
           node->plies.push_back(std::move(ply));
         }
       }
-      const std::uint64_t key = state_key(child.boards);
+      const std::uint64_t key =
+          mix(state_key(child.boards), (child.premove[0] ? 1u : 0u) | (child.premove[1] ? 2u : 0u));
       if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;  // a better path
       keys.push_back(key);
       child.head = std::move(node);
@@ -1067,6 +1119,98 @@ struct Tracker::Impl {
     }
   }
 
+  // The presser moved and pressed while the opponent had already begun their answer (a
+  // premove): the best few moves of the presser by evidence, each with every answer of the
+  // opponent that some square of it shows under way before the press. The opponent's press
+  // completes it later (NodeKind::kPremoveCompleted).
+  void expand_premoves(int h, const Position& start, double base, const PressEvidence& e,
+                       const Press& press, double before, std::vector<Candidate>& candidates,
+                       int& order) const {
+    const rules::RuleSet& rules = *config.rules;
+    MoveList moves;
+    start.legal_moves(rules, moves);
+    std::vector<std::pair<double, Move>> firsts;
+    Position p = start;
+    for (Move m : moves) firsts.emplace_back(base + move_delta(p, m, e, rules), m);
+    std::stable_sort(firsts.begin(), firsts.end(),
+                     [](const auto& a, const auto& x) { return a.first > x.first; });
+    if (firsts.size() > kUnpressedBranching) firsts.resize(kUnpressedBranching);
+    for (const auto& [score, first] : firsts) {
+      Position q = start;
+      q.make(first, rules);
+      MoveList answers;
+      q.legal_moves(rules, answers);
+      for (Move answer : answers) {
+        const std::optional<double> seen = premove_seen(q, answer, press, before);
+        if (!seen) continue;
+        Candidate c;
+        c.parent = h;
+        c.score = score + move_delta(q, answer, e, rules) + config.prior_premove;
+        c.kind = NodeKind::kPremove;
+        c.moves[0] = first;
+        c.moves[1] = answer;
+        c.move_count = 2;
+        c.order = order++;
+        c.premove_seen = *seen;
+        candidates.push_back(c);
+      }
+    }
+  }
+
+  // When the squares that the move `m` changes (on `p`, before it) began to change: each was
+  // last seen in its old state before a hand covered it and came out in the new one, read as
+  // the readings at `t` take it. The earliest such time, if every square's lies in
+  // (from, to).
+  std::optional<double> move_began(Position& p, Move m, BoardId board, double t, double before,
+                                   double from, double to) const {
+    const rules::RuleSet& rules = *config.rules;
+    const std::uint64_t w0 = p.pieces(Color::kWhite);
+    const std::uint64_t b0 = p.pieces(Color::kBlack);
+    const Position::Undo undo = p.make(m, rules);
+    const std::uint64_t w1 = p.pieces(Color::kWhite);
+    const std::uint64_t b1 = p.pieces(Color::kBlack);
+    p.unmake(m, undo);
+    std::optional<double> earliest;
+    for (std::uint64_t changed = (w0 ^ w1) | (b0 ^ b1); changed != 0; changed &= changed - 1) {
+      const int s = std::countr_zero(changed);
+      const std::optional<double> began =
+          evidence[index(board)].change_began(s, state_of(w1, b1, s), t, before);
+      if (!began) continue;  // never read otherwise: says nothing
+      // Every square read must have begun changing in time: one that vision misreads may
+      // show the new state long before the move.
+      if (*began <= from || *began >= to) return std::nullopt;
+      if (!earliest || *began < *earliest) earliest = began;
+    }
+    return earliest;
+  }
+
+  // The opponent's move `m` (on `p`, before it) was under way well before this press, after
+  // the previous one on the board: a premove seen made at this press.
+  std::optional<double> premove_seen(Position& p, Move m, const Press& press, double before) const {
+    return move_began(p, m, press.board, press.t, before,
+                      press.previous_press_t.value_or(-kInfinity), press.t - kPremoveCoverSlack);
+  }
+
+  // The presser's move `m` (on `p`, before it) was under way well before the opponent's
+  // press (the previous one on the board), after the presser's own previous press: a premove.
+  // Also when the moved piece was seen standing on its square before that press.
+  std::optional<double> premove_began(const Position& before_move, Move m, const Press& press,
+                                      double before) const {
+    Position p = before_move;
+    const double from = press.earlier_press_t.value_or(-kInfinity);
+    std::optional<double> began = move_began(p, m, press.board, press.t, before, from,
+                                             *press.previous_press_t - kPremoveCoverSlack);
+    const SquareState colour =
+        p.side_to_move() == Color::kWhite ? SquareState::kWhite : SquareState::kBlack;
+    const std::optional<double> placed =
+        evidence[index(press.board)].since(m.to(), colour, press.t, before);
+    if (placed && *placed > from && *placed < *press.previous_press_t - kPremoveSlack &&
+        (!began || *placed < *began)) {
+      began = placed;
+    }
+    return began;
+  }
+
   struct BuiltResync {
     std::array<Position, 2> boards;
     std::string detail;
@@ -1271,9 +1415,11 @@ struct Tracker::Impl {
     return h;
   }
 
+  // The moves a press completed (a premove it saw made counts at its own press).
   static std::string node_san(const Node& node) {
     std::string out;
     for (const PlyRecord& ply : node.plies) {
+      if (ply.premoved) continue;
       if (!out.empty()) out += " ";
       out += ply.san;
     }
@@ -1284,6 +1430,7 @@ struct Tracker::Impl {
     const Node& node = *beam.front().head;
     provisional[press.index] = node_san(node);
     for (const PlyRecord& ply : node.plies) {
+      if (ply.premoved) continue;
       TrackedMove move = tracked(ply, press);
       move.provisional = true;
       events.emplace_back(std::move(move));
@@ -1534,6 +1681,8 @@ struct Tracker::Impl {
       }
       case NodeKind::kMove:
       case NodeKind::kUnpressedMoves:
+      case NodeKind::kPremove:
+      case NodeKind::kPremoveCompleted:
         commit_plies(node, press);
         break;
     }
@@ -1595,9 +1744,15 @@ struct Tracker::Impl {
   void commit_plies(const Node& node, const Press& press) {
     const rules::RuleSet& rules = *config.rules;
     for (const PlyRecord& ply : node.plies) {
+      if (ply.premoved) continue;  // recorded with the press that completes it
       const Seat seat{ply.board, ply.side};
       const std::string label = ply_label(ply.board, ply.side, ply.number);
-      if (!ply.pressed && ply.side != press.side) {
+      if (ply.premoved_at && press.previous_press_t) {
+        incident(IncidentType::kPremove, seat, *ply.premoved_at, *press.previous_press_t, label,
+                 seat_name(seat) + " played " + label + ". " + ply.san +
+                     " before the opponent had pressed the clock.",
+                 {press.frame});
+      } else if (!ply.pressed && ply.side != press.side) {
         incident(
             IncidentType::kMoveWithoutPress, seat, press.previous_press_t.value_or(press.t),
             press.t, label,
@@ -1608,14 +1763,6 @@ struct Tracker::Impl {
                  press.t, label,
                  seat_name(seat) + " played " + label + ". " + ply.san +
                      " without pressing the clock before the opponent's answer.",
-                 {press.frame});
-      }
-      if (ply.pressed && ply.placed_since && press.previous_press_t &&
-          *ply.placed_since < *press.previous_press_t - kPremoveSlack &&
-          node.kind == NodeKind::kMove) {
-        incident(IncidentType::kPremove, seat, *ply.placed_since, *press.previous_press_t, label,
-                 seat_name(seat) + " played " + label + ". " + ply.san +
-                     " before the opponent had pressed the clock.",
                  {press.frame});
       }
       if (ply.move.is_drop()) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,14 @@ class SynthError : public std::runtime_error {
 // is available), clocks.jsonl, truth.bpgn, truth.json and first_frame.png.
 SynthResult synthesize(const rules::BpgnGame& game, const std::filesystem::path& out_dir,
                        const SynthOptions& options);
+
+// Where an incident of `type` (an incidents.json type) can be staged among the first
+// `max_plies` plies of `game` (-1: all): the ply nearest `near_ply` (1-based) that fits it
+// (hidden_piece and capture_not_passed need a capture, premove an earlier move on the board,
+// position_disturbed a piece beside the moved one, illegal_move a square the piece may not
+// go to), as "TYPE@PLY" for SynthOptions::incidents; nullopt if no ply fits.
+std::optional<std::string> fitting_incident(const rules::BpgnGame& game, int max_plies,
+                                            const std::string& type, int near_ply);
 
 // One still per seed, of the start position with a hand reaching in, tiled into one PNG.
 void write_contact_sheet(const std::filesystem::path& png, std::uint64_t first_seed, int count,

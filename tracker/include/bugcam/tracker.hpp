@@ -165,6 +165,11 @@ struct TrackerConfig {
   double settle_seconds = 0.5;
   // Log-priors of the hypotheses that mean an incident (natural log).
   double prior_press_without_move = -9.0;
+  // ... and of the opponent pressing back right after one, the usual way to put it right
+  // (both are press_without_move incidents).
+  double prior_press_back = -3.0;
+  // The opponent moved before the presser's press (premove).
+  double prior_premove = -9.0;
   double prior_move_without_press = -9.0;
   // The board changed in a way no legal move explains (position_disturbed) ...
   double prior_resync = -16.0;

@@ -37,6 +37,9 @@ struct SimulationOptions {
   double holdings_hz = 5.0;
   int max_plies = -1;  // stop after this many plies (-1: all)
   std::vector<Injection> injections;
+  // Whether board observations name the seats whose hands are over the board (vision does
+  // not attribute arms yet, so recordings have none).
+  bool attribute_hands = true;
   std::vector<ShadowedSquare> shadowed;
 };
 
