@@ -201,15 +201,29 @@ double position_delta(const Position& before, const Position& after, const Press
                       after.pieces(Color::kWhite), after.pieces(Color::kBlack), e);
 }
 
+// The squares of each colour before and after the move `m` on `p` (left as it was).
+struct Occupancy {
+  std::uint64_t white_before, black_before, white_after, black_after;
+  std::uint64_t changed() const {
+    return (white_before ^ white_after) | (black_before ^ black_after);
+  }
+};
+
+Occupancy occupancy_of(Position& p, Move m, const rules::RuleSet& rules) {
+  Occupancy o{};
+  o.white_before = p.pieces(Color::kWhite);
+  o.black_before = p.pieces(Color::kBlack);
+  const Position::Undo undo = p.make(m, rules);
+  o.white_after = p.pieces(Color::kWhite);
+  o.black_after = p.pieces(Color::kBlack);
+  p.unmake(m, undo);
+  return o;
+}
+
 // The change in board_score that a move makes, from the squares it changes.
 double move_delta(Position& p, Move m, const PressEvidence& e, const rules::RuleSet& rules) {
-  const std::uint64_t w0 = p.pieces(Color::kWhite);
-  const std::uint64_t b0 = p.pieces(Color::kBlack);
-  const Position::Undo undo = p.make(m, rules);
-  const std::uint64_t w1 = p.pieces(Color::kWhite);
-  const std::uint64_t b1 = p.pieces(Color::kBlack);
-  p.unmake(m, undo);
-  return change_delta(w0, b0, w1, b1, e);
+  const Occupancy o = occupancy_of(p, m, rules);
+  return change_delta(o.white_before, o.black_before, o.white_after, o.black_after, e);
 }
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
@@ -1163,18 +1177,12 @@ struct Tracker::Impl {
   // (from, to).
   std::optional<double> move_began(Position& p, Move m, BoardId board, double t, double before,
                                    double from, double to) const {
-    const rules::RuleSet& rules = *config.rules;
-    const std::uint64_t w0 = p.pieces(Color::kWhite);
-    const std::uint64_t b0 = p.pieces(Color::kBlack);
-    const Position::Undo undo = p.make(m, rules);
-    const std::uint64_t w1 = p.pieces(Color::kWhite);
-    const std::uint64_t b1 = p.pieces(Color::kBlack);
-    p.unmake(m, undo);
+    const Occupancy o = occupancy_of(p, m, *config.rules);
     std::optional<double> earliest;
-    for (std::uint64_t changed = (w0 ^ w1) | (b0 ^ b1); changed != 0; changed &= changed - 1) {
+    for (std::uint64_t changed = o.changed(); changed != 0; changed &= changed - 1) {
       const int s = std::countr_zero(changed);
-      const std::optional<double> began =
-          evidence[index(board)].change_began(s, state_of(w1, b1, s), t, before);
+      const std::optional<double> began = evidence[index(board)].change_began(
+          s, state_of(o.white_after, o.black_after, s), t, before);
       if (!began) continue;  // never read otherwise: says nothing
       // Every square read must have begun changing in time: one that vision misreads may
       // show the new state long before the move.
