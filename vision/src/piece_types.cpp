@@ -1,10 +1,12 @@
 // Piece types: where a piece's body is in the image, the patch cut around it, and the two
 // convolutional networks that read it.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <mutex>
 #include <stdexcept>
 
+#include <opencv2/core/hal/intrin.hpp>
 #include <opencv2/dnn.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -24,6 +26,14 @@ constexpr const char* kHoldingModelFile = "piece_types_holding.onnx";
 constexpr double kMinStddev = 4.0;
 // Height (squares) up to which a standing piece's body is cut out: a tall king.
 constexpr double kPieceHeight = 1.9;
+// The most kernels the last convolution, run here, may have.
+constexpr int kMaxKernels = 256;
+
+// Kernels rounded up to whole SIMD vectors.
+int padded_kernels(int kernels) {
+  const int lanes = cv::v_float32x4::nlanes;
+  return (kernels + lanes - 1) / lanes * lanes;
+}
 
 cv::Vec3d column(const cv::Matx33d& m, int c) {
   return {m(0, c), m(1, c), m(2, c)};
@@ -208,8 +218,11 @@ namespace {
 // before it, on larger maps, run in cv::dnn.
 struct Network {
   cv::dnn::Net head;
-  std::string head_output;                         // the layer whose output the tail takes
-  cv::Mat conv_weights, conv_bias;                 // K x C x 3 x 3, K
+  std::string head_output;          // the layer whose output the tail takes
+  cv::Mat conv_weights, conv_bias;  // K x C x 3 x 3, K
+  // The same weights tap by tap, C x 3 x 3 x K: the kernels of one tap side by side, so
+  // that all K outputs of a pixel are summed together (vectorised), each in the order below.
+  std::vector<float> weights_by_tap;
   std::vector<std::pair<cv::Mat, cv::Mat>> dense;  // weights (out x in) and bias, in order
 };
 
@@ -245,6 +258,18 @@ Network load_network(const fs::path& file) {
   network.head_output = names[last_conv - 1];
   network.conv_weights = conv.blobs[0].clone();
   network.conv_bias = conv.blobs[1].clone();
+  const int kernels = network.conv_weights.size[0];
+  const int taps = network.conv_weights.size[1] * 9;
+  if (kernels > kMaxKernels) throw unexpected("more kernels in the last convolution than fit");
+  const float* w = network.conv_weights.ptr<float>();
+  // Padded with zero kernels to whole vectors.
+  const int padded = padded_kernels(kernels);
+  network.weights_by_tap.assign(static_cast<std::size_t>(padded * taps), 0.0f);
+  for (int k = 0; k < kernels; ++k) {
+    for (int tap = 0; tap < taps; ++tap) {
+      network.weights_by_tap[static_cast<std::size_t>(tap * padded + k)] = w[k * taps + tap];
+    }
+  }
   for (std::size_t i = last_conv + 1; i < layers.size(); ++i) {
     if (layers[i]->type != "InnerProduct") continue;
     if (layers[i]->blobs.size() != 2) throw unexpected("a fully connected layer without bias");
@@ -263,30 +288,40 @@ std::vector<float> tail(const Network& network, const cv::Mat& map) {
     throw std::runtime_error("piece-type network: the last convolution's input does not fit");
   }
   const float* in = map.ptr<float>();
-  const float* weights = network.conv_weights.ptr<float>();
   const float* bias = network.conv_bias.ptr<float>();
   // Each output sums its bias, then the input channels in order, each over the 3x3 kernel
-  // row by row: one fixed order, whatever the machine.
+  // row by row (taps off the map skipped): one fixed order, whatever the machine.
   std::vector<float> conv(static_cast<std::size_t>(kernels * height * width));
-  for (int k = 0; k < kernels; ++k) {
-    float* out = conv.data() + static_cast<std::ptrdiff_t>(k * height * width);
-    std::fill(out, out + height * width, bias[k]);
-    for (int c = 0; c < channels; ++c) {
-      const float* plane = in + static_cast<std::ptrdiff_t>(c * height * width);
-      for (int dy = -1; dy <= 1; ++dy) {
-        for (int dx = -1; dx <= 1; ++dx) {
-          const float w = weights[((k * channels + c) * 3 + dy + 1) * 3 + dx + 1];
-          for (int y = std::max(0, -dy); y < std::min(height, height - dy); ++y) {
-            const float* src = plane + (y + dy) * width + dx;
-            float* dst = out + y * width;
-            for (int x = std::max(0, -dx); x < std::min(width, width - dx); ++x) {
-              dst[x] += w * src[x];
+  const int padded = padded_kernels(kernels);
+  constexpr int lanes = cv::v_float32x4::nlanes;
+  alignas(16) std::array<float, kMaxKernels> sums{};
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      std::copy(bias, bias + kernels, sums.begin());
+      for (int c = 0; c < channels; ++c) {
+        const float* plane = in + static_cast<std::ptrdiff_t>(c * height * width);
+        for (int dy = -1; dy <= 1; ++dy) {
+          if (y + dy < 0 || y + dy >= height) continue;
+          for (int dx = -1; dx <= 1; ++dx) {
+            if (x + dx < 0 || x + dx >= width) continue;
+            const float v = plane[(y + dy) * width + x + dx];
+            const float* w = network.weights_by_tap.data() +
+                             static_cast<std::ptrdiff_t>(((c * 3 + dy + 1) * 3 + dx + 1) * padded);
+            // A multiply then an add (no fused multiply-add): the same rounding as the
+            // plain sum, lane by lane.
+            const cv::v_float32x4 value = cv::v_setall_f32(v);
+            for (int k = 0; k < padded; k += lanes) {
+              float* sum = sums.data() + k;
+              cv::v_store_aligned(sum, cv::v_load_aligned(sum) + cv::v_load(w + k) * value);
             }
           }
         }
       }
+      for (int k = 0; k < kernels; ++k) {
+        conv[static_cast<std::size_t>((k * height + y) * width + x)] =
+            std::max(sums[static_cast<std::size_t>(k)], 0.0f);
+      }
     }
-    for (int i = 0; i < height * width; ++i) out[i] = std::max(out[i], 0.0f);
   }
   const int pooled_h = height / 2, pooled_w = width / 2;
   std::vector<float> values;
