@@ -132,18 +132,21 @@ void BoardEvidence::add(const BoardObservation& observation) {
   while (unlearned_.front().t < observation.t - kUnlearnedSeconds) unlearned_.pop_front();
 }
 
-const Run* BoardEvidence::run_at(int square, double t, double before) const {
+std::deque<Run>::const_iterator BoardEvidence::find_run(int square, double t, double before) const {
   const std::deque<Run>& runs = squares_[square].runs;
   // Half a frame of slack: a press falls between frames.
   constexpr double kSlack = 0.02;
   for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
-    if (it->start <= t + kSlack && it->end >= t - kSlack) return &*it;
+    if (it->start <= t + kSlack && it->end >= t - kSlack) return std::prev(it.base());
     if (it->end < t - kSlack) break;
   }
-  for (const Run& run : runs) {
-    if (run.start > t && run.start < before) return &run;
-  }
-  return nullptr;
+  return std::find_if(runs.begin(), runs.end(),
+                      [&](const Run& run) { return run.start > t && run.start < before; });
+}
+
+const Run* BoardEvidence::run_at(int square, double t, double before) const {
+  const auto it = find_run(square, t, before);
+  return it == squares_[square].runs.end() ? nullptr : &*it;
 }
 
 std::array<std::optional<BoardEvidence::SquareReading>, 64> BoardEvidence::readings_at(
@@ -242,10 +245,9 @@ BoardEvidence::Changes BoardEvidence::changes(std::optional<double> t_previous, 
 
 std::optional<double> BoardEvidence::since(int square, SquareState state, double t,
                                            double before) const {
-  const Run* used = run_at(square, t, before);
-  if (used == nullptr || used->mean_state() != state) return std::nullopt;
   const std::deque<Run>& runs = squares_[square].runs;
-  auto it = std::find_if(runs.begin(), runs.end(), [&](const Run& r) { return &r == used; });
+  auto it = find_run(square, t, before);
+  if (it == runs.end() || it->mean_state() != state) return std::nullopt;
   // Back across runs split without a hand (contiguous in time), not across a hand: a
   // misread just before the hand came must not count as the piece being there.
   constexpr double kContiguous = 0.1;
@@ -261,10 +263,9 @@ std::optional<double> BoardEvidence::since(int square, SquareState state, double
 
 std::optional<double> BoardEvidence::change_began(int square, SquareState state, double t,
                                                   double before) const {
-  const Run* used = run_at(square, t, before);
-  if (used == nullptr || used->mean_state() != state) return std::nullopt;
   const std::deque<Run>& runs = squares_[square].runs;
-  auto it = std::find_if(runs.begin(), runs.end(), [&](const Run& r) { return &r == used; });
+  auto it = find_run(square, t, before);
+  if (it == runs.end() || it->mean_state() != state) return std::nullopt;
   while (it != runs.begin()) {
     const Run& later = *it;
     --it;

@@ -105,6 +105,8 @@ class BoardEvidence {
     Run pending;        // consecutive frames that disagree with the open run
   };
   std::array<SquareTimeline, 64> squares_{};
+  // Where run_at's run stands in the square's runs (end() when none), for walking back.
+  std::deque<Run>::const_iterator find_run(int square, double t, double before) const;
   struct HandStretch {
     double start = 0.0;
     double end = 0.0;
