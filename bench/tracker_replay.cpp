@@ -4,8 +4,10 @@
 // Piece types come from the answers vision gave in the original run; a question it was not
 // asked then gets no answer.
 //
-//   tracker_replay CLIP_DIR... [--out NAME] [--trace]
-// --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt.
+//   tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings]
+// --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt;
+// --without-holdings leaves out the holding areas of a log saved with `record_eval
+// --holdings`, as `bugcam record` runs by default.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -27,7 +29,7 @@ using namespace bugcam;
 
 [[noreturn]] void usage(const std::string& what) {
   std::cerr << "tracker_replay: " << what
-            << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace]\n";
+            << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings]\n";
   std::exit(2);
 }
 
@@ -36,7 +38,7 @@ struct Result {
   int committed = 0;
 };
 
-Result replay(const fs::path& clip, const std::string& out_name, bool trace) {
+Result replay(const fs::path& clip, const std::string& out_name, bool trace, bool holdings) {
   const std::vector<pipeline::LoggedInput> inputs =
       pipeline::read_observation_log(clip / "observations.bin");
   tracker::TrackerConfig config;
@@ -81,7 +83,7 @@ Result replay(const fs::path& clip, const std::string& out_name, bool trace) {
       recorder.record(*e);
     } else if (const auto* b = std::get_if<tracker::BoardObservation>(&input)) {
       tracker.add(*b);
-    } else if (const auto* h = std::get_if<tracker::HoldingsObservation>(&input)) {
+    } else if (const auto* h = std::get_if<tracker::HoldingsObservation>(&input); h && holdings) {
       tracker.add(*h);
     }
     drain();
@@ -98,6 +100,7 @@ int main(int argc, char** argv) {
   std::vector<fs::path> clips;
   std::string out_name = "replayed";
   bool trace = false;
+  bool holdings = true;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--out") {
@@ -105,6 +108,8 @@ int main(int argc, char** argv) {
       out_name = argv[++i];
     } else if (arg == "--trace") {
       trace = true;
+    } else if (arg == "--without-holdings") {
+      holdings = false;
     } else if (arg.starts_with("--")) {
       usage("unknown argument " + arg);
     } else {
@@ -117,7 +122,7 @@ int main(int argc, char** argv) {
   double press_error_max = 0.0;
   for (const fs::path& clip : clips) {
     try {
-      const Result r = replay(clip, out_name, trace);
+      const Result r = replay(clip, out_name, trace, holdings);
       const pipeline::Accuracy& a = r.accuracy;
       right += a.moves_right;
       compared += a.moves_compared;

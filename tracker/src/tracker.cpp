@@ -1071,7 +1071,7 @@ struct Tracker::Impl {
     if (!types) return;
     for (std::size_t i : rivals) {
       const float p = (*types)[static_cast<std::size_t>(type_of(candidates[i]))];
-      candidates[i].type_bonus = std::log(std::max(0.02f, p));
+      candidates[i].type_bonus = std::log(std::max(0.005f, p));
       candidates[i].score += candidates[i].type_bonus;
     }
     sort_best_first(candidates);
@@ -1519,8 +1519,10 @@ struct Tracker::Impl {
       const Node* n = node_at(h.head, press.index);
       if (n == nullptr || n->kind != NodeKind::kMove || n->plies.size() != 1) continue;
       const Move o = n->plies[0].move;
+      // Close on all but the press's type reading, which read_type reads again in more views.
+      const double behind = -h.score + n->type_bonus - best->type_bonus;
       if (o != m && o.to() == m.to() && o.kind() == m.kind() && o.from() == m.from() &&
-          -h.score < kTypeDoubtMargin) {
+          behind < kTypeDoubtMargin) {
         return true;
       }
     }
