@@ -1509,8 +1509,10 @@ struct Tracker::Impl {
   // Where hypotheses differ only in the type of a dropped or promoted piece, asks the
   // oracle and lets its answer reorder them. Returns the node to commit.
   // Whether likely hypotheses differ at `press` only in the type of a dropped or promoted
-  // piece.
-  bool type_doubt(const Press& press) const {
+  // piece: close on their scores, or, `without_press_reading`, on all but the press's type
+  // reading (which read_type reads again in more views). A press waits for a later move only
+  // in the first case: a sure reading needs no wait, but is still read again.
+  bool type_doubt(const Press& press, bool without_press_reading = false) const {
     const Node* best = node_at(beam.front().head, press.index);
     if (best == nullptr || best->kind != NodeKind::kMove || best->plies.size() != 1) return false;
     const Move m = best->plies[0].move;
@@ -1519,8 +1521,8 @@ struct Tracker::Impl {
       const Node* n = node_at(h.head, press.index);
       if (n == nullptr || n->kind != NodeKind::kMove || n->plies.size() != 1) continue;
       const Move o = n->plies[0].move;
-      // Close on all but the press's type reading, which read_type reads again in more views.
-      const double behind = -h.score + n->type_bonus - best->type_bonus;
+      const double behind =
+          -h.score + (without_press_reading ? n->type_bonus - best->type_bonus : 0.0);
       if (o != m && o.to() == m.to() && o.kind() == m.kind() && o.from() == m.from() &&
           behind < kTypeDoubtMargin) {
         return true;
@@ -1531,7 +1533,7 @@ struct Tracker::Impl {
 
   const Node* resolve_type_doubt(const Press& press) {
     const Node* best = node_at(beam.front().head, press.index);
-    if (!config.piece_types || !type_doubt(press)) return best;
+    if (!config.piece_types || !type_doubt(press, true)) return best;
     const Move m = best->plies[0].move;
     const std::optional<std::array<float, 5>> types = read_type(press, m.to(), best->plies[0].side);
     if (!types) return best;
