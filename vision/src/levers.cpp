@@ -34,10 +34,85 @@ std::vector<cv::Vec3b> polygon_pixels(const cv::Mat& frame_bgr,
   return pixels;
 }
 
+// Colours of what lies just around the clock's area (the table, a board's frame), in bins of
+// kSurroundBin levels per channel, each bin widened by one to its neighbours. The area's
+// corners are found beside the clock's top, so on a tilted view it takes in some table and
+// some of the clock's sides; a bright table there is not the lever.
+constexpr int kSurroundBin = 16;
+constexpr int kSurroundLevels = 256 / kSurroundBin;
+// The ring between the area grown by these factors about its centre.
+constexpr double kRingInner = 1.08;
+constexpr double kRingOuter = 1.4;
+// A colour bin counts as the surroundings' when this share of the ring shows it.
+constexpr double kSurroundShare = 0.03;
+
+int surround_bin(const cv::Vec3b& p) {
+  return (p[0] / kSurroundBin) * kSurroundLevels * kSurroundLevels +
+         (p[1] / kSurroundBin) * kSurroundLevels + p[2] / kSurroundBin;
+}
+
+std::vector<bool> surround_colours(const cv::Mat& frame_bgr,
+                                   const std::vector<cv::Point2d>& region) {
+  std::vector<bool> common(kSurroundLevels * kSurroundLevels * kSurroundLevels, false);
+  if (region.size() < 3) return common;
+  cv::Point2d centre(0, 0);
+  for (const cv::Point2d& p : region) centre += p;
+  centre *= 1.0 / static_cast<double>(region.size());
+  const auto grown = [&](double factor) {
+    std::vector<cv::Point2d> out;
+    for (const cv::Point2d& p : region) out.push_back(centre + (p - centre) * factor);
+    return out;
+  };
+  // The ring's pixels, every other row and column of them (the table's colours are broad).
+  std::vector<cv::Point> outer;
+  for (const cv::Point2d& p : grown(kRingOuter)) outer.emplace_back(cvRound(p.x), cvRound(p.y));
+  const cv::Rect box = cv::boundingRect(outer) & cv::Rect(0, 0, frame_bgr.cols, frame_bgr.rows);
+  if (box.area() <= 0) return common;
+  cv::Mat ring(box.size(), CV_8U, cv::Scalar(0));
+  for (cv::Point& p : outer) p -= box.tl();
+  cv::fillConvexPoly(ring, outer, cv::Scalar(255));
+  std::vector<cv::Point> inner;
+  for (const cv::Point2d& p : grown(kRingInner)) {
+    inner.emplace_back(cvRound(p.x) - box.x, cvRound(p.y) - box.y);
+  }
+  cv::fillConvexPoly(ring, inner, cv::Scalar(0));
+  std::vector<int> frequency(common.size(), 0);
+  int ring_pixels = 0;
+  for (int y = 0; y < box.height; y += 2) {
+    const cv::Vec3b* line = frame_bgr.ptr<cv::Vec3b>(box.y + y) + box.x;
+    const uchar* in_ring = ring.ptr<uchar>(y);
+    for (int x = 0; x < box.width; x += 2) {
+      if (in_ring[x] == 0) continue;
+      ++frequency[static_cast<std::size_t>(surround_bin(line[x]))];
+      ++ring_pixels;
+    }
+  }
+  if (ring_pixels == 0) return common;
+  const double ring_size = ring_pixels;
+  for (int b = 0; b < kSurroundLevels; ++b) {
+    for (int g = 0; g < kSurroundLevels; ++g) {
+      for (int r = 0; r < kSurroundLevels; ++r) {
+        const int bin = (b * kSurroundLevels + g) * kSurroundLevels + r;
+        if (frequency[static_cast<std::size_t>(bin)] < kSurroundShare * ring_size) continue;
+        for (int db = std::max(0, b - 1); db <= std::min(kSurroundLevels - 1, b + 1); ++db) {
+          for (int dg = std::max(0, g - 1); dg <= std::min(kSurroundLevels - 1, g + 1); ++dg) {
+            for (int dr = std::max(0, r - 1); dr <= std::min(kSurroundLevels - 1, r + 1); ++dr) {
+              common[static_cast<std::size_t>((db * kSurroundLevels + dg) * kSurroundLevels + dr)] =
+                  true;
+            }
+          }
+        }
+      }
+    }
+  }
+  return common;
+}
+
 // Pixels of the lever: much brighter than what the clock's area mostly shows (body, table),
-// whatever the lever's colour, or yellow to orange. The display's lit digits are saturated
-// red and left out.
-int lever_pixels(const std::vector<cv::Vec3b>& pixels, float background_luma) {
+// whatever the lever's colour, or yellow to orange, and not of the surroundings' colours.
+// The display's lit digits are saturated red and left out.
+int lever_pixels(const std::vector<cv::Vec3b>& pixels, float background_luma,
+                 const std::vector<bool>& surroundings) {
   const float bright = std::max(140.0f, background_luma + 55.0f);
   int count = 0;
   for (const cv::Vec3b& p : pixels) {
@@ -46,14 +121,17 @@ int lever_pixels(const std::vector<cv::Vec3b>& pixels, float background_luma) {
     // wooden clock or table only by its colour.
     const bool yellow = red > 140 && green > 110 && red >= green && green - blue > 60;
     const bool brighter = calibration::luma(p) >= bright && red - green <= 90;
-    if (yellow || brighter) ++count;
+    if ((yellow || brighter) && !surroundings[static_cast<std::size_t>(surround_bin(p))]) {
+      ++count;
+    }
   }
   return count;
 }
 
 // The first reading: lever pixels much brighter than most of the clock's area (body, table)
-// or yellow to orange, counted per half; the raised end shows more of them. Reads unknown
-// where the lever is not that bright (grey on a light clock, a light display beside it).
+// or yellow to orange, and unlike the table around it, counted per half; the raised end shows more
+// of them. Reads unknown where the lever is not that bright (grey on a light clock, a light display
+// beside it).
 ClockObservation bright_lever_reading(const cv::Mat& frame_bgr, const calibration::Clock& clock) {
   ClockObservation result;
   result.board = clock.board;
@@ -66,8 +144,9 @@ ClockObservation bright_lever_reading(const cv::Mat& frame_bgr, const calibratio
   if (lumas.empty()) return result;
   const auto middle = lumas.begin() + static_cast<long>(lumas.size() / 2);
   std::nth_element(lumas.begin(), middle, lumas.end());
-  const int white_end = lever_pixels(white_half, *middle);
-  const int black_end = lever_pixels(black_half, *middle);
+  const std::vector<bool> surroundings = surround_colours(frame_bgr, clock.region);
+  const int white_end = lever_pixels(white_half, *middle, surroundings);
+  const int black_end = lever_pixels(black_half, *middle, surroundings);
   const int total = white_end + black_end;
   // Too little lever in view to say (a hand over the clock, a clock out of view).
   if (total < 20) return result;
