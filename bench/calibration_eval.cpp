@@ -2,8 +2,10 @@
 // the start position a recording calibrates on, and samples::render_training_still, random
 // positions), calibrates each and measures the lattice against the renderer's truth: per
 // board the median and worst error over the 81 square corners in % of a square, and how
-// many boards are off by a whole line (worst error over 50 %). Seeds 5000-5999 are refused:
-// they are held out for final measurements.
+// many boards are off by a whole line (worst error over 50 %); on the start stills also the
+// clocks: missing, or their lever's pivot placed off the lever's middle by more than 12 % of
+// its length along it (the halves then read the wrong end), or its halves swapped. Seeds 5000-5999
+// are refused: they are held out for final measurements.
 //
 // usage: calibration_eval [--seed N] [--count K] [--random] [--verbose] [--save DIR]
 #include <algorithm>
@@ -68,7 +70,37 @@ struct Totals {
   int orientation_wrong = 0;
   std::vector<double> medians;
   std::vector<double> worsts;
+  int clocks = 0;
+  int clocks_missing = 0;
+  int pivots_off = 0;
+  int halves_swapped = 0;
 };
+
+// The found clock against the true lever ends: "" when right, else what is wrong.
+std::string clock_error(const calibration::Clock& clock, cv::Point2d white_end,
+                        cv::Point2d black_end, Totals& totals) {
+  if (clock.white_lever.size() != 4 || clock.black_lever.size() != 4) {
+    ++totals.clocks_missing;
+    return "missing";
+  }
+  const double length = cv::norm(black_end - white_end);
+  const cv::Point2d axis = (black_end - white_end) * (1.0 / length);
+  const cv::Point2d pivot = 0.5 * (clock.white_lever[2] + clock.white_lever[3]);
+  const double off = (pivot - 0.5 * (white_end + black_end)).dot(axis) / length;
+  cv::Point2d white_half(0, 0);
+  for (const cv::Point2d& p : clock.white_lever) white_half += 0.25 * p;
+  if (cv::norm(white_half - white_end) > cv::norm(white_half - black_end)) {
+    ++totals.halves_swapped;
+    return "halves swapped";
+  }
+  if (std::abs(off) > 0.12) {
+    ++totals.pivots_off;
+    char text[48];
+    std::snprintf(text, sizeof text, "pivot off %.0f %%", 100 * off);
+    return text;
+  }
+  return "";
+}
 
 void evaluate(const samples::TrainingStill& still, const std::string& label, bool start,
               bool verbose, const std::string& save_dir, Totals& totals) {
@@ -105,6 +137,24 @@ void evaluate(const samples::TrainingStill& still, const std::string& label, boo
                   start && !e.white_edge_right ? " turned" : "");
     line += text;
   }
+  for (std::size_t b = 0; start && b < 2; ++b) {
+    ++totals.clocks;
+    const char* name = b == 0 ? "A" : "B";
+    const calibration::Clock* clock = nullptr;
+    for (const calibration::Clock& c : found.clocks) {
+      if (c.board == name) clock = &c;
+    }
+    std::string error = "missing";
+    if (clock == nullptr) {
+      ++totals.clocks_missing;
+    } else {
+      error = clock_error(*clock, still.clock_ends[b][0], still.clock_ends[b][1], totals);
+    }
+    if (!error.empty()) {
+      line += std::string(" clock ") + name + " " + error;
+      bad = true;
+    }
+  }
   if (verbose || bad) std::printf("%s%s\n", line.c_str(), bad ? "  <-" : "");
   if (bad && !save_dir.empty()) {
     std::filesystem::create_directories(save_dir);
@@ -124,6 +174,11 @@ void print_totals(const char* what, const Totals& t) {
       "medians %.1f %%, median worst %.1f %%, 95th percentile worst %.1f %%\n",
       what, t.boards, t.missing, t.off_by_a_line, t.orientation_wrong, percentile(t.medians, 0.5),
       percentile(t.worsts, 0.5), percentile(t.worsts, 0.95));
+  if (t.clocks > 0) {
+    std::printf(
+        "%s: %d clocks, %d missing, %d with the lever's pivot off, %d with halves swapped\n", what,
+        t.clocks, t.clocks_missing, t.pivots_off, t.halves_swapped);
+  }
 }
 
 }  // namespace

@@ -33,13 +33,22 @@ constexpr double kMaxArea = 25.0;
 constexpr double kTopMargin = 0.06;
 // How far from the top's middle the pivot is looked for, as a share of the clock's length.
 constexpr double kPivotSearch = 0.08;
+// A column of the window that is something on the table over this share of its length is
+// the board's frame or the table's edge (a clock is at most half the window long).
+constexpr double kAlongWholeWindow = 0.7;
 
-// Darker than the table with its hue kept: a shadow, not an object.
+// Darker than the table with its colour's proportions kept: a shadow, not an object. A grey
+// or black clock body is darker too, and against a pale wood only its proportions differ,
+// by some 0.05 of the sum; a shadow's by less than 0.01.
+constexpr float kShadowProportion = 0.025f;
 bool shadow_of(const cv::Vec3f& p, const cv::Vec3f& table) {
   const float lp = luma(p), lt = luma(table);
   if (lt <= 1.0f || lp >= lt || lp < 0.35f * lt) return false;
-  const cv::Vec3f scaled = p * (lt / std::max(lp, 1.0f));
-  return colour_distance(scaled, table) < 0.25f * colour_distance(table, cv::Vec3f(0, 0, 0));
+  const float sum_p = p[0] + p[1] + p[2], sum_t = table[0] + table[1] + table[2];
+  for (int c = 0; c < 3; ++c) {
+    if (std::abs(p[c] / sum_p - table[c] / sum_t) > kShadowProportion) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -82,6 +91,11 @@ std::optional<Clock> find_clock(const cv::Mat& frame_bgr, const Board& board,
                    cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 3)));
   cv::morphologyEx(object, object, cv::MORPH_CLOSE,
                    cv::getStructuringElement(cv::MORPH_RECT, cv::Size(5, 5)));
+  // The board's frame or the table's edge runs along the whole window, and a clock standing
+  // against it would join it into one thing too long to be a clock: such columns are cleared.
+  for (int u = 0; u < cols; ++u) {
+    if (cv::countNonZero(object.col(u)) > kAlongWholeWindow * rows) object.col(u).setTo(0);
+  }
   cv::Mat labels, stats, centroids;
   const int count = cv::connectedComponentsWithStats(object, labels, stats, centroids, 8);
   int best = -1;

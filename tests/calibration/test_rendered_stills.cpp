@@ -64,7 +64,7 @@ TEST(RenderedStills, GameInProgressBoardsAreNotALineOff) {
 // the true lever ends along the lever, and White's half at White's end: with a tilted camera the
 // clock's top lies far off any fixed place on the board's plane.
 TEST(RenderedStills, ClockLeversAreSplitAtTheClocksMiddle) {
-  for (const std::uint64_t seed : {1002u, 119u, 1004u}) {
+  for (const std::uint64_t seed : {1002u, 119u, 1004u, 2002u, 2012u, 2044u}) {
     const samples::TrainingStill still = samples::render_start_still(seed, 0, 1280, 720);
     const Calibration calibration = calibrate(still.image);
     ASSERT_EQ(calibration.clocks.size(), 2u);

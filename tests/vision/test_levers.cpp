@@ -46,6 +46,27 @@ TEST(ReadClock, TheRaisedEndOfAGreyLeverBesideALightDisplay) {
   EXPECT_EQ(read_clock(table, clock).lever_down, Lever::kUnknown);
 }
 
+// A dark clock with a white lever on a pale wooden table, the clock's area taking in a strip
+// of table beside White's half only, as on a tilted view: the table is brighter than the
+// body by far, but it is not the lever.
+cv::Mat clock_on_pale_table(bool white_raised) {
+  cv::Mat image(400, 320, CV_8UC3, cv::Scalar(130, 170, 190));
+  cv::rectangle(image, {100, 80}, {180, 200}, cv::Scalar(45, 45, 45), cv::FILLED);
+  cv::rectangle(image, {100, 200}, {220, 320}, cv::Scalar(45, 45, 45), cv::FILLED);
+  const int raised_y = white_raised ? 85 : 315;
+  const int lowered_y = white_raised ? 315 : 85;
+  const std::vector<cv::Point> wedge{
+      {141, raised_y}, {155, raised_y}, {155, lowered_y}, {154, lowered_y}};
+  cv::fillConvexPoly(image, wedge, cv::Scalar(235, 235, 235));
+  return image;
+}
+
+TEST(ReadClock, ATableSeenInTheClocksAreaIsNotTheLever) {
+  const calibration::Clock clock = drawn_clock();
+  EXPECT_EQ(read_clock(clock_on_pale_table(true), clock).lever_down, Lever::kBlack);
+  EXPECT_EQ(read_clock(clock_on_pale_table(false), clock).lever_down, Lever::kWhite);
+}
+
 TEST(LeverReader, AHandOverTheClockIsNoEvidence) {
   calibration::Calibration calibration;
   calibration.clocks.push_back(drawn_clock());

@@ -1,9 +1,283 @@
 // Clock levers over a video: read_clock, gated by whether something covers the clock.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <vector>
+
 #include <opencv2/imgproc.hpp>
 
 #include "bugcam/vision.hpp"
 
 namespace bugcam::vision {
+
+namespace {
+
+// The pixels inside a polygon of the image, as BGR values.
+std::vector<cv::Vec3b> polygon_pixels(const cv::Mat& frame_bgr,
+                                      const std::vector<cv::Point2d>& polygon) {
+  std::vector<cv::Point> points;
+  for (const cv::Point2d& p : polygon) points.emplace_back(cvRound(p.x), cvRound(p.y));
+  std::vector<cv::Vec3b> pixels;
+  if (points.size() < 3) return pixels;
+  const cv::Rect box = cv::boundingRect(points) & cv::Rect(0, 0, frame_bgr.cols, frame_bgr.rows);
+  if (box.area() <= 0) return pixels;
+  cv::Mat mask(box.size(), CV_8U, cv::Scalar(0));
+  for (cv::Point& p : points) p -= box.tl();
+  cv::fillConvexPoly(mask, points, cv::Scalar(255));
+  for (int y = 0; y < box.height; ++y) {
+    const cv::Vec3b* line = frame_bgr.ptr<cv::Vec3b>(box.y + y) + box.x;
+    const uchar* m = mask.ptr<uchar>(y);
+    for (int x = 0; x < box.width; ++x) {
+      if (m[x] != 0) pixels.push_back(line[x]);
+    }
+  }
+  return pixels;
+}
+
+// Colours of what lies just around the clock's area (the table, a board's frame), in bins of
+// kSurroundBin levels per channel, each bin widened by one to its neighbours. The area's
+// corners are found beside the clock's top, so on a tilted view it takes in some table and
+// some of the clock's sides; a bright table there is not the lever.
+constexpr int kSurroundBin = 16;
+constexpr int kSurroundLevels = 256 / kSurroundBin;
+// The ring between the area grown by these factors about its centre.
+constexpr double kRingInner = 1.08;
+constexpr double kRingOuter = 1.4;
+// A colour bin counts as the surroundings' when this share of the ring shows it.
+constexpr double kSurroundShare = 0.03;
+
+int surround_bin(const cv::Vec3b& p) {
+  return (p[0] / kSurroundBin) * kSurroundLevels * kSurroundLevels +
+         (p[1] / kSurroundBin) * kSurroundLevels + p[2] / kSurroundBin;
+}
+
+std::vector<bool> surround_colours(const cv::Mat& frame_bgr,
+                                   const std::vector<cv::Point2d>& region) {
+  std::vector<bool> common(kSurroundLevels * kSurroundLevels * kSurroundLevels, false);
+  if (region.size() < 3) return common;
+  cv::Point2d centre(0, 0);
+  for (const cv::Point2d& p : region) centre += p;
+  centre *= 1.0 / static_cast<double>(region.size());
+  const auto grown = [&](double factor) {
+    std::vector<cv::Point2d> out;
+    for (const cv::Point2d& p : region) out.push_back(centre + (p - centre) * factor);
+    return out;
+  };
+  // The ring's pixels, every other row and column of them (the table's colours are broad).
+  std::vector<cv::Point> outer;
+  for (const cv::Point2d& p : grown(kRingOuter)) outer.emplace_back(cvRound(p.x), cvRound(p.y));
+  const cv::Rect box = cv::boundingRect(outer) & cv::Rect(0, 0, frame_bgr.cols, frame_bgr.rows);
+  if (box.area() <= 0) return common;
+  cv::Mat ring(box.size(), CV_8U, cv::Scalar(0));
+  for (cv::Point& p : outer) p -= box.tl();
+  cv::fillConvexPoly(ring, outer, cv::Scalar(255));
+  std::vector<cv::Point> inner;
+  for (const cv::Point2d& p : grown(kRingInner)) {
+    inner.emplace_back(cvRound(p.x) - box.x, cvRound(p.y) - box.y);
+  }
+  cv::fillConvexPoly(ring, inner, cv::Scalar(0));
+  std::vector<int> frequency(common.size(), 0);
+  int ring_pixels = 0;
+  for (int y = 0; y < box.height; y += 2) {
+    const cv::Vec3b* line = frame_bgr.ptr<cv::Vec3b>(box.y + y) + box.x;
+    const uchar* in_ring = ring.ptr<uchar>(y);
+    for (int x = 0; x < box.width; x += 2) {
+      if (in_ring[x] == 0) continue;
+      ++frequency[static_cast<std::size_t>(surround_bin(line[x]))];
+      ++ring_pixels;
+    }
+  }
+  if (ring_pixels == 0) return common;
+  const double ring_size = ring_pixels;
+  for (int b = 0; b < kSurroundLevels; ++b) {
+    for (int g = 0; g < kSurroundLevels; ++g) {
+      for (int r = 0; r < kSurroundLevels; ++r) {
+        const int bin = (b * kSurroundLevels + g) * kSurroundLevels + r;
+        if (frequency[static_cast<std::size_t>(bin)] < kSurroundShare * ring_size) continue;
+        for (int db = std::max(0, b - 1); db <= std::min(kSurroundLevels - 1, b + 1); ++db) {
+          for (int dg = std::max(0, g - 1); dg <= std::min(kSurroundLevels - 1, g + 1); ++dg) {
+            for (int dr = std::max(0, r - 1); dr <= std::min(kSurroundLevels - 1, r + 1); ++dr) {
+              common[static_cast<std::size_t>((db * kSurroundLevels + dg) * kSurroundLevels + dr)] =
+                  true;
+            }
+          }
+        }
+      }
+    }
+  }
+  return common;
+}
+
+// Pixels of the lever: much brighter than what the clock's area mostly shows (body, table),
+// whatever the lever's colour, or yellow to orange, and not of the surroundings' colours.
+// The display's lit digits are saturated red and left out.
+int lever_pixels(const std::vector<cv::Vec3b>& pixels, float background_luma,
+                 const std::vector<bool>& surroundings) {
+  const float bright = std::max(140.0f, background_luma + 55.0f);
+  int count = 0;
+  for (const cv::Vec3b& p : pixels) {
+    const int blue = p[0], green = p[1], red = p[2];
+    // Bright yellow to orange, pale or deep (far less blue than green), stands out from a
+    // wooden clock or table only by its colour.
+    const bool yellow = red > 140 && green > 110 && red >= green && green - blue > 60;
+    const bool brighter = calibration::luma(p) >= bright && red - green <= 90;
+    if ((yellow || brighter) && !surroundings[static_cast<std::size_t>(surround_bin(p))]) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+// The first reading: lever pixels much brighter than most of the clock's area (body, table)
+// or yellow to orange, and unlike the table around it, counted per half; the raised end shows more
+// of them. Reads unknown where the lever is not that bright (grey on a light clock, a light display
+// beside it).
+ClockObservation bright_lever_reading(const cv::Mat& frame_bgr, const calibration::Clock& clock) {
+  ClockObservation result;
+  result.board = clock.board;
+  const std::vector<cv::Vec3b> white_half = polygon_pixels(frame_bgr, clock.white_lever);
+  const std::vector<cv::Vec3b> black_half = polygon_pixels(frame_bgr, clock.black_lever);
+  std::vector<float> lumas;
+  lumas.reserve(white_half.size() + black_half.size());
+  for (const cv::Vec3b& p : white_half) lumas.push_back(calibration::luma(p));
+  for (const cv::Vec3b& p : black_half) lumas.push_back(calibration::luma(p));
+  if (lumas.empty()) return result;
+  const auto middle = lumas.begin() + static_cast<long>(lumas.size() / 2);
+  std::nth_element(lumas.begin(), middle, lumas.end());
+  const std::vector<bool> surroundings = surround_colours(frame_bgr, clock.region);
+  const int white_end = lever_pixels(white_half, *middle, surroundings);
+  const int black_end = lever_pixels(black_half, *middle, surroundings);
+  const int total = white_end + black_end;
+  // Too little lever in view to say (a hand over the clock, a clock out of view).
+  if (total < 20) return result;
+  const double balance = double(white_end - black_end) / total;
+  if (std::abs(balance) < 0.2) return result;
+  // The raised end shows more lever; the pressed side is the other one.
+  result.lever_down = balance > 0 ? Lever::kBlack : Lever::kWhite;
+  result.confidence = static_cast<float>(std::min(1.0, std::abs(balance)));
+  return result;
+}
+
+// Each half of the clock's area warped to this many pixels across (along the clock's width)
+// by this many rows (from the outer end of the half to the clock's middle): pixel (row,
+// column) of one half and the same pixel of the other are mirror images of each other
+// across the middle.
+constexpr int kHalfColumns = 48;
+constexpr int kHalfRows = 32;
+// Colours at least this far apart (BGR distance) differ.
+constexpr float kDifferentColour = 40.0f;
+// Colour frequencies are counted in bins of this many levels per channel.
+constexpr int kColourBin = 32;
+// Fewer differing pixels than this share of a half: the halves look alike (no lever seen).
+constexpr double kMinDifferingShare = 0.004;
+// A side needs this much more rarity (relative) to be called the raised end.
+constexpr double kMinBalance = 0.15;
+
+// One half of the clock's area, `outer` and `middle` being its two edges (two corners each,
+// in the order of the clock's width).
+cv::Mat warp_half(const cv::Mat& frame_bgr, cv::Point2d outer0, cv::Point2d outer1,
+                  cv::Point2d middle1, cv::Point2d middle0) {
+  const std::vector<cv::Point2f> from{cv::Point2f(outer0), cv::Point2f(outer1),
+                                      cv::Point2f(middle1), cv::Point2f(middle0)};
+  const float w = kHalfColumns;
+  const float h = kHalfRows;
+  const std::vector<cv::Point2f> to{{0, 0}, {w, 0}, {w, h}, {0, h}};
+  cv::Mat half;
+  cv::warpPerspective(frame_bgr, half, cv::getPerspectiveTransform(from, to),
+                      cv::Size(kHalfColumns, kHalfRows), cv::INTER_AREA, cv::BORDER_CONSTANT,
+                      cv::Scalar(0, 0, 0));
+  return half;
+}
+
+int colour_bin(const cv::Vec3b& p) {
+  constexpr int levels = 256 / kColourBin;
+  return (p[0] / kColourBin) * levels * levels + (p[1] / kColourBin) * levels + p[2] / kColourBin;
+}
+
+// The lever is a bar along the clock, tilted about its middle; beside the display only its
+// raised end shows much of it, the lowered end dipping out of sight (the bar shows as a
+// wedge, wide at the raised end). So the two halves of the clock's area, mirrored onto each
+// other across the middle, look alike (body, display, table) except where the wedge is
+// wide: there one half shows the lever and the other what lies beside or below it. The
+// lever is the rarer colour of the two, whatever its colour: a thin bar covers little of
+// the area, body, display and table much. The display's digits differ between the halves
+// too, but on both sides alike.
+ClockObservation mirrored_lever_reading(const cv::Mat& frame_bgr, const calibration::Clock& clock) {
+  ClockObservation result;
+  result.board = clock.board;
+  if (clock.white_lever.size() != 4 || clock.black_lever.size() != 4) return result;
+  const std::vector<cv::Point2d>& w = clock.white_lever;  // outer end first
+  const std::vector<cv::Point2d>& b = clock.black_lever;  // middle first
+  const cv::Mat white_half = warp_half(frame_bgr, w[0], w[1], w[2], w[3]);
+  const cv::Mat black_half = warp_half(frame_bgr, b[3], b[2], b[1], b[0]);
+  constexpr int levels = 256 / kColourBin;
+  std::vector<int> frequency(levels * levels * levels, 0);
+  int total = 0;
+  for (const cv::Mat* half : {&white_half, &black_half}) {
+    for (int y = 0; y < half->rows; ++y) {
+      const cv::Vec3b* line = half->ptr<cv::Vec3b>(y);
+      for (int x = 0; x < half->cols; ++x) {
+        ++frequency[static_cast<std::size_t>(colour_bin(line[x]))];
+        ++total;
+      }
+    }
+  }
+  const auto rarity = [&](const cv::Vec3b& p) {
+    return -std::log(static_cast<double>(frequency[static_cast<std::size_t>(colour_bin(p))]) /
+                     total);
+  };
+  // Per column (across the clock's width), how much rarer the white half's differing
+  // pixels are than the black half's. The wedge is a band of a few columns, one-sided over
+  // its whole length; the digits' differences are spread and of both signs.
+  std::array<double, kHalfColumns> column{};
+  std::array<double, kHalfColumns> column_weight{};
+  int differing = 0;
+  for (int y = 0; y < kHalfRows; ++y) {
+    const cv::Vec3b* wl = white_half.ptr<cv::Vec3b>(y);
+    const cv::Vec3b* bl = black_half.ptr<cv::Vec3b>(y);
+    for (int x = 0; x < kHalfColumns; ++x) {
+      const cv::Vec3f d = cv::Vec3f(wl[x]) - cv::Vec3f(bl[x]);
+      if (std::sqrt(d.dot(d)) < kDifferentColour) continue;
+      // Outside the image (warped black) is no evidence.
+      if (wl[x] == cv::Vec3b(0, 0, 0) || bl[x] == cv::Vec3b(0, 0, 0)) continue;
+      ++differing;
+      const double rw = rarity(wl[x]);
+      const double rb = rarity(bl[x]);
+      column[static_cast<std::size_t>(x)] += rw - rb;
+      column_weight[static_cast<std::size_t>(x)] += rw + rb;
+    }
+  }
+  if (differing < kMinDifferingShare * kHalfRows * kHalfColumns) return result;
+  constexpr int kBand = 4;
+  double best = 0.0;
+  double best_weight = 1.0;
+  for (int x = 0; x + kBand <= kHalfColumns; ++x) {
+    double sum = 0.0;
+    double weight = 0.0;
+    for (int k = x; k < x + kBand; ++k) {
+      sum += column[static_cast<std::size_t>(k)];
+      weight += column_weight[static_cast<std::size_t>(k)];
+    }
+    if (std::abs(sum) > std::abs(best)) {
+      best = sum;
+      best_weight = weight;
+    }
+  }
+  const double balance = best / std::max(best_weight, 1e-9);
+  if (std::abs(balance) < kMinBalance) return result;
+  // The raised end shows the lever; the pressed side is the other one.
+  result.lever_down = balance > 0 ? Lever::kBlack : Lever::kWhite;
+  result.confidence = static_cast<float>(std::min(1.0, std::abs(balance) / (4 * kMinBalance)));
+  return result;
+}
+
+}  // namespace
+
+ClockObservation read_clock(const cv::Mat& frame_bgr, const calibration::Clock& clock) {
+  // A bright or yellow lever is read by its pixels; any other by the mirrored halves.
+  const ClockObservation bright = bright_lever_reading(frame_bgr, clock);
+  return bright.lever_down != Lever::kUnknown ? bright : mirrored_lever_reading(frame_bgr, clock);
+}
 
 namespace {
 
