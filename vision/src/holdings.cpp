@@ -181,44 +181,51 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
                      values.end());
     table[c] = values[values.size() / 2];
   }
-  // How far the strip's pixels stray from the table's colour where they show the table (its
-  // grain, print and noise): most of the strip is table, so the median distance.
-  const float table_luma =
-      luma(cv::Vec3b(cv::saturate_cast<uchar>(table[0]), cv::saturate_cast<uchar>(table[1]),
-                     cv::saturate_cast<uchar>(table[2])));
-  cv::Mat distance(crop.size(), CV_32F, cv::Scalar(0));
-  std::vector<float> distances;
+  // Each pixel against the table: `scale`, how bright it is along the table's colour, and
+  // `rest`, how far its colour is off that line. Grain, print and shadows only brighten or
+  // darken the table (small rest); pieces are another colour, or far brighter or darker.
+  const float table_norm = std::max(table.dot(table), 1.0f);
+  cv::Mat scales(crop.size(), CV_32F, cv::Scalar(1)), rests(crop.size(), CV_32F, cv::Scalar(0));
+  std::vector<float> rest_values, scale_values;
   for (int y = 0; y < crop.rows; ++y) {
     const cv::Vec3b* line = crop.ptr<cv::Vec3b>(y);
     const uchar* m = in_view.ptr<uchar>(y);
-    float* d_line = distance.ptr<float>(y);
+    float* scale_line = scales.ptr<float>(y);
+    float* rest_line = rests.ptr<float>(y);
     for (int x = 0; x < crop.cols; ++x) {
-      const cv::Vec3f d = cv::Vec3f(line[x]) - table;
-      d_line[x] = std::sqrt(d.dot(d));
-      if (m[x] != 0) distances.push_back(d_line[x]);
+      const cv::Vec3f p(line[x]);
+      const float scale = p.dot(table) / table_norm;
+      const cv::Vec3f rest = p - table * scale;
+      scale_line[x] = scale;
+      rest_line[x] = std::sqrt(rest.dot(rest));
+      if (m[x] != 0) {
+        rest_values.push_back(rest_line[x]);
+        scale_values.push_back(std::abs(scale - 1.0f));
+      }
     }
   }
-  std::nth_element(distances.begin(), distances.begin() + static_cast<long>(distances.size() / 2),
-                   distances.end());
-  const float table_spread = distances[distances.size() / 2];
-  // Far from the table's colour, or clearly brighter than the table (a lit piece on a pale
-  // table is near its colour but a shadow is never brighter).
-  const float piece_distance = std::clamp(12.0f + 4.0f * table_spread, 26.0f, 45.0f);
+  // The table's own spread (most of the strip is table): the median of each.
+  const auto median = [](std::vector<float>& values) {
+    std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2),
+                     values.end());
+    return values[values.size() / 2];
+  };
+  const float rest_limit = std::clamp(4.0f * median(rest_values) + 6.0f, 14.0f, 30.0f);
+  const float scale_limit = std::clamp(4.0f * median(scale_values) + 0.08f, 0.16f, 0.3f);
   cv::Mat mask(crop.size(), CV_8U, cv::Scalar(0));
   for (int y = 0; y < crop.rows; ++y) {
-    const cv::Vec3b* line = crop.ptr<cv::Vec3b>(y);
-    const float* d_line = distance.ptr<float>(y);
-    uchar* m = mask.ptr<uchar>(y);
+    const float* scale_line = scales.ptr<float>(y);
+    const float* rest_line = rests.ptr<float>(y);
+    const uchar* m = in_view.ptr<uchar>(y);
+    uchar* out = mask.ptr<uchar>(y);
     for (int x = 0; x < crop.cols; ++x) {
-      if (in_view.at<uchar>(y, x) == 0) continue;
-      const cv::Vec3f p(line[x]);
-      const bool brighter = luma(line[x]) > table_luma + 0.6f * piece_distance;
-      if (d_line[x] <= piece_distance && !brighter) continue;
-      // A piece's shadow is the table darkened, hue kept; a black piece is far darker.
-      const float scale = p.dot(table) / std::max(table.dot(table), 1.0f);
-      const cv::Vec3f rest = p - table * scale;
-      const bool shadow = scale > 0.35f && scale < 1.0f && std::sqrt(rest.dot(rest)) < 20.0f;
-      if (!shadow) m[x] = 255;
+      if (m[x] == 0) continue;
+      const float scale = scale_line[x];
+      // A shadow is the table darkened, hue kept; a black piece is far darker.
+      const bool off_colour = rest_line[x] > rest_limit;
+      const bool brighter = scale > 1.0f + scale_limit;
+      const bool dark = scale < 0.35f;
+      if (off_colour || brighter || dark) out[x] = 255;
     }
   }
   // Which way, in the strip, a standing piece rises: from its base away from the camera.
@@ -259,15 +266,24 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       blob_lumas[static_cast<std::size_t>(l[x])].push_back(luma(line[x]));
     }
   }
+  std::vector<int> edge_pixels(blob_pixels.size(), 0);
+  cv::Mat inner;
+  cv::erode(in_view, inner, cv::Mat(), cv::Point(-1, -1), 1);
+  for (int y = 0; y < labels.rows; ++y) {
+    const int* l = labels.ptr<int>(y);
+    const uchar* i = inner.ptr<uchar>(y);
+    for (int x = 0; x < labels.cols; ++x) {
+      if (l[x] != 0 && i[x] == 0) ++edge_pixels[static_cast<std::size_t>(l[x])];
+    }
+  }
   std::vector<StripPiece> found;
   for (int label = 1; label < n; ++label) {
     const int blob_area = stats.at<int>(label, cv::CC_STAT_AREA);
     // Smaller than a third of a piece's base: crumbs and reflections.
     if (blob_area < 0.35 * base_area) continue;
-    // Longer than two pieces lying end to end: the board's frame, an arm, a clock.
-    const int longest =
-        std::max(stats.at<int>(label, cv::CC_STAT_WIDTH), stats.at<int>(label, cv::CC_STAT_HEIGHT));
-    if (longest > 2.5 * s + lean_px * kMeanPieceHeight) continue;
+    // Along the strip's edge for longer than three squares: the board's frame, an arm, a clock
+    // reaching in (a row of touching pieces inside the strip is counted).
+    if (edge_pixels[static_cast<std::size_t>(label)] > 3 * s) continue;
     const int pieces = std::max(1, static_cast<int>(std::lround(blob_area / single)));
     for (const StripPiece& part :
          split_blob(blob_pixels[static_cast<std::size_t>(label)],
