@@ -210,8 +210,8 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
                      values.end());
     return values[values.size() / 2];
   };
-  const float rest_limit = std::clamp(4.0f * median(rest_values) + 6.0f, 14.0f, 30.0f);
-  const float scale_limit = std::clamp(4.0f * median(scale_values) + 0.08f, 0.16f, 0.3f);
+  const float rest_limit = std::clamp(3.0f * median(rest_values) + 4.0f, 9.0f, 30.0f);
+  const float scale_limit = std::clamp(3.0f * median(scale_values) + 0.05f, 0.08f, 0.3f);
   cv::Mat mask(crop.size(), CV_8U, cv::Scalar(0));
   for (int y = 0; y < crop.rows; ++y) {
     const float* scale_line = scales.ptr<float>(y);
