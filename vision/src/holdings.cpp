@@ -1,5 +1,6 @@
 // Holding areas: the pieces lying on the table beside a board, by colour and type.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <opencv2/imgproc.hpp>
@@ -276,6 +277,43 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       if (l[x] != 0 && i[x] == 0) ++edge_pixels[static_cast<std::size_t>(l[x])];
     }
   }
+  // The strip's edge nearest the board. Where the view makes the board's pieces lean towards
+  // the strip, the tops of the tall ones on the nearest rank reach over that edge: a blob
+  // along it that reaches in less far than a held piece would is one of them (a held piece's
+  // base stands inside the strip and its body leans away from the board).
+  const std::array<cv::Point2d, 4> edge_middles{
+      cv::Point2d(width / 2.0, 0), cv::Point2d(width, height / 2.0),
+      cv::Point2d(width / 2.0, height), cv::Point2d(0, height / 2.0)};
+  const std::array<cv::Point2d, 4> inwards{cv::Point2d(0, 1), cv::Point2d(-1, 0),
+                                           cv::Point2d(0, -1), cv::Point2d(1, 0)};
+  std::size_t board_edge = 0;
+  double nearest = 0;
+  for (std::size_t e = 0; e < 4; ++e) {
+    const cv::Vec3d q = to_image * cv::Vec3d(edge_middles[e].x, edge_middles[e].y, 1);
+    const cv::Point2d b = board.to_board({q[0] / q[2], q[1] / q[2]});
+    const double d = std::hypot(b.x - 4, b.y - 4);
+    if (e == 0 || d < nearest) {
+      nearest = d;
+      board_edge = e;
+    }
+  }
+  const bool leaning_in = lean.dot(inwards[board_edge]) > 0.25 * s;
+  std::vector<int> board_edge_pixels(blob_pixels.size(), 0);
+  std::vector<double> depth(blob_pixels.size(), 0);  // how far into the strip a blob reaches
+  if (leaning_in) {
+    const cv::Point2d& edge_middle = edge_middles[board_edge];
+    const cv::Point2d& inward = inwards[board_edge];
+    for (int y = 0; y < labels.rows; ++y) {
+      const int* l = labels.ptr<int>(y);
+      for (int x = 0; x < labels.cols; ++x) {
+        if (l[x] == 0) continue;
+        const double inside = (cv::Point2d(x, y) - edge_middle).dot(inward);
+        const auto blob = static_cast<std::size_t>(l[x]);
+        depth[blob] = std::max(depth[blob], inside);
+        if (inside < 4.0) ++board_edge_pixels[blob];
+      }
+    }
+  }
   std::vector<StripPiece> found;
   for (int label = 1; label < n; ++label) {
     const int blob_area = stats.at<int>(label, cv::CC_STAT_AREA);
@@ -284,6 +322,11 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
     // Along the strip's edge for longer than three squares: the board's frame, an arm, a clock
     // reaching in (a row of touching pieces inside the strip is counted).
     if (edge_pixels[static_cast<std::size_t>(label)] > 3 * s) continue;
+    // A held piece by the edge reaches in at least its base's width and some of its body.
+    if (board_edge_pixels[static_cast<std::size_t>(label)] > 0.25 * s &&
+        depth[static_cast<std::size_t>(label)] < kBaseRadius * s + 0.25 * lean_px) {
+      continue;
+    }
     const int pieces = std::max(1, static_cast<int>(std::lround(blob_area / single)));
     for (const StripPiece& part :
          split_blob(blob_pixels[static_cast<std::size_t>(label)],
