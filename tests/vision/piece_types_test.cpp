@@ -174,8 +174,8 @@ TEST(PieceTypes, HoldingAreasAreCountedAtEveryTilt) {
     }
   }
   ASSERT_GT(tilted_areas, 8);
-  // Measured here: 29 / 48 areas, 24 / 40 of views tilted more than 20 degrees (with a
+  // Measured here: 32 / 48 areas, 26 / 40 of views tilted more than 20 degrees (with a
   // fixed area per piece, split along the blob's length: 17 / 48 and 13 / 40).
-  EXPECT_GE(counted_right, areas / 2) << counted_right << " / " << areas;
+  EXPECT_GE(counted_right * 5, areas * 3) << counted_right << " / " << areas;
   EXPECT_GE(tilted_right, tilted_areas / 2) << tilted_right << " / " << tilted_areas;
 }
