@@ -12,6 +12,9 @@
 //       when dumped there for the same seeds), holding areas counted right by type
 //   train_piece_types --look DIR [--train FIRST-LAST] [--train-stills N]
 //       stills with their calibration and a row of board patches, as PNG, for a look
+//   train_piece_types --look-holdings DIR --out MODELS [--test FIRST-LAST] [--test-stills M]
+//       the holding areas of the test stills read wrong, as PNG: the truth pieces in green
+//       (base to top), the pieces found in red with the type read; one line each on stdout
 //
 // Stills come from samples::render_training_still (random positions and holdings, every
 // look the renderer has: board kinds, piece families, tilt 0-40 degrees, light). The
@@ -62,7 +65,9 @@ int usage(const char* message) {
                "[--test FIRST-LAST] [--test-stills M]\n"
                "       train_piece_types --evaluate-only --out MODELS [--patches DIR] "
                "[--test FIRST-LAST] [--test-stills M] [--threads T] [--quick]\n"
-               "       train_piece_types --look DIR [--train FIRST-LAST] [--train-stills N]\n";
+               "       train_piece_types --look DIR [--train FIRST-LAST] [--train-stills N]\n"
+               "       train_piece_types --look-holdings DIR --out MODELS [--test FIRST-LAST] "
+               "[--test-stills M]\n";
   return 2;
 }
 
@@ -316,9 +321,47 @@ void report(const char* what, const Samples& samples, int classes, Classify clas
               all_right, all, all ? 1000.0 * seconds / all : 0.0);
 }
 
+// The image of one holding area read wrong: the frame around the area, enlarged, with the
+// truth (green: base to top, a ring on the base) and the pieces found (red, their letter).
+void draw_holding(const cv::Mat& frame, const std::vector<cv::Point2d>& region,
+                  const std::vector<TrainingStill::HoldingPiece>& truth,
+                  const vision::HoldingObservation& seen, const fs::path& file) {
+  std::vector<cv::Point> corners;
+  for (const cv::Point2d& p : region) corners.emplace_back(cvRound(p.x), cvRound(p.y));
+  cv::Rect box = cv::boundingRect(corners);
+  box.x -= box.width / 8;
+  box.width += box.width / 4;
+  box.y -= box.height / 2;
+  box.height *= 2;
+  box &= cv::Rect(0, 0, frame.cols, frame.rows);
+  if (box.area() <= 0) return;
+  const double scale = 3;
+  cv::Mat canvas;
+  cv::resize(frame(box), canvas, {}, scale, scale, cv::INTER_CUBIC);
+  const auto at = [&](cv::Point2d p) {
+    return cv::Point(cvRound((p.x - box.x) * scale), cvRound((p.y - box.y) * scale));
+  };
+  for (std::size_t i = 0; i < corners.size(); ++i) {
+    cv::line(canvas, at(region[i]), at(region[(i + 1) % region.size()]), {255, 255, 0}, 1);
+  }
+  for (const auto& piece : truth) {
+    cv::line(canvas, at(piece.base), at(piece.top), {0, 255, 0}, 2);
+    cv::circle(canvas, at(piece.base), 5, {0, 255, 0}, 2);
+    cv::putText(canvas, std::string(1, piece.letter), at(piece.top) + cv::Point(4, 0),
+                cv::FONT_HERSHEY_SIMPLEX, 0.6, {0, 255, 0}, 2);
+  }
+  for (const vision::HeldPiece& piece : seen.pieces) {
+    cv::drawMarker(canvas, at(piece.at), {0, 0, 255}, cv::MARKER_CROSS, 14, 2);
+    cv::putText(canvas, std::string(1, piece.letter), at(piece.at) + cv::Point(-6, 22),
+                cv::FONT_HERSHEY_SIMPLEX, 0.6, {0, 0, 255}, 2);
+  }
+  cv::imwrite(file.string(), canvas);
+}
+
 // Holding areas read by type (through the model, as at run time) against the truth: areas
-// whose counts by type are exactly right.
-void report_holdings(const std::vector<int>& seeds, const vision::PieceTypeModel& model) {
+// whose counts by type are exactly right. With `look`, each area read wrong is drawn there.
+void report_holdings(const std::vector<int>& seeds, const vision::PieceTypeModel& model,
+                     const fs::path& look = {}) {
   int exact = 0, areas = 0, count_exact = 0;
   for (int seed : seeds) {
     const TrainingStill still = bugcam::samples::render_training_still(
@@ -337,6 +380,20 @@ void report_holdings(const std::vector<int>& seeds, const vision::PieceTypeModel
       exact += seen.counts == truth;
       count_exact +=
           static_cast<int>(seen.pieces.size()) == static_cast<int>(still.holdings[player].size());
+      if (!look.empty() && seen.counts != truth) {
+        const std::string name = std::to_string(seed) + "_" +
+                                 c.holdings[player].player.substr(0, 1) +
+                                 c.holdings[player].player.substr(2, 1);
+        std::printf("%s: seen", name.c_str());
+        for (const auto& [letter, count] : seen.counts) std::printf(" %d%c", count, letter);
+        std::printf(", truth");
+        for (const auto& [letter, count] : truth) std::printf(" %d%c", count, letter);
+        int lying = 0;
+        for (const auto& piece : still.holdings[player]) lying += piece.lying;
+        std::printf(" (%d lying), tilt %.0f\n", lying, still.tilt_degrees);
+        draw_holding(frame, c.holdings[player].region, still.holdings[player], seen,
+                     look / ("holding_" + name + ".png"));
+      }
     }
   }
   std::printf(
@@ -349,7 +406,7 @@ void report_holdings(const std::vector<int>& seeds, const vision::PieceTypeModel
 
 int main(int argc, char** argv) {
   Options options;
-  fs::path look, patches;
+  fs::path look, look_holdings, patches;
   bool quick = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -373,6 +430,8 @@ int main(int argc, char** argv) {
       quick = true;
     } else if (arg == "--look") {
       look = value();
+    } else if (arg == "--look-holdings") {
+      look_holdings = value();
     } else if (arg == "--evaluate-only") {
       options.evaluate_only = true;
     } else {
@@ -394,6 +453,16 @@ int main(int argc, char** argv) {
   }
   if (options.test_first <= options.train_last && options.train_first <= options.test_last) {
     return usage("training and test seeds overlap");
+  }
+  if (!look_holdings.empty()) {
+    if (options.out.empty()) return usage("--look-holdings needs --out MODELS");
+    cv::setNumThreads(1);
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    fs::create_directories(look_holdings);
+    const vision::PieceTypeModel model(options.out);
+    report_holdings(seeds_of(options.test_first, options.test_last, options.test_stills), model,
+                    look_holdings);
+    return 0;
   }
   if (options.evaluate_only == options.out.empty() || (!options.evaluate_only && patches.empty())) {
     return usage("either --patches DIR (dump) or --evaluate-only --out DIR");

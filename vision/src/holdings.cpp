@@ -1,5 +1,6 @@
 // Holding areas: the pieces lying on the table beside a board, by colour and type.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <opencv2/imgproc.hpp>
@@ -30,16 +31,33 @@ struct StripPiece {
   bool merged = false;  // cut out of a blob of touching pieces
 };
 
-// Splits a blob of `count` touching pieces into `count` parts of equal pixel count along
-// its longest direction (touching pieces lie side by side, mostly along the strip).
+// The mean heights of the held piece types (pawn to queen), in squares: a standing piece's
+// silhouette runs from its base along the view's lean for about this far.
+constexpr double kMeanPieceHeight = 1.2;
+// A piece's base seen from above: a disc of this radius (squares).
+constexpr double kBaseRadius = 0.33;
+
+// Splits a blob of `count` touching pieces into `count` parts: k-means over its pixels in a
+// metric where a standing piece is round (its extent along the lean shrunk by `elongation`),
+// started from parts of equal pixel count along its longest direction. Deterministic: the
+// same pixels always split the same way.
 std::vector<StripPiece> split_blob(const std::vector<cv::Point>& pixels,
-                                   const std::vector<float>& lumas, int count) {
-  cv::Point2d mean(0, 0);
-  for (const cv::Point& p : pixels) mean += cv::Point2d(p);
-  mean *= 1.0 / static_cast<double>(pixels.size());
-  double sxx = 0, syy = 0, sxy = 0;
+                                   const std::vector<float>& lumas, int count,
+                                   cv::Point2d lean_axis, double elongation) {
+  const cv::Point2d across(-lean_axis.y, lean_axis.x);
+  // Pixels in the metric where one standing piece is round.
+  std::vector<cv::Point2d> points;
+  points.reserve(pixels.size());
   for (const cv::Point& p : pixels) {
-    const cv::Point2d d = cv::Point2d(p) - mean;
+    const cv::Point2d q(p);
+    points.emplace_back(q.dot(across), q.dot(lean_axis) / elongation);
+  }
+  cv::Point2d mean(0, 0);
+  for (const cv::Point2d& p : points) mean += p;
+  mean *= 1.0 / static_cast<double>(points.size());
+  double sxx = 0, syy = 0, sxy = 0;
+  for (const cv::Point2d& p : points) {
+    const cv::Point2d d = p - mean;
     sxx += d.x * d.x;
     syy += d.y * d.y;
     sxy += d.x * d.y;
@@ -47,29 +65,64 @@ std::vector<StripPiece> split_blob(const std::vector<cv::Point>& pixels,
   const double angle = 0.5 * std::atan2(2 * sxy, sxx - syy);
   const cv::Point2d axis(std::cos(angle), std::sin(angle));
   std::vector<std::pair<double, std::size_t>> order;
-  order.reserve(pixels.size());
-  for (std::size_t i = 0; i < pixels.size(); ++i) {
-    // Ties broken by index: the same pixels always split the same way.
-    order.emplace_back((cv::Point2d(pixels[i]) - mean).dot(axis), i);
+  order.reserve(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    // Ties broken by index.
+    order.emplace_back((points[i] - mean).dot(axis), i);
   }
   std::sort(order.begin(), order.end());
-  std::vector<StripPiece> parts;
-  for (int k = 0; k < count; ++k) {
-    const std::size_t from = order.size() * static_cast<std::size_t>(k) / count;
-    const std::size_t to = order.size() * static_cast<std::size_t>(k + 1) / count;
-    StripPiece part;
-    part.merged = count > 1;
-    double sum = 0;
-    for (std::size_t j = from; j < to; ++j) {
-      part.middle += cv::Point2d(pixels[order[j].second]);
-      sum += lumas[order[j].second];
-    }
-    const double n = static_cast<double>(std::max<std::size_t>(to - from, 1));
-    part.middle *= 1.0 / n;
-    part.luma = static_cast<float>(sum / n);
-    parts.push_back(part);
+  const auto k_count = static_cast<std::size_t>(count);
+  std::vector<std::size_t> part_of(points.size(), 0);
+  for (std::size_t k = 0; k < k_count; ++k) {
+    const std::size_t from = order.size() * k / k_count;
+    const std::size_t to = order.size() * (k + 1) / k_count;
+    for (std::size_t j = from; j < to; ++j) part_of[order[j].second] = k;
   }
-  return parts;
+  std::vector<cv::Point2d> centres(k_count);
+  for (int round = 0; round < 8 && count > 1; ++round) {
+    std::vector<cv::Point2d> sums(k_count, {0, 0});
+    std::vector<double> sizes(k_count, 0);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      sums[part_of[i]] += points[i];
+      sizes[part_of[i]] += 1;
+    }
+    for (std::size_t k = 0; k < k_count; ++k) {
+      if (sizes[k] > 0) centres[k] = sums[k] * (1.0 / sizes[k]);
+    }
+    bool moved = false;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      std::size_t best = part_of[i];
+      const cv::Point2d d0 = points[i] - centres[best];
+      double best_d = d0.dot(d0);
+      for (std::size_t k = 0; k < k_count; ++k) {
+        const cv::Point2d d = points[i] - centres[k];
+        if (d.dot(d) < best_d) {
+          best_d = d.dot(d);
+          best = k;
+        }
+      }
+      moved |= best != part_of[i];
+      part_of[i] = best;
+    }
+    if (!moved) break;
+  }
+  std::vector<StripPiece> parts(k_count);
+  std::vector<double> sizes(k_count, 0);
+  std::vector<double> luma_sums(k_count, 0);
+  for (std::size_t i = 0; i < pixels.size(); ++i) {
+    parts[part_of[i]].middle += cv::Point2d(pixels[i]);
+    luma_sums[part_of[i]] += lumas[i];
+    sizes[part_of[i]] += 1;
+  }
+  std::vector<StripPiece> found;
+  for (std::size_t k = 0; k < k_count; ++k) {
+    if (sizes[k] == 0) continue;
+    parts[k].middle *= 1.0 / sizes[k];
+    parts[k].luma = static_cast<float>(luma_sums[k] / sizes[k]);
+    parts[k].merged = count > 1;
+    found.push_back(parts[k]);
+  }
+  return found;
 }
 
 }  // namespace
@@ -129,29 +182,80 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
                      values.end());
     table[c] = values[values.size() / 2];
   }
-  cv::Mat mask(crop.size(), CV_8U, cv::Scalar(0));
+  // Each pixel against the table: `scale`, how bright it is along the table's colour, and
+  // `rest`, how far its colour is off that line. Grain, print and shadows only brighten or
+  // darken the table (small rest); pieces are another colour, or far brighter or darker.
+  const float table_norm = std::max(table.dot(table), 1.0f);
+  cv::Mat scales(crop.size(), CV_32F, cv::Scalar(1)), rests(crop.size(), CV_32F, cv::Scalar(0));
+  std::vector<float> rest_values, scale_values;
   for (int y = 0; y < crop.rows; ++y) {
     const cv::Vec3b* line = crop.ptr<cv::Vec3b>(y);
-    uchar* m = mask.ptr<uchar>(y);
+    const uchar* m = in_view.ptr<uchar>(y);
+    float* scale_line = scales.ptr<float>(y);
+    float* rest_line = rests.ptr<float>(y);
     for (int x = 0; x < crop.cols; ++x) {
       const cv::Vec3f p(line[x]);
-      const cv::Vec3f d = p - table;
-      if (std::sqrt(d.dot(d)) <= 45.0f || in_view.at<uchar>(y, x) == 0) continue;
-      // A piece's shadow is the table darkened, hue kept; a black piece is far darker.
-      const float scale = p.dot(table) / std::max(table.dot(table), 1.0f);
+      const float scale = p.dot(table) / table_norm;
       const cv::Vec3f rest = p - table * scale;
-      const bool shadow = scale > 0.35f && scale < 1.0f && std::sqrt(rest.dot(rest)) < 20.0f;
-      if (!shadow) m[x] = 255;
+      scale_line[x] = scale;
+      rest_line[x] = std::sqrt(rest.dot(rest));
+      if (m[x] != 0) {
+        rest_values.push_back(rest_line[x]);
+        scale_values.push_back(std::abs(scale - 1.0f));
+      }
     }
   }
+  // The table's own spread (most of the strip is table): the median of each.
+  const auto median = [](std::vector<float>& values) {
+    std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2),
+                     values.end());
+    return values[values.size() / 2];
+  };
+  const float rest_limit = std::clamp(3.0f * median(rest_values) + 4.0f, 9.0f, 30.0f);
+  const float scale_limit = std::clamp(3.0f * median(scale_values) + 0.05f, 0.08f, 0.3f);
+  cv::Mat mask(crop.size(), CV_8U, cv::Scalar(0));
+  for (int y = 0; y < crop.rows; ++y) {
+    const float* scale_line = scales.ptr<float>(y);
+    const float* rest_line = rests.ptr<float>(y);
+    const uchar* m = in_view.ptr<uchar>(y);
+    uchar* out = mask.ptr<uchar>(y);
+    for (int x = 0; x < crop.cols; ++x) {
+      if (m[x] == 0) continue;
+      const float scale = scale_line[x];
+      // A shadow is the table darkened, hue kept; a black piece is far darker.
+      const bool off_colour = rest_line[x] > rest_limit;
+      const bool brighter = scale > 1.0f + scale_limit;
+      const bool dark = scale < 0.35f;
+      if (off_colour || brighter || dark) out[x] = 255;
+    }
+  }
+  // Which way, in the strip, a standing piece rises: from its base away from the camera.
+  const ViewGeometry view(board, image_size);
+  const cv::Matx33d to_image(crop_to_image);
+  const cv::Matx33d to_strip = to_image.inv();
+  const auto strip_point = [&](cv::Point2d image_point) {
+    const cv::Vec3d q = to_strip * cv::Vec3d(image_point.x, image_point.y, 1);
+    return cv::Point2d(q[0] / q[2], q[1] / q[2]);
+  };
+  const cv::Vec3d middle_q = to_image * cv::Vec3d(width / 2.0, height / 2.0, 1);
+  const cv::Point2d middle_board =
+      board.to_board({middle_q[0] / middle_q[2], middle_q[1] / middle_q[2]});
+  cv::Point2d lean = strip_point(view.project(middle_board.x, middle_board.y, 1)) -
+                     strip_point(view.project(middle_board.x, middle_board.y, 0));
+  double lean_px = std::hypot(lean.x, lean.y);  // per square of height
+  if (!std::isfinite(lean_px) || lean_px > 2 * s) lean_px = 0;
+  const cv::Point2d lean_axis = lean_px > 0.05 * s ? lean * (1.0 / lean_px) : cv::Point2d(0, 1);
+  if (lean_px <= 0.05 * s) lean_px = 0;
+  // A standing piece: its base disc and its body along the lean.
+  const double base_area = CV_PI * kBaseRadius * kBaseRadius * s * s;
+  const double single = base_area + 0.45 * s * lean_px * kMeanPieceHeight;
+  const double elongation =
+      (2 * kBaseRadius * s + lean_px * kMeanPieceHeight) / (2 * kBaseRadius * s);
   const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(3, 3));
   cv::morphologyEx(mask, mask, cv::MORPH_OPEN, kernel);
   cv::morphologyEx(mask, mask, cv::MORPH_CLOSE, kernel);
   cv::Mat labels, stats, centroids;
   const int n = cv::connectedComponentsWithStats(mask, labels, stats, centroids, 8, CV_32S);
-  // A piece seen from above, standing or lying, covers about a third of a square; smaller
-  // blobs are crumbs and reflections; bigger ones are pieces touching each other.
-  const double single = 0.33 * s * s;
   std::vector<std::vector<cv::Point>> blob_pixels(static_cast<std::size_t>(std::max(n, 1)));
   std::vector<std::vector<float>> blob_lumas(blob_pixels.size());
   for (int y = 0; y < labels.rows; ++y) {
@@ -163,21 +267,73 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       blob_lumas[static_cast<std::size_t>(l[x])].push_back(luma(line[x]));
     }
   }
+  std::vector<int> edge_pixels(blob_pixels.size(), 0);
+  cv::Mat inner;
+  cv::erode(in_view, inner, cv::Mat(), cv::Point(-1, -1), 1);
+  for (int y = 0; y < labels.rows; ++y) {
+    const int* l = labels.ptr<int>(y);
+    const uchar* i = inner.ptr<uchar>(y);
+    for (int x = 0; x < labels.cols; ++x) {
+      if (l[x] != 0 && i[x] == 0) ++edge_pixels[static_cast<std::size_t>(l[x])];
+    }
+  }
+  // The strip's edge nearest the board. Where the view makes the board's pieces lean towards
+  // the strip, the tops of the tall ones on the nearest rank reach over that edge: a blob
+  // along it that reaches in less far than a held piece would is one of them (a held piece's
+  // base stands inside the strip and its body leans away from the board).
+  const std::array<cv::Point2d, 4> edge_middles{
+      cv::Point2d(width / 2.0, 0), cv::Point2d(width, height / 2.0),
+      cv::Point2d(width / 2.0, height), cv::Point2d(0, height / 2.0)};
+  const std::array<cv::Point2d, 4> inwards{cv::Point2d(0, 1), cv::Point2d(-1, 0),
+                                           cv::Point2d(0, -1), cv::Point2d(1, 0)};
+  std::size_t board_edge = 0;
+  double nearest = 0;
+  for (std::size_t e = 0; e < 4; ++e) {
+    const cv::Vec3d q = to_image * cv::Vec3d(edge_middles[e].x, edge_middles[e].y, 1);
+    const cv::Point2d b = board.to_board({q[0] / q[2], q[1] / q[2]});
+    const double d = std::hypot(b.x - 4, b.y - 4);
+    if (e == 0 || d < nearest) {
+      nearest = d;
+      board_edge = e;
+    }
+  }
+  const bool leaning_in = lean.dot(inwards[board_edge]) > 0.25 * s;
+  std::vector<int> board_edge_pixels(blob_pixels.size(), 0);
+  std::vector<double> depth(blob_pixels.size(), 0);  // how far into the strip a blob reaches
+  if (leaning_in) {
+    const cv::Point2d& edge_middle = edge_middles[board_edge];
+    const cv::Point2d& inward = inwards[board_edge];
+    for (int y = 0; y < labels.rows; ++y) {
+      const int* l = labels.ptr<int>(y);
+      for (int x = 0; x < labels.cols; ++x) {
+        if (l[x] == 0) continue;
+        const double inside = (cv::Point2d(x, y) - edge_middle).dot(inward);
+        const auto blob = static_cast<std::size_t>(l[x]);
+        depth[blob] = std::max(depth[blob], inside);
+        if (inside < 4.0) ++board_edge_pixels[blob];
+      }
+    }
+  }
   std::vector<StripPiece> found;
   for (int label = 1; label < n; ++label) {
     const int blob_area = stats.at<int>(label, cv::CC_STAT_AREA);
-    if (blob_area < 0.35 * single) continue;
-    // Longer than two pieces lying end to end: the board's frame, an arm, a clock.
-    const int longest =
-        std::max(stats.at<int>(label, cv::CC_STAT_WIDTH), stats.at<int>(label, cv::CC_STAT_HEIGHT));
-    if (longest > 2.5 * s) continue;
+    // Smaller than a third of a piece's base: crumbs and reflections.
+    if (blob_area < 0.35 * base_area) continue;
+    // Along the strip's edge for longer than three squares: the board's frame, an arm, a clock
+    // reaching in (a row of touching pieces inside the strip is counted).
+    if (edge_pixels[static_cast<std::size_t>(label)] > 3 * s) continue;
+    // A held piece by the edge reaches in at least its base's width and some of its body.
+    if (board_edge_pixels[static_cast<std::size_t>(label)] > 0.25 * s &&
+        depth[static_cast<std::size_t>(label)] < kBaseRadius * s + 0.25 * lean_px) {
+      continue;
+    }
     const int pieces = std::max(1, static_cast<int>(std::lround(blob_area / single)));
-    for (const StripPiece& part : split_blob(blob_pixels[static_cast<std::size_t>(label)],
-                                             blob_lumas[static_cast<std::size_t>(label)], pieces)) {
+    for (const StripPiece& part :
+         split_blob(blob_pixels[static_cast<std::size_t>(label)],
+                    blob_lumas[static_cast<std::size_t>(label)], pieces, lean_axis, elongation)) {
       found.push_back(part);
     }
   }
-  const ViewGeometry view(board, image_size);
   int merged = 0;
   float type_confidence = 0;
   for (const StripPiece& part : found) {
@@ -185,7 +341,6 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
     (white ? result.white_pieces : result.black_pieces) += 1;
     merged += part.merged;
     HeldPiece piece;
-    const cv::Matx33d to_image(crop_to_image);
     const cv::Vec3d q = to_image * cv::Vec3d(part.middle.x, part.middle.y, 1);
     piece.at = {q[0] / q[2], q[1] / q[2]};
     if (model != nullptr) {
