@@ -48,6 +48,19 @@ std::optional<BishopDrop> find_bishop_drop(const std::vector<bugcam::rules::Bpgn
   return std::nullopt;
 }
 
+// The tracker committed `want`'s ply on its board, and as it was played.
+void expect_committed_as_played(const std::vector<TrackedMove>& committed,
+                                const TrackedMove& want) {
+  bool found = false;
+  for (const TrackedMove& got : committed) {
+    if (got.board == want.board && got.ply == want.ply) {
+      EXPECT_EQ(got.san, want.san) << "ply " << want.ply;
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found) << "ply " << want.ply << " not committed";
+}
+
 // The type reading of the dropped bishop's square says pawn (0.7 against 0.1) in every
 // view, and no holding area is seen; the commit lag alone would commit the drop's press
 // before the bishop moves.
@@ -76,14 +89,7 @@ TEST(TrackerTypes, MisreadDropDecidedByItsLaterMove) {
   ASSERT_GT(outcome.sim.truth.size(), static_cast<std::size_t>(found->move_ply));
   const TrackedMove& want = outcome.sim.truth[static_cast<std::size_t>(found->drop_ply)];
   ASSERT_EQ(want.san.substr(0, 2), "B@");
-  bool committed = false;
-  for (const TrackedMove& got : outcome.committed) {
-    if (got.board == want.board && got.ply == want.ply) {
-      EXPECT_EQ(got.san, want.san) << "ply " << want.ply;
-      committed = true;
-    }
-  }
-  EXPECT_TRUE(committed) << "ply " << want.ply << " not committed";
+  expect_committed_as_played(outcome.committed, want);
   for (const Incident& i : outcome.incidents) {
     ADD_FAILURE() << "false incident " << incident_name(i.type) << " " << i.ply << ": " << i.detail;
   }
@@ -165,14 +171,7 @@ TEST(TrackerTypes, SureTypeReadingOutweighsFromSquareReadAsBefore) {
   ASSERT_GT(outcome.sim.truth.size(), static_cast<std::size_t>(found->ply));
   const TrackedMove& want = outcome.sim.truth[static_cast<std::size_t>(found->ply)];
   ASSERT_EQ(want.san.front(), 'N');
-  bool committed = false;
-  for (const TrackedMove& got : outcome.committed) {
-    if (got.board == want.board && got.ply == want.ply) {
-      EXPECT_EQ(got.san, want.san) << "ply " << want.ply;
-      committed = true;
-    }
-  }
-  EXPECT_TRUE(committed) << "ply " << want.ply << " not committed";
+  expect_committed_as_played(outcome.committed, want);
 }
 
 }  // namespace
