@@ -12,26 +12,46 @@ namespace bugcam::vision {
 
 namespace {
 
+// A polygon of the image as a mask over its box (the box clipped to the image; empty box when
+// the polygon lies outside or has fewer than three corners).
+struct PolygonMask {
+  cv::Rect box;
+  cv::Mat mask;  // CV_8U, box-sized
+};
+
+PolygonMask polygon_mask(const cv::Mat& frame_bgr, const std::vector<cv::Point2d>& polygon) {
+  PolygonMask out;
+  std::vector<cv::Point> points;
+  for (const cv::Point2d& p : polygon) points.emplace_back(cvRound(p.x), cvRound(p.y));
+  if (points.size() < 3) return out;
+  out.box = cv::boundingRect(points) & cv::Rect(0, 0, frame_bgr.cols, frame_bgr.rows);
+  if (out.box.area() <= 0) return out;
+  out.mask = cv::Mat(out.box.size(), CV_8U, cv::Scalar(0));
+  for (cv::Point& p : points) p -= out.box.tl();
+  cv::fillConvexPoly(out.mask, points, cv::Scalar(255));
+  return out;
+}
+
 // The pixels inside a polygon of the image, as BGR values.
 std::vector<cv::Vec3b> polygon_pixels(const cv::Mat& frame_bgr,
                                       const std::vector<cv::Point2d>& polygon) {
-  std::vector<cv::Point> points;
-  for (const cv::Point2d& p : polygon) points.emplace_back(cvRound(p.x), cvRound(p.y));
   std::vector<cv::Vec3b> pixels;
-  if (points.size() < 3) return pixels;
-  const cv::Rect box = cv::boundingRect(points) & cv::Rect(0, 0, frame_bgr.cols, frame_bgr.rows);
-  if (box.area() <= 0) return pixels;
-  cv::Mat mask(box.size(), CV_8U, cv::Scalar(0));
-  for (cv::Point& p : points) p -= box.tl();
-  cv::fillConvexPoly(mask, points, cv::Scalar(255));
-  for (int y = 0; y < box.height; ++y) {
-    const cv::Vec3b* line = frame_bgr.ptr<cv::Vec3b>(box.y + y) + box.x;
-    const uchar* m = mask.ptr<uchar>(y);
-    for (int x = 0; x < box.width; ++x) {
+  const PolygonMask inside = polygon_mask(frame_bgr, polygon);
+  if (inside.box.area() <= 0) return pixels;
+  for (int y = 0; y < inside.box.height; ++y) {
+    const cv::Vec3b* line = frame_bgr.ptr<cv::Vec3b>(inside.box.y + y) + inside.box.x;
+    const uchar* m = inside.mask.ptr<uchar>(y);
+    for (int x = 0; x < inside.box.width; ++x) {
       if (m[x] != 0) pixels.push_back(line[x]);
     }
   }
   return pixels;
+}
+
+// A colour's bin in a histogram of `bin_width` levels per channel.
+int colour_bin(const cv::Vec3b& p, int bin_width) {
+  const int levels = 256 / bin_width;
+  return (p[0] / bin_width) * levels * levels + (p[1] / bin_width) * levels + p[2] / bin_width;
 }
 
 // Colours of what lies just around the clock's area (the table, a board's frame), in bins of
@@ -46,11 +66,6 @@ constexpr double kRingOuter = 1.4;
 // A colour bin counts as the surroundings' when this share of the ring shows it.
 constexpr double kSurroundShare = 0.03;
 
-int surround_bin(const cv::Vec3b& p) {
-  return (p[0] / kSurroundBin) * kSurroundLevels * kSurroundLevels +
-         (p[1] / kSurroundBin) * kSurroundLevels + p[2] / kSurroundBin;
-}
-
 std::vector<bool> surround_colours(const cv::Mat& frame_bgr,
                                    const std::vector<cv::Point2d>& region) {
   std::vector<bool> common(kSurroundLevels * kSurroundLevels * kSurroundLevels, false);
@@ -64,26 +79,22 @@ std::vector<bool> surround_colours(const cv::Mat& frame_bgr,
     return out;
   };
   // The ring's pixels, every other row and column of them (the table's colours are broad).
-  std::vector<cv::Point> outer;
-  for (const cv::Point2d& p : grown(kRingOuter)) outer.emplace_back(cvRound(p.x), cvRound(p.y));
-  const cv::Rect box = cv::boundingRect(outer) & cv::Rect(0, 0, frame_bgr.cols, frame_bgr.rows);
-  if (box.area() <= 0) return common;
-  cv::Mat ring(box.size(), CV_8U, cv::Scalar(0));
-  for (cv::Point& p : outer) p -= box.tl();
-  cv::fillConvexPoly(ring, outer, cv::Scalar(255));
+  PolygonMask ring = polygon_mask(frame_bgr, grown(kRingOuter));
+  if (ring.box.area() <= 0) return common;
+  const cv::Rect& box = ring.box;
   std::vector<cv::Point> inner;
   for (const cv::Point2d& p : grown(kRingInner)) {
     inner.emplace_back(cvRound(p.x) - box.x, cvRound(p.y) - box.y);
   }
-  cv::fillConvexPoly(ring, inner, cv::Scalar(0));
+  cv::fillConvexPoly(ring.mask, inner, cv::Scalar(0));
   std::vector<int> frequency(common.size(), 0);
   int ring_pixels = 0;
   for (int y = 0; y < box.height; y += 2) {
     const cv::Vec3b* line = frame_bgr.ptr<cv::Vec3b>(box.y + y) + box.x;
-    const uchar* in_ring = ring.ptr<uchar>(y);
+    const uchar* in_ring = ring.mask.ptr<uchar>(y);
     for (int x = 0; x < box.width; x += 2) {
       if (in_ring[x] == 0) continue;
-      ++frequency[static_cast<std::size_t>(surround_bin(line[x]))];
+      ++frequency[static_cast<std::size_t>(colour_bin(line[x], kSurroundBin))];
       ++ring_pixels;
     }
   }
@@ -121,7 +132,8 @@ int lever_pixels(const std::vector<cv::Vec3b>& pixels, float background_luma,
     // wooden clock or table only by its colour.
     const bool yellow = red > 140 && green > 110 && red >= green && green - blue > 60;
     const bool brighter = calibration::luma(p) >= bright && red - green <= 90;
-    if ((yellow || brighter) && !surroundings[static_cast<std::size_t>(surround_bin(p))]) {
+    if ((yellow || brighter) &&
+        !surroundings[static_cast<std::size_t>(colour_bin(p, kSurroundBin))]) {
       ++count;
     }
   }
@@ -189,11 +201,6 @@ cv::Mat warp_half(const cv::Mat& frame_bgr, cv::Point2d outer0, cv::Point2d oute
   return half;
 }
 
-int colour_bin(const cv::Vec3b& p) {
-  constexpr int levels = 256 / kColourBin;
-  return (p[0] / kColourBin) * levels * levels + (p[1] / kColourBin) * levels + p[2] / kColourBin;
-}
-
 // The lever is a bar along the clock, tilted about its middle; beside the display only its
 // raised end shows much of it, the lowered end dipping out of sight (the bar shows as a
 // wedge, wide at the raised end). So the two halves of the clock's area, mirrored onto each
@@ -217,14 +224,15 @@ ClockObservation mirrored_lever_reading(const cv::Mat& frame_bgr, const calibrat
     for (int y = 0; y < half->rows; ++y) {
       const cv::Vec3b* line = half->ptr<cv::Vec3b>(y);
       for (int x = 0; x < half->cols; ++x) {
-        ++frequency[static_cast<std::size_t>(colour_bin(line[x]))];
+        ++frequency[static_cast<std::size_t>(colour_bin(line[x], kColourBin))];
         ++total;
       }
     }
   }
   const auto rarity = [&](const cv::Vec3b& p) {
-    return -std::log(static_cast<double>(frequency[static_cast<std::size_t>(colour_bin(p))]) /
-                     total);
+    return -std::log(
+        static_cast<double>(frequency[static_cast<std::size_t>(colour_bin(p, kColourBin))]) /
+        total);
   };
   // Per column (across the clock's width), how much rarer the white half's differing
   // pixels are than the black half's. The wedge is a band of a few columns, one-sided over
