@@ -42,7 +42,7 @@ Result replay(const fs::path& clip, const std::string& out_name, bool trace, boo
   const std::vector<pipeline::LoggedInput> inputs =
       pipeline::read_observation_log(clip / "observations.bin");
   tracker::TrackerConfig config;
-  std::map<std::tuple<int, int, int>, std::optional<std::array<float, 5>>> answers;
+  std::map<std::tuple<int, int, int>, std::optional<tracker::PieceTypeScores>> answers;
   for (const pipeline::LoggedInput& input : inputs) {
     if (const auto* e = std::get_if<capture::ClockEvent>(&input)) {
       if (!config.base_seconds && e->kind == capture::ClockEvent::Kind::kStart && e->white_ms) {
@@ -53,7 +53,7 @@ Result replay(const fs::path& clip, const std::string& out_name, bool trace, boo
     }
   }
   config.piece_types = [&answers](rules::BoardId board, rules::Square square,
-                                  int frame) -> std::optional<std::array<float, 5>> {
+                                  int frame) -> std::optional<tracker::PieceTypeScores> {
     const auto found = answers.find({static_cast<int>(board), static_cast<int>(square), frame});
     return found == answers.end() ? std::nullopt : found->second;
   };

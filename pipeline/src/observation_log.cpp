@@ -9,7 +9,8 @@ namespace bugcam::pipeline {
 
 namespace {
 
-enum Tag : char { kClock = 'C', kBoard = 'B', kHoldings = 'H', kTypes = 'T' };
+// kTypes: logs before kings were asked about (pawn..queen); kTypesWithKing: pawn..king.
+enum Tag : char { kClock = 'C', kBoard = 'B', kHoldings = 'H', kTypes = 'T', kTypesWithKing = 'K' };
 // An absent optional int.
 constexpr std::int32_t kNone = INT32_MIN;
 
@@ -82,7 +83,7 @@ void ObservationLogWriter::write(const LoggedInput& input) {
     for (int v : h->visible) put(out_, static_cast<std::int32_t>(v));
     put(out_, static_cast<std::uint8_t>(h->occluded));
   } else if (const auto* a = std::get_if<PieceTypeAnswer>(&input)) {
-    put(out_, kTypes);
+    put(out_, kTypesWithKing);
     put(out_, static_cast<std::uint8_t>(a->board));
     put(out_, static_cast<std::uint8_t>(a->square));
     put(out_, static_cast<std::int32_t>(a->frame));
@@ -144,14 +145,16 @@ std::vector<LoggedInput> read_observation_log(const std::filesystem::path& file)
         out.emplace_back(h);
         break;
       }
-      case kTypes: {
+      case kTypes:
+      case kTypesWithKing: {
         PieceTypeAnswer a;
         a.board = static_cast<rules::BoardId>(in.get<std::uint8_t>());
         a.square = in.get<std::uint8_t>();
         a.frame = in.get<std::int32_t>();
         if (in.get<std::uint8_t>() != 0) {
-          std::array<float, 5> types{};
-          for (float& p : types) p = in.get<float>();
+          tracker::PieceTypeScores types{};
+          const std::size_t count = tag == kTypes ? 5 : types.size();
+          for (std::size_t i = 0; i < count; ++i) types[i] = in.get<float>();
           a.types = types;
         }
         out.emplace_back(a);

@@ -430,14 +430,14 @@ RecordSummary record(const RecordOptions& options) {
     const int look_frames = static_cast<int>(std::lround(kTypeLookSeconds * fps));
     config.piece_types = [&snapshots, &current_calibration, piece_model, look_frames](
                              rules::BoardId board, rules::Square square,
-                             int frame) -> std::optional<std::array<float, 5>> {
+                             int frame) -> std::optional<tracker::PieceTypeScores> {
       const std::vector<cv::Mat> frames = snapshots.decode(frame, frame + look_frames);
-      std::array<float, 5> sum{};
+      tracker::PieceTypeScores sum{};
       int seen = 0;
       for (const cv::Mat& image : frames) {
         const std::optional<vision::TypeProbabilities> p = vision::square_piece_types(
-            image, current_calibration, std::string(1, rules::board_letter(board)), square, "PNBRQ",
-            *piece_model);
+            image, current_calibration, std::string(1, rules::board_letter(board)), square,
+            "PNBRQK", *piece_model);
         if (!p) continue;
         for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += (*p)[k];
         ++seen;
@@ -457,8 +457,8 @@ RecordSummary record(const RecordOptions& options) {
     if (config.piece_types) {
       config.piece_types = [&observations, ask = config.piece_types](
                                rules::BoardId board, rules::Square square,
-                               int frame) -> std::optional<std::array<float, 5>> {
-        std::optional<std::array<float, 5>> types = ask(board, square, frame);
+                               int frame) -> std::optional<tracker::PieceTypeScores> {
+        std::optional<tracker::PieceTypeScores> types = ask(board, square, frame);
         observations->write(PieceTypeAnswer{board, square, frame, types});
         return types;
       };

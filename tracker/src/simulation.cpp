@@ -510,6 +510,9 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
             reading = shadow.reads_as == Color::kWhite ? 1 : 2;
           }
         }
+        for (const BlindSquare& blind : options.blind) {
+          if (index(blind.board) == b && blind.square == s && wrong < 0) reading = 0;
+        }
         std::array<float, 3> p{};
         const double sure = 0.55 + 0.4 * noise.uniform();
         const double rest = (1.0 - sure) * noise.uniform();

@@ -332,6 +332,18 @@ struct Candidate {
 };
 
 // Best score first, ties in generation order.
+// A type reading among pawn..queen only (for a drop or a promotion, never a king), as the
+// oracle read it before it knew kings: the same scores, and floors, as then.
+PieceTypeScores without_king(PieceTypeScores types) {
+  types[static_cast<std::size_t>(PieceType::kKing)] = 0.0f;
+  float sum = 0.0f;
+  for (const float p : types) sum += p;
+  if (sum > 0.0f) {
+    for (float& p : types) p /= sum;
+  }
+  return types;
+}
+
 void sort_best_first(std::vector<Candidate>& candidates) {
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate& a, const Candidate& x) {
@@ -1040,7 +1052,8 @@ struct Tracker::Impl {
   }
 
   // Where the best moves land on the same square with pieces of different types (Nc3 and
-  // c3: the squares read alike when vision cannot tell the knight's square emptied), the
+  // c3: the squares read alike when vision cannot tell the knight's square emptied; Kxe7
+  // and Qxe7 from e8 and d8, where a tall king under a tilted camera still covers d8), the
   // piece-type reading of that square after the press decides between them.
   void ask_piece_type(const Press& press, const std::vector<Hypothesis>& parents,
                       std::vector<Candidate>& candidates) const {
@@ -1055,20 +1068,21 @@ struct Tracker::Impl {
     };
     std::vector<std::size_t> rivals;
     bool differ = false;
+    bool king = false;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const Candidate& c = candidates[i];
       if (c.score < best.score - kTypeDoubtMargin) break;
       if (c.kind != NodeKind::kMove || c.move_count != 1 || c.moves[0].to() != to) continue;
       if (c.moves[0].kind() == Move::Kind::kPromotion) return;
-      if (type_of(c) == PieceType::kKing) return;  // the oracle knows pawn..queen only
+      king = king || type_of(c) == PieceType::kKing;
       differ = differ || type_of(c) != type_of(best);
       rivals.push_back(i);
     }
     if (!differ) return;
-    const std::optional<std::array<float, 5>> types =
-        config.piece_types(press.board, to, press.frame);
+    std::optional<PieceTypeScores> types = config.piece_types(press.board, to, press.frame);
     debug_types("press", press, to, types);
     if (!types) return;
+    if (!king) types = without_king(*types);
     for (std::size_t i : rivals) {
       const float p = (*types)[static_cast<std::size_t>(type_of(candidates[i]))];
       candidates[i].type_bonus = std::log(std::max(0.005f, p));
@@ -1078,12 +1092,12 @@ struct Tracker::Impl {
   }
 
   void debug_types(const char* when, const Press& press, Square square,
-                   const std::optional<std::array<float, 5>>& types) const {
+                   const std::optional<PieceTypeScores>& types) const {
     if (config.debug == nullptr) return;
     *config.debug << "  types at " << when << " " << press.index << " "
                   << rules::square_name(square) << " frame " << press.frame << ":";
     if (!types) *config.debug << " none";
-    for (int t = 0; types && t < 5; ++t) {
+    for (std::size_t t = 0; types && t < types->size(); ++t) {
       *config.debug << " " << rules::piece_letter(static_cast<PieceType>(t)) << "=" << (*types)[t];
     }
     *config.debug << "\n";
@@ -1535,7 +1549,7 @@ struct Tracker::Impl {
     const Node* best = node_at(beam.front().head, press.index);
     if (!config.piece_types || !type_doubt(press, true)) return best;
     const Move m = best->plies[0].move;
-    const std::optional<std::array<float, 5>> types = read_type(press, m.to(), best->plies[0].side);
+    const std::optional<PieceTypeScores> types = read_type(press, m.to(), best->plies[0].side);
     if (!types) return best;
     double best_score = -kInfinity;
     for (Hypothesis& h : beam) {
@@ -1557,8 +1571,9 @@ struct Tracker::Impl {
   // The type of the piece `mover` put on `square` at the press, read in several views: the
   // frames just after the press, and frames of the stretch the square was then seen
   // uncovered with that piece on it (no hand near, and other neighbours around it), at its
-  // middle and end. A single view is often wrong; their geometric mean is steadier.
-  std::optional<std::array<float, 5>> read_type(const Press& press, Square square, Color mover) {
+  // middle and end. A single view is often wrong; their geometric mean is steadier. Among
+  // pawn..queen: the piece was dropped or promoted.
+  std::optional<PieceTypeScores> read_type(const Press& press, Square square, Color mover) {
     std::vector<int> frames = {press.frame};
     const detail::SquareState colour =
         mover == Color::kWhite ? SquareState::kWhite : SquareState::kBlack;
@@ -1576,17 +1591,17 @@ struct Tracker::Impl {
     std::array<double, 5> log_sum{};
     int views = 0;
     for (const int frame : frames) {
-      const std::optional<std::array<float, 5>> types =
-          config.piece_types(press.board, square, frame);
+      std::optional<PieceTypeScores> types = config.piece_types(press.board, square, frame);
       Press view = press;
       view.frame = frame;
       debug_types("commit", view, square, types);
       if (!types) continue;
+      types = without_king(*types);
       for (std::size_t t = 0; t < 5; ++t) log_sum[t] += std::log(std::max(1e-3f, (*types)[t]));
       ++views;
     }
     if (views == 0) return std::nullopt;
-    std::array<float, 5> out{};
+    PieceTypeScores out{};
     double total = 0.0;
     for (std::size_t t = 0; t < 5; ++t) total += std::exp(log_sum[t] / views);
     for (std::size_t t = 0; t < 5; ++t) {

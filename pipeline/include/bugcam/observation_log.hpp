@@ -21,7 +21,7 @@ struct PieceTypeAnswer {
   rules::BoardId board = rules::BoardId::kA;
   rules::Square square = 0;
   int frame = 0;
-  std::optional<std::array<float, 5>> types;
+  std::optional<tracker::PieceTypeScores> types;
 };
 
 using LoggedInput = std::variant<capture::ClockEvent, tracker::BoardObservation,

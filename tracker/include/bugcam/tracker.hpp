@@ -79,11 +79,15 @@ struct LeverObservation {
   bool touched = false;
 };
 
+// Probabilities of a piece's type, indexed by rules::PieceType (pawn..king).
+using PieceTypeScores = std::array<float, 6>;
+
 // Asked only when doubt remains about a piece's type (a drop or a promotion that later
-// moves have not decided): probabilities for pawn..queen of the piece on `square` of
-// `board` in frame `frame`, or nullopt when it cannot tell.
-using PieceTypeOracle = std::function<std::optional<std::array<float, 5>>(
-    BoardId board, rules::Square square, int frame)>;
+// moves have not decided, or moves of different pieces to one square, a king's among them):
+// the probabilities of each type for the piece on `square` of `board` in frame `frame`, or
+// nullopt when it cannot tell.
+using PieceTypeOracle =
+    std::function<std::optional<PieceTypeScores>(BoardId board, rules::Square square, int frame)>;
 
 // ---------------------------------------------------------------------------
 // Outputs

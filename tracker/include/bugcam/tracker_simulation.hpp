@@ -27,6 +27,13 @@ struct ShadowedSquare {
   Color reads_as = Color::kWhite;
 };
 
+// A square that vision reads as empty whatever stands on it (a dark piece on a dark square,
+// a tall king the tilted camera sees over the square behind it), from the first frame on.
+struct BlindSquare {
+  BoardId board = BoardId::kA;
+  rules::Square square = 0;
+};
+
 struct SimulationOptions {
   double fps = 30.0;
   // Probability that a visible square reads wrong in a frame; misreads come in spells.
@@ -41,6 +48,7 @@ struct SimulationOptions {
   // not attribute arms yet, so recordings have none).
   bool attribute_hands = true;
   std::vector<ShadowedSquare> shadowed;
+  std::vector<BlindSquare> blind;
 };
 
 using SimulatedInput = std::variant<ClockEvent, BoardObservation, HoldingsObservation>;
