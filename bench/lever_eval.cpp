@@ -4,6 +4,7 @@
 // seconds: for tuning the lever reading and tracker::LeverPressDetector.
 //
 // usage: lever_eval CLIP_DIR... [--verbose]
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -31,10 +32,32 @@ struct Score {
   int good = 0;   // of them within kGoodSeconds
   int spurious = 0;
   double error_max = 0.0;
+  std::vector<double> errors;  // found minus true press time, of the matched presses
   int frames = 0;
   int frames_right = 0;    // the reading equals the truth
   int frames_unknown = 0;  // no reading
 };
+
+// How found presses sit against true ones: the mean signed error (a bias the detector could
+// take off) and the median and 90th percentile of the absolute error.
+std::string error_summary(const std::vector<double>& errors) {
+  if (errors.empty()) return "no press found";
+  double sum = 0.0;
+  std::vector<double> absolute;
+  for (const double e : errors) {
+    sum += e;
+    absolute.push_back(std::abs(e));
+  }
+  std::sort(absolute.begin(), absolute.end());
+  const auto at = [&](double q) {
+    return absolute[std::min(absolute.size() - 1,
+                             static_cast<std::size_t>(q * static_cast<double>(absolute.size())))];
+  };
+  char text[128];
+  std::snprintf(text, sizeof text, "error mean %+.3f s, median |error| %.3f s, 90 %% within %.3f s",
+                sum / static_cast<double>(errors.size()), at(0.5), at(0.9));
+  return text;
+}
 
 int evaluate(const fs::path& clip, bool verbose, Score& total) {
   const std::vector<capture::ClockEvent> log = capture::read_clock_log(clip / "clocks.jsonl");
@@ -103,7 +126,9 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
         continue;
       }
       used[static_cast<std::size_t>(best)] = true;
-      const double error = std::abs(found[b][static_cast<std::size_t>(best)].t - want.t);
+      const double signed_error = found[b][static_cast<std::size_t>(best)].t - want.t;
+      const double error = std::abs(signed_error);
+      score.errors.push_back(signed_error);
       ++score.found;
       score.good += error <= kGoodSeconds ? 1 : 0;
       score.error_max = std::max(score.error_max, error);
@@ -123,10 +148,12 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
   }
   std::printf(
       "%s: presses %d, found %d (%d within %.1f s, worst %.3f s), spurious %d; lever right in "
-      "%.1f %% of frames, unknown in %.1f %%\n",
+      "%.1f %% of frames, unknown in %.1f %%; %s\n",
       clip.string().c_str(), score.truth, score.found, score.good, kGoodSeconds, score.error_max,
       score.spurious, 100.0 * score.frames_right / std::max(1, score.frames),
-      100.0 * score.frames_unknown / std::max(1, score.frames));
+      100.0 * score.frames_unknown / std::max(1, score.frames),
+      error_summary(score.errors).c_str());
+  total.errors.insert(total.errors.end(), score.errors.begin(), score.errors.end());
   total.truth += score.truth;
   total.found += score.found;
   total.good += score.good;
@@ -169,10 +196,11 @@ int main(int argc, char** argv) {
   if (clips.size() > 1) {
     std::printf(
         "all: presses %d, found %d (%d within %.1f s, worst %.3f s), spurious %d; lever right in "
-        "%.1f %% of frames, unknown in %.1f %%\n",
+        "%.1f %% of frames, unknown in %.1f %%; %s\n",
         total.truth, total.found, total.good, kGoodSeconds, total.error_max, total.spurious,
         100.0 * total.frames_right / std::max(1, total.frames),
-        100.0 * total.frames_unknown / std::max(1, total.frames));
+        100.0 * total.frames_unknown / std::max(1, total.frames),
+        error_summary(total.errors).c_str());
   }
   return 0;
 }
