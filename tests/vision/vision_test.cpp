@@ -135,6 +135,25 @@ TEST(Holdings, CountsPiecesByColour) {
   }
 }
 
+// Where nothing uses the holding areas (bugcam record without --holdings-to-tracker), they
+// are not read; the boards and clocks are read as before.
+TEST(Holdings, NotReadWhenNotAskedFor) {
+  Scene scene = bughouse_scene();
+  scene.holding_a_white = "wwbw";
+  const SceneTruth truth = testing::render_scene(scene);
+  const calibration::Calibration calibration = calibration::calibrate(truth.image);
+  const FrameObservation all = FrameReader(calibration).read(truth.image);
+  VisionOptions options;
+  options.read_holdings = false;
+  const FrameObservation seen = FrameReader(calibration, options).read(truth.image);
+  EXPECT_TRUE(seen.holdings.empty());
+  ASSERT_EQ(seen.boards.size(), all.boards.size());
+  for (std::size_t b = 0; b < seen.boards.size(); ++b) {
+    EXPECT_EQ(seen.boards[b].occupancy(), all.boards[b].occupancy());
+  }
+  EXPECT_EQ(seen.clocks.size(), all.clocks.size());
+}
+
 TEST(Json, HasTheShapeOfSpecSection7) {
   const SceneTruth truth = testing::render_scene(bughouse_scene());
   const FrameObservation seen = FrameReader(calibration::calibrate(truth.image)).read(truth.image);

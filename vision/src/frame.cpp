@@ -69,6 +69,7 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr,
     observation.boards.push_back(board);
   }
   for (const calibration::HoldingArea& area : calibration_.holdings) {
+    if (!options_.read_holdings) break;
     const std::string board_name = area.player.substr(0, area.player.find(':'));
     const calibration::Board* board = calibration_.board(board_name);
     if (board == nullptr) continue;

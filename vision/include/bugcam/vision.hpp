@@ -138,6 +138,9 @@ struct VisionOptions {
   // bundled_piece_types, else counted by colour only ('?').
   std::shared_ptr<const PieceTypeModel> piece_types;
   bool bundled_piece_types = true;
+  // Whether the holding areas are read at all: counting and typing their pieces is a good
+  // part of a frame's cost, wasted where nothing uses them.
+  bool read_holdings = true;
 };
 
 // --- Where the camera stands -----------------------------------------------------------
