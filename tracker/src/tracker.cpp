@@ -1100,7 +1100,14 @@ struct Tracker::Impl {
       std::array<Move, 3> moves;
       int count;
     };
-    std::vector<Partial> partials{{start, base + config.prior_move_without_press, {}, 0}};
+    // Every ply but the last went unpressed, and each is a move_without_press of its own:
+    // a sequence that two such incidents explain is as unlikely as both. Charged once, a
+    // three-ply sequence came cheaper than any other account of a change that the board's
+    // position cannot explain (after an earlier misread move), and made two false incidents
+    // and phantom moves at a time.
+    const double unpressed_plies = static_cast<double>(sides.size() - 1);
+    std::vector<Partial> partials{
+        {start, base + config.prior_move_without_press * unpressed_plies, {}, 0}};
     for (std::size_t ply = 0; ply < sides.size(); ++ply) {
       std::vector<Partial> grown;
       for (Partial& partial : partials) {
