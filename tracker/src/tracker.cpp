@@ -54,6 +54,11 @@ constexpr double kUnaccountedPiece = -8.0;
 // A typed alternative of a drop or promotion this far behind the best candidate (log-
 // likelihood) keeps a place in the beam.
 constexpr double kTypedAlternativeMargin = 8.0;
+// A resync takes a square as seen when its reading favours what it shows over what the
+// hypothesis has there by this much (log-likelihood), or by the second if the reading has
+// not changed since the previous press on the board.
+constexpr double kResyncMargin = 2.0;
+constexpr double kResyncStaleMargin = 3.0;
 // A press whose move's piece type is in doubt waits up to this many times the commit lag.
 constexpr int kTypeDoubtLagFactor = 3;
 // Frames between two views of a piece whose type is read (one second at 30 fps).
@@ -1248,7 +1253,8 @@ struct Tracker::Impl {
     return ply;
   }
 
-  // The position the evidence shows, with piece identities carried over where a piece of
+  // The position the evidence shows (the whole board: squares that changed at this press and
+  // squares that disagree from before), with piece identities carried over where a piece of
   // the same colour moved, taken from the holdings where one appeared from nowhere. With
   // `first`, the presser's legal move is played first and only what it leaves unexplained
   // is the disturbance (a piece knocked aside while moving).
@@ -1270,12 +1276,18 @@ struct Tracker::Impl {
     for (int s = 0; s < 64; ++s) {
       const auto& sq = l[s];
       if (sq[0] == 0.0 && sq[1] == 0.0 && sq[2] == 0.0) continue;  // no evidence
-      if (!(changed & (std::uint64_t{1} << s))) continue;
       const auto seen =
           static_cast<SquareState>(std::max_element(sq.begin(), sq.end()) - sq.begin());
       const SquareState now = state_of(white, black, s);
-      // Only confident readings count: a square must clearly disagree.
-      if (seen == now || sq[static_cast<int>(seen)] - sq[static_cast<int>(now)] < 2.0) continue;
+      // Only confident readings count: a square must clearly disagree. The whole board is
+      // brought in step, not only what changed since the previous press: a square that
+      // disagrees from before (a piece an earlier misread move left on the wrong square)
+      // would otherwise stay wrong, and every later move of that piece or onto that square
+      // would need another incident to explain it. Such a square has been read longer and
+      // must disagree more clearly.
+      const bool changed_now = (changed & (std::uint64_t{1} << s)) != 0;
+      const double margin = changed_now ? kResyncMargin : kResyncStaleMargin;
+      if (seen == now || sq[static_cast<int>(seen)] - sq[static_cast<int>(now)] < margin) continue;
       if (now != SquareState::kEmpty) vanished.push_back(s);
       if (seen != SquareState::kEmpty) {
         appeared.emplace_back(s, seen == SquareState::kWhite ? Color::kWhite : Color::kBlack);
