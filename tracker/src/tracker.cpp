@@ -763,7 +763,12 @@ struct Tracker::Impl {
       for (const auto& [score, m] : best_moves) firsts.emplace_back(m);
       firsts.emplace_back(std::nullopt);
       for (const std::optional<Move>& first : firsts) {
-        auto built = build_resync(beam[h].boards, press, l, seen_on_board.changed, first);
+        // The whole board as seen, or where that makes no position (a square read wrong
+        // that empties a king's square), what changed since the previous press.
+        auto built = build_resync(beam[h].boards, press, l, seen_on_board.changed, first, true);
+        if (!built) {
+          built = build_resync(beam[h].boards, press, l, seen_on_board.changed, first, false);
+        }
         if (!built) continue;
         Candidate c;
         c.parent = h;
@@ -1253,14 +1258,15 @@ struct Tracker::Impl {
     return ply;
   }
 
-  // The position the evidence shows (the whole board: squares that changed at this press and
-  // squares that disagree from before), with piece identities carried over where a piece of
+  // The position the evidence shows (the squares that changed since the previous press, and
+  // with `whole_board` those that disagree from before too), with piece identities carried
+  // over where a piece of
   // the same colour moved, taken from the holdings where one appeared from nowhere. With
   // `first`, the presser's legal move is played first and only what it leaves unexplained
   // is the disturbance (a piece knocked aside while moving).
   std::optional<BuiltResync> build_resync(const std::array<Position, 2>& boards, const Press& press,
                                           const BoardLikelihood& l, std::uint64_t changed,
-                                          std::optional<Move> first) const {
+                                          std::optional<Move> first, bool whole_board) const {
     const int b = index(press.board);
     BuiltResync out{boards, {}, false, {}, {}, {}, 0};
     if (first) {
@@ -1286,6 +1292,7 @@ struct Tracker::Impl {
       // would need another incident to explain it. Such a square has been read longer and
       // must disagree more clearly.
       const bool changed_now = (changed & (std::uint64_t{1} << s)) != 0;
+      if (!changed_now && !whole_board) continue;
       const double margin = changed_now ? kResyncMargin : kResyncStaleMargin;
       if (seen == now || sq[static_cast<int>(seen)] - sq[static_cast<int>(now)] < margin) continue;
       if (now != SquareState::kEmpty) vanished.push_back(s);
