@@ -1,6 +1,7 @@
 // Synthetic observations of a known game (see tracker_simulation.hpp).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <stdexcept>
 
@@ -188,6 +189,12 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
   }
   std::array<std::vector<StateChange>, 2> changes;
   std::array<std::vector<Cover>, 2> covers;
+  // When each shadowed square begins to read as a piece.
+  std::vector<double> shadow_from;
+  for (const ShadowedSquare& shadow : options.shadowed) {
+    shadow_from.push_back(shadow.from_ply < 0 ? -std::numeric_limits<double>::infinity()
+                                              : std::numeric_limits<double>::infinity());
+  }
   std::array<std::vector<HoldingsChange>, 4> holdings;
   std::array<std::vector<Interval>, 4> holdings_covers;
   std::array<std::vector<Interval>, 4> holdings_hidden;
@@ -363,6 +370,13 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
       }
     }
     changes[b].push_back({change_t, state_of(boards[b])});
+    for (std::size_t j = 0; j < options.shadowed.size(); ++j) {
+      const ShadowedSquare& shadow = options.shadowed[j];
+      if (shadow.from_ply == static_cast<int>(i) && index(shadow.board) == b) {
+        mask |= bit(shadow.square);
+        shadow_from[j] = change_t;
+      }
+    }
     covers[b].push_back({hand0, hand1, mask, {mover}});
     previous_change[b] = change_t;
 
@@ -505,8 +519,10 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
           wrong = -1;
         }
         int reading = wrong >= 0 ? wrong : truth[s];
-        for (const ShadowedSquare& shadow : options.shadowed) {
-          if (index(shadow.board) == b && shadow.square == s && truth[s] == 0 && wrong < 0) {
+        for (std::size_t j = 0; j < options.shadowed.size(); ++j) {
+          const ShadowedSquare& shadow = options.shadowed[j];
+          if (index(shadow.board) == b && shadow.square == s && truth[s] == 0 && wrong < 0 &&
+              t >= shadow_from[j]) {
             reading = shadow.reads_as == Color::kWhite ? 1 : 2;
           }
         }

@@ -54,6 +54,11 @@ constexpr double kUnaccountedPiece = -8.0;
 // A typed alternative of a drop or promotion this far behind the best candidate (log-
 // likelihood) keeps a place in the beam.
 constexpr double kTypedAlternativeMargin = 8.0;
+// A resync takes a square as seen when its reading favours what it shows over what the
+// hypothesis has there by this much (log-likelihood), or by the second if the reading has
+// not changed since the previous press on the board.
+constexpr double kResyncMargin = 2.0;
+constexpr double kResyncStaleMargin = 3.0;
 // A press whose move's piece type is in doubt waits up to this many times the commit lag.
 constexpr int kTypeDoubtLagFactor = 3;
 // Frames between two views of a piece whose type is read (one second at 30 fps).
@@ -770,7 +775,12 @@ struct Tracker::Impl {
       for (const auto& [score, m] : best_moves) firsts.emplace_back(m);
       firsts.emplace_back(std::nullopt);
       for (const std::optional<Move>& first : firsts) {
-        auto built = build_resync(beam[h].boards, press, l, seen_on_board.changed, first);
+        // The whole board as seen, or where that makes no position (a square read wrong
+        // that empties a king's square), what changed since the previous press.
+        auto built = build_resync(beam[h].boards, press, l, seen_on_board.changed, first, true);
+        if (!built) {
+          built = build_resync(beam[h].boards, press, l, seen_on_board.changed, first, false);
+        }
         if (!built) continue;
         Candidate c;
         c.parent = h;
@@ -1114,7 +1124,14 @@ struct Tracker::Impl {
       std::array<Move, 3> moves;
       int count;
     };
-    std::vector<Partial> partials{{start, base + config.prior_move_without_press, {}, 0}};
+    // Every ply but the last went unpressed, and each is a move_without_press of its own:
+    // a sequence that two such incidents explain is as unlikely as both. Charged once, a
+    // three-ply sequence came cheaper than any other account of a change that the board's
+    // position cannot explain (after an earlier misread move), and made two false incidents
+    // and phantom moves at a time.
+    const double unpressed_plies = static_cast<double>(sides.size() - 1);
+    std::vector<Partial> partials{
+        {start, base + config.prior_move_without_press * unpressed_plies, {}, 0}};
     for (std::size_t ply = 0; ply < sides.size(); ++ply) {
       std::vector<Partial> grown;
       for (Partial& partial : partials) {
@@ -1255,13 +1272,15 @@ struct Tracker::Impl {
     return ply;
   }
 
-  // The position the evidence shows, with piece identities carried over where a piece of
+  // The position the evidence shows (the squares that changed since the previous press, and
+  // with `whole_board` those that disagree from before too), with piece identities carried
+  // over where a piece of
   // the same colour moved, taken from the holdings where one appeared from nowhere. With
   // `first`, the presser's legal move is played first and only what it leaves unexplained
   // is the disturbance (a piece knocked aside while moving).
   std::optional<BuiltResync> build_resync(const std::array<Position, 2>& boards, const Press& press,
                                           const BoardLikelihood& l, std::uint64_t changed,
-                                          std::optional<Move> first) const {
+                                          std::optional<Move> first, bool whole_board) const {
     const int b = index(press.board);
     BuiltResync out{boards, {}, false, {}, {}, {}, 0};
     if (first) {
@@ -1277,12 +1296,19 @@ struct Tracker::Impl {
     for (int s = 0; s < 64; ++s) {
       const auto& sq = l[s];
       if (sq[0] == 0.0 && sq[1] == 0.0 && sq[2] == 0.0) continue;  // no evidence
-      if (!(changed & (std::uint64_t{1} << s))) continue;
       const auto seen =
           static_cast<SquareState>(std::max_element(sq.begin(), sq.end()) - sq.begin());
       const SquareState now = state_of(white, black, s);
-      // Only confident readings count: a square must clearly disagree.
-      if (seen == now || sq[static_cast<int>(seen)] - sq[static_cast<int>(now)] < 2.0) continue;
+      // Only confident readings count: a square must clearly disagree. The whole board is
+      // brought in step, not only what changed since the previous press: a square that
+      // disagrees from before (a piece an earlier misread move left on the wrong square)
+      // would otherwise stay wrong, and every later move of that piece or onto that square
+      // would need another incident to explain it. Such a square has been read longer and
+      // must disagree more clearly.
+      const bool changed_now = (changed & (std::uint64_t{1} << s)) != 0;
+      if (!changed_now && !whole_board) continue;
+      const double margin = changed_now ? kResyncMargin : kResyncStaleMargin;
+      if (seen == now || sq[static_cast<int>(seen)] - sq[static_cast<int>(now)] < margin) continue;
       if (now != SquareState::kEmpty) vanished.push_back(s);
       if (seen != SquareState::kEmpty) {
         appeared.emplace_back(s, seen == SquareState::kWhite ? Color::kWhite : Color::kBlack);

@@ -20,11 +20,13 @@ struct Injection {
 
 // A square that vision reads as a piece of `reads_as` whenever it is empty, from the first
 // frame on (a shadow on a light square, a tall neighbour's body): not a misread that comes
-// and goes, a bias.
+// and goes, a bias. With `from_ply`, from that ply's move on instead, the square under the
+// hand making it too (a tall piece put beside it hides it from a tilted camera).
 struct ShadowedSquare {
   BoardId board = BoardId::kA;
   rules::Square square = 0;
   Color reads_as = Color::kWhite;
+  int from_ply = -1;  // 0-based index into the game's moves; -1: from the first frame
 };
 
 // A square that vision reads as empty whatever stands on it (a dark piece on a dark square,
