@@ -48,6 +48,23 @@ std::optional<BishopDrop> find_bishop_drop(const std::vector<bugcam::rules::Bpgn
   return std::nullopt;
 }
 
+// Whether the piece ply `i` moved stays on its square for the next `stays` plies (no later
+// move of its board lands there or leaves from there), the game going on that long.
+bool stays_put(const bugcam::rules::Replay& replay, std::size_t i, int stays) {
+  const std::size_t end = i + 1 + static_cast<std::size_t>(stays);
+  if (end > replay.plies.size()) return false;
+  const auto& ply = replay.plies[i];
+  for (std::size_t j = i + 1; j < end; ++j) {
+    const auto& later = replay.plies[j];
+    if (later.board == ply.board &&
+        (later.move.to() == ply.move.to() ||
+         (!later.move.is_drop() && later.move.from() == ply.move.to()))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // The tracker committed `want`'s ply on its board, and as it was played.
 void expect_committed_as_played(const std::vector<TrackedMove>& committed,
                                 const TrackedMove& want) {
@@ -125,16 +142,7 @@ std::optional<KnightOrPawn> find_knight_move_beside_pawn_drop(
       if (m.from() != make_square(1, home) && m.from() != make_square(6, home)) continue;
       const int rank = bugcam::rules::rank_of(m.to());
       if (rank == 0 || rank == 7 || p.holding(mover, PieceType::kPawn) == 0) continue;
-      const std::size_t end =
-          std::min(replay.plies.size(), i + 1 + static_cast<std::size_t>(stays));
-      bool moved = end < i + 1 + static_cast<std::size_t>(stays);
-      for (std::size_t j = i + 1; j < end && !moved; ++j) {
-        const auto& later = replay.plies[j];
-        moved =
-            later.board == ply.board &&
-            (later.move.to() == m.to() || (!later.move.is_drop() && later.move.from() == m.to()));
-      }
-      if (!moved) return KnightOrPawn{g, static_cast<int>(i)};
+      if (stays_put(replay, i, stays)) return KnightOrPawn{g, static_cast<int>(i)};
     }
   }
   return std::nullopt;
@@ -204,16 +212,7 @@ std::optional<KingOrPiece> find_move_a_king_could_make(
                 p.piece_at(o.from()).type == PieceType::kKing;
       }
       if (!rival) continue;
-      const std::size_t end =
-          std::min(replay.plies.size(), i + 1 + static_cast<std::size_t>(stays));
-      bool moved = end < i + 1 + static_cast<std::size_t>(stays);
-      for (std::size_t j = i + 1; j < end && !moved; ++j) {
-        const auto& later = replay.plies[j];
-        moved =
-            later.board == ply.board &&
-            (later.move.to() == m.to() || (!later.move.is_drop() && later.move.from() == m.to()));
-      }
-      if (!moved) return KingOrPiece{g, static_cast<int>(i)};
+      if (stays_put(replay, i, stays)) return KingOrPiece{g, static_cast<int>(i)};
     }
   }
   return std::nullopt;
