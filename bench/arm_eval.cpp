@@ -66,7 +66,9 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
     std::cerr << clip.string() << ": no frames\n";
     return 1;
   }
-  const calibration::Calibration calibration = calibration::calibrate(frame->image);
+  // As recording does: calibrated on the start position, its looks learnt from it.
+  calibration::Calibration calibration = calibration::calibrate(frame->image);
+  vision::learn_looks(frame->image, calibration);
   vision::ArmWatch watch(calibration);
   // Per (board, seat) of the other board: the stretch going on, frames first..last.
   struct Stretch {

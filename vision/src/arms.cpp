@@ -33,9 +33,11 @@ constexpr int kAbsorbReachingFrames = 300;
 constexpr float kAdaptRate = 0.05f;
 constexpr float kAdaptDistance = 16.0f;
 // A player reaches with their right arm: the shoulder is this many squares to the player's
-// right of the middle of their board edge, and this many beyond it.
-constexpr double kShoulderAside = 2.0;
-constexpr double kShoulderOut = 6.0;
+// right of the middle of their board edge, this many beyond it and this high above the table
+// (about 14 cm, 40 cm and 30 cm with 5.3 cm squares).
+constexpr double kShoulderAside = 2.5;
+constexpr double kShoulderOut = 7.5;
+constexpr double kShoulderHeight = 5.5;
 // Something counts as an arm over a board when it covers at least this many squares' worth
 // of the board and its far end (the hand) is at least this far inside the board's edge.
 // The hand is taken to be this high above the board (squares): a hand held over a board is
@@ -139,11 +141,15 @@ struct ArmWatch::Impl {
     for (std::size_t b = 0; b < calibration.boards.size(); ++b) {
       const calibration::Board& board = calibration.boards[b];
       // Board coordinates: White sits below rank 1 facing +y, so White's right is +x;
-      // Black sits beyond rank 8 facing -y, their right is -x.
-      seats.push_back(
-          {board.name + ":white", b, board.to_image({4 + kShoulderAside, -kShoulderOut})});
-      seats.push_back(
-          {board.name + ":black", b, board.to_image({4 - kShoulderAside, 8 + kShoulderOut})});
+      // Black sits beyond rank 8 facing -y, their right is -x. The shoulder is seen where the
+      // board point under it leans to, away from the point under the camera.
+      const auto shoulder = [&](cv::Point2d foot) {
+        const Viewpoint& view = views[b];
+        if (view.camera_height > kShoulderHeight * 1.5) foot += view.lean(foot, kShoulderHeight);
+        return board.to_image(foot);
+      };
+      seats.push_back({board.name + ":white", b, shoulder({4 + kShoulderAside, -kShoulderOut})});
+      seats.push_back({board.name + ":black", b, shoulder({4 - kShoulderAside, 8 + kShoulderOut})});
     }
   }
 
