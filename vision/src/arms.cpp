@@ -43,7 +43,7 @@ constexpr double kShoulderHeight = 5.5;
 // The hand is taken to be this high above the board (squares): a hand held over a board is
 // seen displaced away from the camera, by more the farther it is from the point under it.
 constexpr double kArmOverSquares = 0.25;
-constexpr double kReachSquares = 1.0;
+constexpr double kReachSquares = 1.5;
 constexpr double kHandHeightSquares = 2.5;
 // Cells smaller than this many squares' worth are noise or pieces.
 constexpr double kArmSquares = 2.0;
