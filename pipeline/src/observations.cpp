@@ -43,7 +43,14 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
       const vision::SquareObservation& s = seen.squares[sq];
       out.squares[sq] = {s.p_empty, s.p_white, s.p_black, s.occluded};
     }
-    // Vision does not attribute arms to seats yet, so `hands` stays empty.
+    // Only arms from the other board's seats go to the tracker (partner_board_touched): a
+    // player's own arm is attributed only once the hand is well inside the board, so its
+    // stretches end before the hand leaves and would date the tracker's reading of a move
+    // (hand_left) too early.
+    for (const std::string& player : seen.arms) {
+      const std::optional<tracker::Seat> seat = seat_named(player);
+      if (seat && seat->board != *board) out.hands.push_back(*seat);
+    }
     inputs.boards.push_back(std::move(out));
   }
   // The tracker compares what it knows a player holds with the visible pieces type by type.

@@ -41,6 +41,19 @@ TEST(TrackerInputs, BoardsSquaresAndLeversKeepTheirMeaning) {
   EXPECT_FALSE(in.levers[1].down.has_value());
 }
 
+// Arms from the other board's seats become the tracker's hands (partner_board_touched); the
+// board's own players' arms do not (they would date the reading of a move).
+TEST(TrackerInputs, ArmsFromTheOtherBoardsSeatsBecomeHands) {
+  vision::FrameObservation o = two_boards();
+  o.boards[0].arms = {"A:white", "B:black"};  // over board B
+  o.boards[1].arms = {"A:black"};             // over board A
+  const pipeline::TrackerInputs in = pipeline::to_tracker_inputs(o, 3, 0.1);
+  ASSERT_EQ(in.boards.size(), 2u);
+  EXPECT_EQ(in.boards[0].hands,
+            (std::vector<tracker::Seat>{{rules::BoardId::kA, rules::Color::kWhite}}));
+  EXPECT_TRUE(in.boards[1].hands.empty());
+}
+
 TEST(TrackerInputs, HoldingsGoOnlyWhenVisionReadTheTypes) {
   vision::FrameObservation o = two_boards();
   vision::HoldingObservation empty;

@@ -428,8 +428,7 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
       const Seat partner{rules::other(board),
                          record.color == Color::kWhite ? Color::kBlack : Color::kWhite};
       covers[b].push_back({t + 0.2, t + 0.9, bit(0) | bit(1) | bit(8), {partner}});
-      sim.incidents.push_back(
-          {IncidentType::kPartnerBoardTouched, partner.board, partner.color, t + 0.2});
+      sim.incidents.push_back({IncidentType::kPartnerBoardTouched, board, partner.color, t + 0.2});
     }
     if (!illegal) sim.truth.push_back(truth);
     previous_press[b] = t;

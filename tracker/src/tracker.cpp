@@ -546,7 +546,9 @@ struct Tracker::Impl {
     if (touch.last - touch.start + 1e-9 < config.partner_touch_seconds) return;
     Incident incident;
     incident.type = IncidentType::kPartnerBoardTouched;
-    incident.board = seat.board;
+    // As the renderer's truth names it: the board touched and the colour of the player whose
+    // hand it was (the detail names the player).
+    incident.board = over;
     incident.side = seat.color;
     incident.t = touch.start;
     incident.t_end = touch.last;

@@ -25,4 +25,21 @@ inline bool is_shadow(const cv::Vec3f& now, const cv::Vec3f& reference, float ma
          kShadowHueFloor + kShadowHueTolerance * std::sqrt(reference_norm2) * scale;
 }
 
+// A colour under a shadow as learnt from the start position (BoardLooks::shadow_ratio): the lit
+// colour `lit` scaled per channel toward lit * ratio (the umbra), anywhere from the penumbra's
+// faint edge to `max_depth` times as deep as the umbra seen, with the hue that light gives.
+inline bool is_learned_shadow(const cv::Vec3f& now, const cv::Vec3f& lit, const cv::Vec3f& ratio,
+                              float max_depth) {
+  const cv::Vec3f depth(lit[0] * (1 - ratio[0]), lit[1] * (1 - ratio[1]), lit[2] * (1 - ratio[2]));
+  const float depth2 = depth.dot(depth);
+  if (depth2 < 1.0f) return false;
+  const cv::Vec3f lost = lit - now;
+  const float t = lost.dot(depth) / depth2;
+  if (t < 0.0f || t > max_depth) return false;
+  const cv::Vec3f rest = lost - depth * t;
+  const cv::Vec3f lit_part = lit - depth * t;
+  return std::sqrt(rest.dot(rest)) <
+         kShadowHueFloor + kShadowHueTolerance * std::sqrt(lit_part.dot(lit_part));
+}
+
 }  // namespace bugcam::vision::detail

@@ -49,21 +49,8 @@ bool is_shadow(const cv::Vec3f& p, const cv::Vec3f& square) {
   return detail::is_shadow(p, square, kShadowMaxScale);
 }
 
-// A pixel under a shadow as learnt from the start position: the lit colour `square` scaled per
-// channel toward square * ratio (the umbra), anywhere from the penumbra's faint edge to a
-// little deeper than the umbra seen, with the hue that light gives.
 bool is_learned_shadow(const cv::Vec3f& p, const cv::Vec3f& square, const cv::Vec3f& ratio) {
-  const cv::Vec3f depth(square[0] * (1 - ratio[0]), square[1] * (1 - ratio[1]),
-                        square[2] * (1 - ratio[2]));
-  const float depth2 = depth.dot(depth);
-  if (depth2 < 1.0f) return false;
-  const cv::Vec3f lost = square - p;
-  const float t = lost.dot(depth) / depth2;
-  if (t < 0.0f || t > kLearnedShadowDepth) return false;
-  const cv::Vec3f rest = lost - depth * t;
-  const cv::Vec3f lit = square - depth * t;
-  return std::sqrt(rest.dot(rest)) <
-         detail::kShadowHueFloor + detail::kShadowHueTolerance * std::sqrt(lit.dot(lit));
+  return detail::is_learned_shadow(p, square, ratio, kLearnedShadowDepth);
 }
 
 double segment_distance(cv::Point2d p, cv::Point2d a, cv::Point2d b) {

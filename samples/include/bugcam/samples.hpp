@@ -96,6 +96,13 @@ TrainingStill render_training_still(std::uint64_t seed, std::uint64_t variant, i
 // hands, as a game begins: the frame a recording calibrates on and learns the pieces' looks
 // from. `variant` picks the noise.
 TrainingStill render_start_still(std::uint64_t seed, std::uint64_t variant, int width, int height);
+// The same start position with one player's hand held over a point of a board, the arm coming
+// from the player's seat: over the own board, or over the partner's as in
+// partner_board_touched. Boards 0 (A) and 1 (B); colours 0 (White) and 1 (Black); the point in
+// the board's squares, a1's outer corner (0, 0), h8's (8, 8).
+TrainingStill render_reach_still(std::uint64_t seed, std::uint64_t variant, int width, int height,
+                                 int player_board, int player_colour, int over_board, double file_x,
+                                 double rank_y);
 
 // The bundled sample clip's directory (samples/clip in the source tree).
 std::filesystem::path bundled_sample_dir();

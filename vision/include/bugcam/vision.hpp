@@ -34,6 +34,9 @@ struct BoardObservation {
   std::string name;                           // "A" or "B"
   std::array<cv::Point2d, 4> corners{};       // a1, h1, h8, a8 in image pixels
   std::array<SquareObservation, 64> squares;  // rank * 8 + file, a1 = 0
+  // Seats ("A:white" ...) whose arm reaches over this board, by where the arm comes from
+  // (ArmWatch; TrackingReader only, empty from FrameReader).
+  std::vector<std::string> arms;
   // Eight strings, rank 8 first, files a to h (SPEC section 7).
   std::array<std::string, 8> occupancy() const;
 };
@@ -291,10 +294,34 @@ class LeverReader {
   std::unique_ptr<Impl> impl_;
 };
 
+// Which seats' arms reach over each board, frame by frame: a coarse grid of the frame is
+// compared with a still view of the table (what stays still long enough joins it); a blob of
+// change that covers part of a board and leaves the picture is an arm, and it belongs to the
+// seat it points at from the hand (its cell over the board farthest from where it leaves the
+// picture). Seats are where players' right shoulders are: to the right of the middle of their
+// board edge, well out and above the table, seen as the viewpoint puts them. Nothing is attributed
+// when the hand stays near the board's edge, the arm points between two seats, or two arms have
+// merged: an arm put on the wrong seat would be a false partner_board_touched. Feed frames in
+// order; the first only starts the still view.
+class ArmWatch {
+ public:
+  explicit ArmWatch(const calibration::Calibration& calibration);
+  ~ArmWatch();
+  ArmWatch(ArmWatch&&) noexcept;
+  ArmWatch& operator=(ArmWatch&&) noexcept;
+  // Per board of the calibration, in its order: the seats whose arm reaches over it, sorted.
+  std::vector<std::vector<std::string>> read(const cv::Mat& frame_bgr);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // Reads a video frame by frame against one calibration: FrameReader plus one BoardTracker
 // per board, and the clock levers through a LeverReader (unknown while something covers the
-// clock, `touched` while something moves over it), as `record --clocks vision` reads them.
-// Feed frames in order; the state makes the output depend on the frames before.
+// clock, `touched` while something moves over it), as `record --clocks vision` reads them,
+// and the arms over the boards through an ArmWatch. Feed frames in order; the state makes the
+// output depend on the frames before.
 class TrackingReader {
  public:
   explicit TrackingReader(calibration::Calibration calibration, VisionOptions options = {},
@@ -309,6 +336,7 @@ class TrackingReader {
   FrameReader reader_;
   std::vector<BoardTracker> trackers_;
   LeverReader levers_;
+  ArmWatch arms_;
 };
 
 // Classifies the 64 squares of several boards seen in the same frame, from their

@@ -1,0 +1,90 @@
+// ArmWatch on rendered stills: the table as a game begins, then one player's hand held over a
+// board, the arm coming from the player's seat.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "bugcam/calibration.hpp"
+#include "bugcam/samples.hpp"
+#include "bugcam/vision.hpp"
+
+namespace {
+
+using namespace bugcam;
+
+// Where the renderer's partner touch holds the hand of a player sitting on Black's side of a
+// board (Black's partner), in the board's squares: the middle, 6 cm towards Black.
+const cv::Point2d kTouch{4.0, 5.13};
+
+struct Arms {
+  std::vector<std::string> over_a;
+  std::vector<std::string> over_b;
+};
+
+// The arms ArmWatch attributes when the start still of `seed` is followed by the still of the
+// player's hand over the point `over` of `over_board`.
+Arms arms_reaching(std::uint64_t seed, int player_board, int player_colour, int over_board,
+                   cv::Point2d over) {
+  const samples::TrainingStill start = samples::render_start_still(seed, 0, 1280, 720);
+  calibration::Calibration calibration = calibration::calibrate(start.image);
+  // As recording does: the start position's looks (how shadows darken the boards).
+  vision::learn_looks(start.image, calibration);
+  EXPECT_EQ(calibration.boards.size(), 2u) << "seed " << seed;
+  if (calibration.boards.size() != 2) return {};
+  vision::ArmWatch watch(calibration);
+  watch.read(start.image);
+  watch.read(samples::render_start_still(seed, 1, 1280, 720).image);
+  const std::vector<std::vector<std::string>> arms =
+      watch.read(samples::render_reach_still(seed, 2, 1280, 720, player_board, player_colour,
+                                             over_board, over.x, over.y)
+                     .image);
+  return {arms[0], arms[1]};
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += name + " ";
+  return out;
+}
+
+bool has_seat_of_board(const std::vector<std::string>& names, char board) {
+  for (const std::string& name : names) {
+    if (!name.empty() && name[0] == board) return true;
+  }
+  return false;
+}
+
+// White A reaches over board B beside them, their partner Black B's board, and White B over
+// board A: the arm is the reaching player's (the seeds cover both camera sides and several
+// tilts).
+TEST(ArmWatch, PartnersArmOverTheBoardBesideIsAttributedToThePartner) {
+  for (const std::uint64_t seed : {2007u, 4013u, 4021u}) {
+    const Arms arms = arms_reaching(seed, 0, 0, 1, kTouch);
+    EXPECT_EQ(arms.over_b, std::vector<std::string>{"A:white"})
+        << "seed " << seed << ": over B " << joined(arms.over_b);
+    EXPECT_TRUE(arms.over_a.empty()) << "seed " << seed << ": over A " << joined(arms.over_a);
+  }
+  for (const std::uint64_t seed : {2007u, 4013u}) {
+    const Arms arms = arms_reaching(seed, 1, 0, 0, kTouch);
+    EXPECT_EQ(arms.over_a, std::vector<std::string>{"B:white"})
+        << "seed " << seed << ": over A " << joined(arms.over_a);
+  }
+}
+
+// Black B reaches over their own board at the same point, and Black A over theirs: neither
+// arm is put on the seats of the other board, though the partner sits beside.
+TEST(ArmWatch, OwnArmIsNotAttributedToTheOtherBoardsSeats) {
+  for (const std::uint64_t seed : {2007u, 4013u, 4021u}) {
+    const Arms black_b = arms_reaching(seed, 1, 1, 1, kTouch);
+    EXPECT_FALSE(has_seat_of_board(black_b.over_b, 'A'))
+        << "seed " << seed << ": over B " << joined(black_b.over_b);
+    EXPECT_TRUE(black_b.over_a.empty()) << "seed " << seed << ": over A " << joined(black_b.over_a);
+    const Arms black_a = arms_reaching(seed, 0, 1, 0, kTouch);
+    EXPECT_FALSE(has_seat_of_board(black_a.over_a, 'B'))
+        << "seed " << seed << ": over A " << joined(black_a.over_a);
+    EXPECT_TRUE(black_a.over_b.empty()) << "seed " << seed << ": over B " << joined(black_a.over_b);
+  }
+}
+
+}  // namespace

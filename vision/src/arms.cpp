@@ -1,0 +1,337 @@
+// Arms over the boards, attributed to the seats they come from (partner_board_touched): a
+// coarse grid of the frame against a still view of the table; what differs and reaches over a
+// board is followed back to where it leaves the picture, and the seat in that direction is
+// the arm's.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numbers>
+
+#include <opencv2/imgproc.hpp>
+
+#include "bugcam/vision.hpp"
+#include "colour.hpp"
+
+namespace bugcam::vision {
+
+namespace {
+
+// Grid cells along a square's side (the smallest square of the calibration).
+constexpr double kCellsPerSquare = 4.0;
+// Colour distance (BGR levels) from the still view from which a cell shows something new.
+constexpr float kForegroundDistance = 34.0f;
+// Colour distance from the previous frame below which a cell counts as still.
+constexpr float kStillDistance = 10.0f;
+// A cell that differs from the still view but stays still this many frames becomes part of
+// it (a piece put down), unless it belongs to something reaching in from the picture's
+// border: an arm at rest stays an arm, or it would leave its ghost when it goes.
+constexpr int kAbsorbFrames = 30;
+// Anything still this long joins it (an arm left resting; a sleeve at the picture's edge).
+constexpr int kAbsorbReachingFrames = 300;
+// How fast cells showing the table follow slow changes of light; cells further than this
+// from the still view (a shadow, skin much like the table) do not follow.
+constexpr float kAdaptRate = 0.05f;
+constexpr float kAdaptDistance = 16.0f;
+// A player reaches with their right arm: the shoulder is this many squares to the player's
+// right of the middle of their board edge, this many beyond it and this high above the table
+// (about 14 cm, 40 cm and 30 cm with 5.3 cm squares).
+constexpr double kShoulderAside = 2.5;
+constexpr double kShoulderOut = 7.5;
+constexpr double kShoulderHeight = 5.5;
+// Something counts as an arm over a board when it covers at least this many squares' worth
+// of the board and its far end (the hand) is at least this far inside the board's edge.
+// The hand is taken to be this high above the board (squares): a hand held over a board is
+// seen displaced away from the camera, by more the farther it is from the point under it.
+constexpr double kArmOverSquares = 0.25;
+constexpr double kReachSquares = 1.5;
+constexpr double kHandHeightSquares = 2.5;
+// Cells smaller than this many squares' worth are noise or pieces.
+constexpr double kArmSquares = 2.0;
+// The arm's direction (hand to where it leaves the picture) must point at a seat within this
+// angle, and the next seat must be this much further off: an arm between two seats is
+// nobody's.
+constexpr double kSeatAngle = 32.0 * std::numbers::pi / 180.0;
+constexpr double kSeatMargin = 15.0 * std::numbers::pi / 180.0;
+// Where an arm leaves the picture: cells on the image border; when they spread wider than
+// this many squares, two arms have merged and neither is attributed.
+constexpr double kRootSpreadSquares = 3.5;
+
+float distance(const cv::Vec3b& a, const cv::Vec3f& b) {
+  const float d0 = static_cast<float>(a[0]) - b[0];
+  const float d1 = static_cast<float>(a[1]) - b[1];
+  const float d2 = static_cast<float>(a[2]) - b[2];
+  return std::sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+}
+
+// Shadows of arms and pieces on the table are not arms: the table darkened the way a shadow
+// darkens the boards at the start (as learnt), else darkened with its hue kept. Skin much
+// like the table in a darker shade passes the plain test, so the learnt one is preferred.
+constexpr float kShadowMaxScale = 0.85f;
+constexpr float kLearnedShadowDepth = 1.4f;
+
+double angle_between(cv::Point2d a, cv::Point2d b) {
+  const double na = std::hypot(a.x, a.y), nb = std::hypot(b.x, b.y);
+  if (na <= 0 || nb <= 0) return std::numbers::pi;
+  return std::acos(std::clamp((a.x * b.x + a.y * b.y) / (na * nb), -1.0, 1.0));
+}
+
+}  // namespace
+
+struct ArmWatch::Impl {
+  struct Seat {
+    std::string name;  // "A:white"
+    std::size_t board = 0;
+    cv::Point2d at;  // the shoulder's foot on the table, in image pixels
+  };
+
+  calibration::Calibration calibration;
+  cv::Size grid;
+  cv::Point2d cell_px;            // image pixels per grid cell
+  double cells_per_square = 4.0;  // grid cells along a square's side
+  std::vector<int> board_of;      // per cell: the board it lies over, -1 none
+  std::vector<Seat> seats;
+  std::vector<Viewpoint> views;  // per board
+  std::size_t boards = 0;
+  cv::Mat small;                     // this frame, CV_8UC3
+  cv::Mat previous;                  // CV_8UC3
+  cv::Mat still_view;                // CV_32FC3
+  std::vector<std::uint16_t> still;  // per cell: frames still in a row
+  // Per cell: kTable, kShade (darker as under a shadow: an arm's shadow, or skin in a shade
+  // much like the table's: it joins an arm's parts but is not taken for the arm), kChanged.
+  static constexpr std::uint8_t kTable = 0, kShade = 1, kChanged = 2;
+  cv::Mat mask;  // CV_8U
+  cv::Mat any;   // CV_8U, 255 where mask is not kTable
+  cv::Mat labels, stats, centroids;
+  cv::Vec3f shadow_ratio{0, 0, 0};  // learnt, per channel; 0 when not learnt
+  bool started = false;
+
+  explicit Impl(const calibration::Calibration& calibration_in)
+      : calibration(calibration_in), views(estimate_viewpoints(calibration)) {
+    boards = calibration.boards.size();
+    for (const calibration::Board& board : calibration.boards) {
+      if (board.looks.learned && board.looks.shadow_ratio != cv::Vec3f(0, 0, 0)) {
+        shadow_ratio = board.looks.shadow_ratio;
+        break;
+      }
+    }
+    double square_px = 0;
+    for (const calibration::Board& board : calibration.boards) {
+      const double s = board.square_size_px();
+      square_px = square_px == 0 ? s : std::min(square_px, s);
+    }
+    const int cell = std::max(2, static_cast<int>(std::floor(square_px / kCellsPerSquare)));
+    grid = cv::Size(std::max(1, calibration.image_size.width / cell),
+                    std::max(1, calibration.image_size.height / cell));
+    cell_px = {static_cast<double>(calibration.image_size.width) / grid.width,
+               static_cast<double>(calibration.image_size.height) / grid.height};
+    cells_per_square = square_px / cell_px.x;
+    const std::size_t cells = static_cast<std::size_t>(grid.area());
+    board_of.assign(cells, -1);
+    still.assign(cells, 0);
+    for (int y = 0; y < grid.height; ++y) {
+      for (int x = 0; x < grid.width; ++x) {
+        const cv::Point2d centre((x + 0.5) * cell_px.x, (y + 0.5) * cell_px.y);
+        for (std::size_t b = 0; b < calibration.boards.size(); ++b) {
+          const cv::Point2d p = calibration.boards[b].to_board(centre);
+          if (p.x < 0 || p.x > 8 || p.y < 0 || p.y > 8) continue;
+          board_of[static_cast<std::size_t>(y * grid.width + x)] = static_cast<int>(b);
+        }
+      }
+    }
+    for (std::size_t b = 0; b < calibration.boards.size(); ++b) {
+      const calibration::Board& board = calibration.boards[b];
+      // Board coordinates: White sits below rank 1 facing +y, so White's right is +x;
+      // Black sits beyond rank 8 facing -y, their right is -x. The shoulder is seen where the
+      // board point under it leans to, away from the point under the camera.
+      const auto shoulder = [&](cv::Point2d foot) {
+        const Viewpoint& view = views[b];
+        if (view.camera_height > kShoulderHeight * 1.5) foot += view.lean(foot, kShoulderHeight);
+        return board.to_image(foot);
+      };
+      seats.push_back({board.name + ":white", b, shoulder({4 + kShoulderAside, -kShoulderOut})});
+      seats.push_back({board.name + ":black", b, shoulder({4 - kShoulderAside, 8 + kShoulderOut})});
+    }
+  }
+
+  std::vector<std::vector<std::string>> read(const cv::Mat& frame_bgr) {
+    std::vector<std::vector<std::string>> out(boards);
+    if (frame_bgr.empty() || seats.empty()) return out;
+    cv::resize(frame_bgr, small, grid, 0, 0, cv::INTER_AREA);
+    if (!started) {
+      small.convertTo(still_view, CV_32FC3);
+      small.copyTo(previous);
+      mask = cv::Mat::zeros(grid, CV_8U);
+      started = true;
+      return out;
+    }
+    update_mask();
+    cv::compare(mask, kTable, any, cv::CMP_NE);
+    const int count = cv::connectedComponentsWithStats(any, labels, stats, centroids, 8, CV_32S);
+    const double cell_area = cells_per_square * cells_per_square;
+    for (int label = 1; label < count; ++label) {
+      if (stats.at<int>(label, cv::CC_STAT_AREA) < kArmSquares * cell_area) continue;
+      attribute(label, out);
+    }
+    update_still_view(count);
+    small.copyTo(previous);
+    for (std::vector<std::string>& names : out) {
+      std::sort(names.begin(), names.end());
+      names.erase(std::unique(names.begin(), names.end()), names.end());
+    }
+    return out;
+  }
+
+  // What differs from the still view, and whether as a shadow would; counts how long each cell
+  // is still.
+  void update_mask() {
+    for (int y = 0; y < grid.height; ++y) {
+      const cv::Vec3b* now = small.ptr<cv::Vec3b>(y);
+      const cv::Vec3b* before = previous.ptr<cv::Vec3b>(y);
+      const cv::Vec3f* view = still_view.ptr<cv::Vec3f>(y);
+      std::uint8_t* m = mask.ptr<std::uint8_t>(y);
+      for (int x = 0; x < grid.width; ++x) {
+        const std::size_t i = static_cast<std::size_t>(y * grid.width + x);
+        const cv::Vec3f before_f(before[x][0], before[x][1], before[x][2]);
+        const bool is_still = distance(now[x], before_f) < kStillDistance;
+        still[i] = is_still ? static_cast<std::uint16_t>(std::min(still[i] + 1, 60000)) : 0;
+        const bool differs = distance(now[x], view[x]) > kForegroundDistance;
+        m[x] = !differs ? kTable : shadow(now[x], view[x]) ? kShade : kChanged;
+      }
+    }
+  }
+
+  bool shadow(const cv::Vec3b& now, const cv::Vec3f& lit) const {
+    const cv::Vec3f now_f(now[0], now[1], now[2]);
+    if (shadow_ratio != cv::Vec3f(0, 0, 0)) {
+      return detail::is_learned_shadow(now_f, lit, shadow_ratio, kLearnedShadowDepth);
+    }
+    return detail::is_shadow(now_f, lit, kShadowMaxScale);
+  }
+
+  // The table follows slow changes of light; what stays still and does not reach in from the
+  // border joins the still view.
+  void update_still_view(int count) {
+    std::vector<bool> reaches_in(static_cast<std::size_t>(count), false);
+    for (int x = 0; x < grid.width; ++x) {
+      reaches_in[static_cast<std::size_t>(labels.at<int>(0, x))] = true;
+      reaches_in[static_cast<std::size_t>(labels.at<int>(grid.height - 1, x))] = true;
+    }
+    for (int y = 0; y < grid.height; ++y) {
+      reaches_in[static_cast<std::size_t>(labels.at<int>(y, 0))] = true;
+      reaches_in[static_cast<std::size_t>(labels.at<int>(y, grid.width - 1))] = true;
+    }
+    for (int y = 0; y < grid.height; ++y) {
+      const cv::Vec3b* now = small.ptr<cv::Vec3b>(y);
+      const int* label = labels.ptr<int>(y);
+      cv::Vec3f* view = still_view.ptr<cv::Vec3f>(y);
+      for (int x = 0; x < grid.width; ++x) {
+        const std::size_t i = static_cast<std::size_t>(y * grid.width + x);
+        const cv::Vec3f now_f(now[x][0], now[x][1], now[x][2]);
+        const bool absorbed =
+            still[i] >= kAbsorbReachingFrames ||
+            (still[i] >= kAbsorbFrames && !reaches_in[static_cast<std::size_t>(label[x])]);
+        if (label[x] != 0 && absorbed) {
+          view[x] = now_f;
+        } else if (label[x] == 0 && distance(now[x], view[x]) < kAdaptDistance) {
+          view[x] += kAdaptRate * (now_f - view[x]);
+        }
+      }
+    }
+  }
+
+  // The seats of the arm `label`, added to the boards it reaches over.
+  void attribute(int label, std::vector<std::vector<std::string>>& out) const {
+    const cv::Rect box(
+        stats.at<int>(label, cv::CC_STAT_LEFT), stats.at<int>(label, cv::CC_STAT_TOP),
+        stats.at<int>(label, cv::CC_STAT_WIDTH), stats.at<int>(label, cv::CC_STAT_HEIGHT));
+    std::vector<int> over(boards, 0);
+    cv::Point2d border_sum(0, 0);
+    int border_cells = 0;
+    for (int y = box.y; y < box.y + box.height; ++y) {
+      const int* row = labels.ptr<int>(y);
+      const std::uint8_t* kind = mask.ptr<std::uint8_t>(y);
+      for (int x = box.x; x < box.x + box.width; ++x) {
+        if (row[x] != label || kind[x] != kChanged) continue;
+        const int b = board_of[static_cast<std::size_t>(y * grid.width + x)];
+        if (b >= 0) ++over[static_cast<std::size_t>(b)];
+        if (x == 0 || y == 0 || x == grid.width - 1 || y == grid.height - 1) {
+          border_sum += cv::Point2d(x, y);
+          ++border_cells;
+        }
+      }
+    }
+    // Only an arm that leaves the picture is followed to a seat: a blob inside is a hand whose
+    // arm is hidden, or something else.
+    if (border_cells == 0) return;
+    const cv::Point2d root = border_sum / border_cells;
+    const double spread_limit = kRootSpreadSquares * cells_per_square;
+    for (int y = box.y; y < box.y + box.height; ++y) {
+      const int* row = labels.ptr<int>(y);
+      const std::uint8_t* kind = mask.ptr<std::uint8_t>(y);
+      for (int x = box.x; x < box.x + box.width; ++x) {
+        if (row[x] != label || kind[x] != kChanged) continue;
+        if (x != 0 && y != 0 && x != grid.width - 1 && y != grid.height - 1) continue;
+        if (std::hypot(x - root.x, y - root.y) > spread_limit) return;  // two arms merged
+      }
+    }
+    const double min_over = kArmOverSquares * cells_per_square * cells_per_square;
+    for (std::size_t b = 0; b < boards; ++b) {
+      if (over[b] < min_over) continue;
+      // The hand: the arm's cell over this board farthest from where the arm leaves.
+      cv::Point2d hand(-1, -1);
+      double farthest = -1;
+      for (int y = box.y; y < box.y + box.height; ++y) {
+        const int* row = labels.ptr<int>(y);
+        const std::uint8_t* kind = mask.ptr<std::uint8_t>(y);
+        for (int x = box.x; x < box.x + box.width; ++x) {
+          if (row[x] != label || kind[x] != kChanged) continue;
+          const std::size_t i = static_cast<std::size_t>(y * grid.width + x);
+          if (board_of[i] != static_cast<int>(b)) continue;
+          const double d = std::hypot(x - root.x, y - root.y);
+          if (d > farthest) {
+            farthest = d;
+            hand = {static_cast<double>(x), static_cast<double>(y)};
+          }
+        }
+      }
+      const cv::Point2d hand_px((hand.x + 0.5) * cell_px.x, (hand.y + 0.5) * cell_px.y);
+      // Where the hand is over the board, taken at a hand's height above it.
+      const Viewpoint& view = views[b];
+      cv::Point2d reach = calibration.boards[b].to_board(hand_px);
+      if (view.camera_height > kHandHeightSquares) {
+        reach = view.nadir + (reach - view.nadir) *
+                                 ((view.camera_height - kHandHeightSquares) / view.camera_height);
+      }
+      const double reach_depth = std::min({reach.x, 8 - reach.x, reach.y, 8 - reach.y});
+      if (reach_depth < kReachSquares) continue;
+      const cv::Point2d root_px((root.x + 0.5) * cell_px.x, (root.y + 0.5) * cell_px.y);
+      const cv::Point2d arm = root_px - hand_px;
+      double best = std::numbers::pi, second = std::numbers::pi;
+      const Seat* chosen = nullptr;
+      for (const Seat& seat : seats) {
+        const double a = angle_between(arm, seat.at - hand_px);
+        if (a < best) {
+          second = best;
+          best = a;
+          chosen = &seat;
+        } else if (a < second) {
+          second = a;
+        }
+      }
+      if (chosen == nullptr || best > kSeatAngle || second - best < kSeatMargin) continue;
+      out[b].push_back(chosen->name);
+    }
+  }
+};
+
+ArmWatch::ArmWatch(const calibration::Calibration& calibration)
+    : impl_(std::make_unique<Impl>(calibration)) {}
+ArmWatch::~ArmWatch() = default;
+ArmWatch::ArmWatch(ArmWatch&&) noexcept = default;
+ArmWatch& ArmWatch::operator=(ArmWatch&&) noexcept = default;
+
+std::vector<std::vector<std::string>> ArmWatch::read(const cv::Mat& frame_bgr) {
+  return impl_->read(frame_bgr);
+}
+
+}  // namespace bugcam::vision
