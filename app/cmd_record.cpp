@@ -36,6 +36,7 @@ struct RecordCommandOptions {
   std::string rules = "otb";
   int vision_every = 1;
   bool holdings_to_tracker = false;
+  bool partner_touches = false;
 };
 
 // One line on the terminal, rewritten in place; nothing when stderr is not a terminal.
@@ -93,6 +94,7 @@ int run_record(const RecordCommandOptions& o) {
   }
   options.vision_every = o.vision_every;
   options.holdings_to_tracker = o.holdings_to_tracker;
+  options.partner_touches = o.partner_touches;
   if (!o.resume.empty()) {
     if (!o.out.empty() && fs::path(o.out) != fs::path(o.resume)) {
       std::cerr
@@ -208,6 +210,9 @@ void add_record_command(CLI::App& app, int& exit_status) {
   cmd->add_flag("--holdings-to-tracker", options->holdings_to_tracker,
                 "Check holding areas by piece type (hidden_piece, capture_not_passed); "
                 "experimental: misread types give false incidents");
+  cmd->add_flag("--partner-touches", options->partner_touches,
+                "Report hands over the partner's board (partner_board_touched); experimental: "
+                "arm shadows give false touches");
   cmd->callback([options, &exit_status] {
     // Deterministic and bounded: the per-frame path does not depend on OpenCV's threads.
     cv::setNumThreads(1);

@@ -5,11 +5,13 @@
 //
 //   record_eval [--games FILE.bpgn] [--clips N] [--seed S] [--plies MIN-MAX] [--size WxH]
 //               [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse]
-//               [--save-observations] [--holdings]
+//               [--save-observations] [--holdings] [--partner-touches]
 // --keep leaves the clips in --work; --reuse records clips found there instead of rendering;
 // --save-observations writes each clip's tracker inputs to CLIP/observations.bin, which
 // bench/tracker_replay runs the tracker on again; --holdings sends the holding areas to the
-// tracker (RecordOptions::holdings_to_tracker, off in `bugcam record` by default).
+// tracker (RecordOptions::holdings_to_tracker, off in `bugcam record` by default);
+// --partner-touches sends arms over the other board to the tracker (RecordOptions::
+// partner_touches, off by default).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -46,13 +48,14 @@ struct Options {
   bool reuse = false;              // record clips already rendered in --work again
   bool save_observations = false;  // write each clip's tracker inputs (bench/tracker_replay)
   bool holdings = false;           // holding areas to the tracker (RecordOptions)
+  bool partner_touches = false;    // arms over the other board to the tracker (RecordOptions)
 };
 
 [[noreturn]] void usage(const std::string& what) {
   std::cerr << "record_eval: " << what
             << "\nusage: record_eval [--games FILE] [--clips N] [--seed S] [--plies MIN-MAX] "
                "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse] "
-               "[--save-observations] [--holdings]\n";
+               "[--save-observations] [--holdings] [--partner-touches]\n";
   std::exit(2);
 }
 
@@ -80,6 +83,8 @@ Options parse(int argc, char** argv) {
     } else if (arg == "--clocks") {
       o.clocks = value();
       if (o.clocks != "log" && o.clocks != "vision") usage("--clocks log|vision");
+    } else if (arg == "--partner-touches") {
+      o.partner_touches = true;
     } else if (arg == "--holdings") {
       o.holdings = true;
     } else if (arg == "--incidents") {
@@ -175,6 +180,7 @@ int main(int argc, char** argv) {
     ro.out = clip / "recorded";
     if (o.save_observations) ro.observations_log = clip / "observations.bin";
     ro.holdings_to_tracker = o.holdings;
+    ro.partner_touches = o.partner_touches;
     fs::remove_all(ro.out);
     pipeline::RecordSummary summary;
     pipeline::Accuracy a;

@@ -88,3 +88,32 @@ TEST(ArmWatch, OwnArmIsNotAttributedToTheOtherBoardsSeats) {
 }
 
 }  // namespace
+
+namespace {
+
+// TrackingReader attributes arms only when asked to (bugcam record --partner-touches): the
+// partner's arm of the first test is seen with the watch on and not with it off.
+TEST(ArmWatch, TrackingReaderWatchesArmsOnlyWhenAsked) {
+  constexpr std::uint64_t kSeed = 2007;
+  const samples::TrainingStill start = samples::render_start_still(kSeed, 0, 1280, 720);
+  calibration::Calibration calibration = calibration::calibrate(start.image);
+  vision::learn_looks(start.image, calibration);
+  ASSERT_EQ(calibration.boards.size(), 2u);
+  const cv::Mat still = samples::render_start_still(kSeed, 1, 1280, 720).image;
+  const cv::Mat reach =
+      samples::render_reach_still(kSeed, 2, 1280, 720, 0, 0, 1, kTouch.x, kTouch.y).image;
+  for (const bool watch : {true, false}) {
+    vision::VisionOptions options;
+    options.watch_arms = watch;
+    vision::TrackingReader reader(calibration, options);
+    reader.read(start.image);
+    reader.read(still);
+    const vision::FrameObservation seen = reader.read(reach);
+    ASSERT_EQ(seen.boards.size(), 2u);
+    EXPECT_EQ(seen.boards[1].arms,
+              watch ? std::vector<std::string>{"A:white"} : std::vector<std::string>{})
+        << "watch " << watch;
+  }
+}
+
+}  // namespace

@@ -61,6 +61,11 @@ struct RecordOptions {
   // pieces (and touching pieces are miscounted), which the tracker reports as hidden pieces
   // (the bundled clip: 6 to 30 false incidents with it on, none with it off).
   bool holdings_to_tracker = false;
+  // Arms vision attributes to the other board's seats go to the tracker
+  // (partner_board_touched). Off by default: a long arm shadow pointing at another seat
+  // gives false touches (held-out clip 5104: 13 false, where one true touch of 28 clips was
+  // found).
+  bool partner_touches = false;
   // Where to write the tracker's inputs (observation_log.hpp), for running the tracker again
   // without the video; empty for none.
   std::filesystem::path observations_log;

@@ -144,6 +144,8 @@ struct VisionOptions {
   // Whether the holding areas are read at all: counting and typing their pieces is a good
   // part of a frame's cost, wasted where nothing uses them.
   bool read_holdings = true;
+  // Whether TrackingReader attributes arms over the boards to seats (ArmWatch).
+  bool watch_arms = true;
 };
 
 // --- Where the camera stands -----------------------------------------------------------
@@ -337,6 +339,7 @@ class TrackingReader {
   std::vector<BoardTracker> trackers_;
   LeverReader levers_;
   ArmWatch arms_;
+  bool watch_arms_ = true;
 };
 
 // Classifies the 64 squares of several boards seen in the same frame, from their
