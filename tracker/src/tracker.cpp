@@ -336,7 +336,6 @@ struct Candidate {
   double premove_seen = 0.0;  // kPremove: when the premove was first seen under way
 };
 
-// Best score first, ties in generation order.
 // A type reading among pawn..queen only (for a drop or a promotion, never a king), as the
 // oracle read it before it knew kings: the same scores, and floors, as then.
 PieceTypeScores without_king(PieceTypeScores types) {
@@ -349,6 +348,7 @@ PieceTypeScores without_king(PieceTypeScores types) {
   return types;
 }
 
+// Best score first, ties in generation order.
 void sort_best_first(std::vector<Candidate>& candidates) {
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate& a, const Candidate& x) {
@@ -1276,8 +1276,8 @@ struct Tracker::Impl {
 
   // The position the evidence shows (the squares that changed since the previous press, and
   // with `whole_board` those that disagree from before too), with piece identities carried
-  // over where a piece of
-  // the same colour moved, taken from the holdings where one appeared from nowhere. With
+  // over where a piece of the same colour moved, taken from the holdings where one appeared
+  // from nowhere. With
   // `first`, the presser's legal move is played first and only what it leaves unexplained
   // is the disturbance (a piece knocked aside while moving).
   std::optional<BuiltResync> build_resync(const std::array<Position, 2>& boards, const Press& press,
