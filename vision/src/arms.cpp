@@ -57,10 +57,7 @@ constexpr double kSeatMargin = 15.0 * std::numbers::pi / 180.0;
 constexpr double kRootSpreadSquares = 3.5;
 
 float distance(const cv::Vec3b& a, const cv::Vec3f& b) {
-  const float d0 = static_cast<float>(a[0]) - b[0];
-  const float d1 = static_cast<float>(a[1]) - b[1];
-  const float d2 = static_cast<float>(a[2]) - b[2];
-  return std::sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+  return calibration::colour_distance(cv::Vec3f(a[0], a[1], a[2]), b);
 }
 
 // Shadows of arms and pieces on the table are not arms: the table darkened the way a shadow
@@ -103,7 +100,6 @@ struct ArmWatch::Impl {
   cv::Mat any;   // CV_8U, 255 where mask is not kTable
   cv::Mat labels, stats, centroids;
   cv::Vec3f shadow_ratio{0, 0, 0};  // learnt, per channel; 0 when not learnt
-  bool started = false;
 
   explicit Impl(const calibration::Calibration& calibration_in)
       : calibration(calibration_in), views(estimate_viewpoints(calibration)) {
@@ -157,11 +153,10 @@ struct ArmWatch::Impl {
     std::vector<std::vector<std::string>> out(boards);
     if (frame_bgr.empty() || seats.empty()) return out;
     cv::resize(frame_bgr, small, grid, 0, 0, cv::INTER_AREA);
-    if (!started) {
+    if (previous.empty()) {  // the first frame only starts the still view
       small.convertTo(still_view, CV_32FC3);
       small.copyTo(previous);
       mask = cv::Mat::zeros(grid, CV_8U);
-      started = true;
       return out;
     }
     update_mask();
@@ -244,20 +239,29 @@ struct ArmWatch::Impl {
     const cv::Rect box(
         stats.at<int>(label, cv::CC_STAT_LEFT), stats.at<int>(label, cv::CC_STAT_TOP),
         stats.at<int>(label, cv::CC_STAT_WIDTH), stats.at<int>(label, cv::CC_STAT_HEIGHT));
-    std::vector<int> over(boards, 0);
-    cv::Point2d border_sum(0, 0);
-    int border_cells = 0;
+    // The arm's changed cells (shade only links them), in scan order.
+    struct Cell {
+      int x, y, board;
+      bool on_border;
+    };
+    std::vector<Cell> cells;
     for (int y = box.y; y < box.y + box.height; ++y) {
       const int* row = labels.ptr<int>(y);
       const std::uint8_t* kind = mask.ptr<std::uint8_t>(y);
       for (int x = box.x; x < box.x + box.width; ++x) {
         if (row[x] != label || kind[x] != kChanged) continue;
-        const int b = board_of[static_cast<std::size_t>(y * grid.width + x)];
-        if (b >= 0) ++over[static_cast<std::size_t>(b)];
-        if (x == 0 || y == 0 || x == grid.width - 1 || y == grid.height - 1) {
-          border_sum += cv::Point2d(x, y);
-          ++border_cells;
-        }
+        cells.push_back({x, y, board_of[static_cast<std::size_t>(y * grid.width + x)],
+                         x == 0 || y == 0 || x == grid.width - 1 || y == grid.height - 1});
+      }
+    }
+    std::vector<int> over(boards, 0);
+    cv::Point2d border_sum(0, 0);
+    int border_cells = 0;
+    for (const Cell& cell : cells) {
+      if (cell.board >= 0) ++over[static_cast<std::size_t>(cell.board)];
+      if (cell.on_border) {
+        border_sum += cv::Point2d(cell.x, cell.y);
+        ++border_cells;
       }
     }
     // Only an arm that leaves the picture is followed to a seat: a blob inside is a hand whose
@@ -265,13 +269,9 @@ struct ArmWatch::Impl {
     if (border_cells == 0) return;
     const cv::Point2d root = border_sum / border_cells;
     const double spread_limit = kRootSpreadSquares * cells_per_square;
-    for (int y = box.y; y < box.y + box.height; ++y) {
-      const int* row = labels.ptr<int>(y);
-      const std::uint8_t* kind = mask.ptr<std::uint8_t>(y);
-      for (int x = box.x; x < box.x + box.width; ++x) {
-        if (row[x] != label || kind[x] != kChanged) continue;
-        if (x != 0 && y != 0 && x != grid.width - 1 && y != grid.height - 1) continue;
-        if (std::hypot(x - root.x, y - root.y) > spread_limit) return;  // two arms merged
+    for (const Cell& cell : cells) {
+      if (cell.on_border && std::hypot(cell.x - root.x, cell.y - root.y) > spread_limit) {
+        return;  // two arms merged
       }
     }
     const double min_over = kArmOverSquares * cells_per_square * cells_per_square;
@@ -280,18 +280,12 @@ struct ArmWatch::Impl {
       // The hand: the arm's cell over this board farthest from where the arm leaves.
       cv::Point2d hand(-1, -1);
       double farthest = -1;
-      for (int y = box.y; y < box.y + box.height; ++y) {
-        const int* row = labels.ptr<int>(y);
-        const std::uint8_t* kind = mask.ptr<std::uint8_t>(y);
-        for (int x = box.x; x < box.x + box.width; ++x) {
-          if (row[x] != label || kind[x] != kChanged) continue;
-          const std::size_t i = static_cast<std::size_t>(y * grid.width + x);
-          if (board_of[i] != static_cast<int>(b)) continue;
-          const double d = std::hypot(x - root.x, y - root.y);
-          if (d > farthest) {
-            farthest = d;
-            hand = {static_cast<double>(x), static_cast<double>(y)};
-          }
+      for (const Cell& cell : cells) {
+        if (cell.board != static_cast<int>(b)) continue;
+        const double d = std::hypot(cell.x - root.x, cell.y - root.y);
+        if (d > farthest) {
+          farthest = d;
+          hand = {static_cast<double>(cell.x), static_cast<double>(cell.y)};
         }
       }
       const cv::Point2d hand_px((hand.x + 0.5) * cell_px.x, (hand.y + 0.5) * cell_px.y);

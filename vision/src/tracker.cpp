@@ -214,17 +214,15 @@ std::array<SquareObservation, 64> BoardTracker::update(
 
 TrackingReader::TrackingReader(calibration::Calibration calibration, VisionOptions options,
                                TrackerOptions tracker_options)
-    : reader_(calibration, options),
-      levers_(calibration),
-      arms_(calibration),
-      watch_arms_(options.watch_arms) {
+    : reader_(calibration, options), levers_(calibration) {
+  if (options.watch_arms) arms_.emplace(reader_.calibration());
   trackers_.assign(reader_.calibration().boards.size(), BoardTracker(tracker_options));
 }
 
 void TrackingReader::reset() {
   for (BoardTracker& tracker : trackers_) tracker.reset();
   levers_ = LeverReader(reader_.calibration());
-  arms_ = ArmWatch(reader_.calibration());
+  if (arms_) arms_.emplace(reader_.calibration());
 }
 
 FrameObservation TrackingReader::read(const cv::Mat& frame_bgr) {
@@ -234,8 +232,8 @@ FrameObservation TrackingReader::read(const cv::Mat& frame_bgr) {
     observation.boards[b].squares = trackers_[b].update(warped[b], observation.boards[b].squares);
   }
   observation.clocks = levers_.read(frame_bgr, std::move(observation.clocks));
-  if (!watch_arms_) return observation;
-  std::vector<std::vector<std::string>> arms = arms_.read(frame_bgr);
+  if (!arms_) return observation;
+  std::vector<std::vector<std::string>> arms = arms_->read(frame_bgr);
   for (size_t b = 0; b < observation.boards.size() && b < arms.size(); ++b) {
     observation.boards[b].arms = std::move(arms[b]);
   }

@@ -338,8 +338,7 @@ class TrackingReader {
   FrameReader reader_;
   std::vector<BoardTracker> trackers_;
   LeverReader levers_;
-  ArmWatch arms_;
-  bool watch_arms_ = true;
+  std::optional<ArmWatch> arms_;  // none unless VisionOptions::watch_arms
 };
 
 // Classifies the 64 squares of several boards seen in the same frame, from their
