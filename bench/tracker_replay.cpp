@@ -4,10 +4,12 @@
 // Piece types come from the answers vision gave in the original run; a question it was not
 // asked then gets no answer.
 //
-//   tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings]
+//   tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] [--without-leans]
 // --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt;
 // --without-holdings leaves out the holding areas of a log saved with `record_eval
-// --holdings`, as `bugcam record` runs by default.
+// --holdings`, as `bugcam record` runs by default. The squares pieces hide from the camera
+// (TrackerConfig::leans_over) come from the calibration the recording used,
+// CLIP/recorded/calibration.pbtxt; --without-leans leaves them out.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,8 +19,10 @@
 #include <tuple>
 #include <vector>
 
+#include "bugcam/calibration.hpp"
 #include "bugcam/evaluation.hpp"
 #include "bugcam/observation_log.hpp"
+#include "bugcam/pipeline.hpp"
 #include "bugcam/recorder.hpp"
 #include "bugcam/tracker.hpp"
 
@@ -29,7 +33,8 @@ using namespace bugcam;
 
 [[noreturn]] void usage(const std::string& what) {
   std::cerr << "tracker_replay: " << what
-            << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings]\n";
+            << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] "
+               "[--without-leans]\n";
   std::exit(2);
 }
 
@@ -38,10 +43,15 @@ struct Result {
   int committed = 0;
 };
 
-Result replay(const fs::path& clip, const std::string& out_name, bool trace, bool holdings) {
+Result replay(const fs::path& clip, const std::string& out_name, bool trace, bool holdings,
+              bool leans) {
   const std::vector<pipeline::LoggedInput> inputs =
       pipeline::read_observation_log(clip / "observations.bin");
   tracker::TrackerConfig config;
+  if (leans) {
+    config.leans_over = pipeline::tracker_leans(
+        calibration::load_calibration((clip / "recorded" / "calibration.pbtxt").string()));
+  }
   std::map<std::tuple<int, int, int>, std::optional<tracker::PieceTypeScores>> answers;
   for (const pipeline::LoggedInput& input : inputs) {
     if (const auto* e = std::get_if<capture::ClockEvent>(&input)) {
@@ -101,6 +111,7 @@ int main(int argc, char** argv) {
   std::string out_name = "replayed";
   bool trace = false;
   bool holdings = true;
+  bool leans = true;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--out") {
@@ -110,6 +121,8 @@ int main(int argc, char** argv) {
       trace = true;
     } else if (arg == "--without-holdings") {
       holdings = false;
+    } else if (arg == "--without-leans") {
+      leans = false;
     } else if (arg.starts_with("--")) {
       usage("unknown argument " + arg);
     } else {
@@ -122,7 +135,7 @@ int main(int argc, char** argv) {
   double press_error_max = 0.0;
   for (const fs::path& clip : clips) {
     try {
-      const Result r = replay(clip, out_name, trace, holdings);
+      const Result r = replay(clip, out_name, trace, holdings, leans);
       const pipeline::Accuracy& a = r.accuracy;
       right += a.moves_right;
       compared += a.moves_compared;

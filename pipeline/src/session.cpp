@@ -396,6 +396,7 @@ RecordSummary record(const RecordOptions& options) {
                   [](const auto& tag) { return tag.first == "TimeControl"; });
   tracker::TrackerConfig config;
   config.rules = options.rules;
+  config.leans_over = tracker_leans(calibration);
   for (const capture::ClockEvent& e : clock_log) {
     if (e.kind == capture::ClockEvent::Kind::kStart && e.white_ms) {
       config.base_seconds = *e.white_ms / 1000.0;

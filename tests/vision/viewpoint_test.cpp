@@ -46,6 +46,27 @@ TEST(Viewpoint, FocalLengthAndCameraHeightFromTwoTiltedBoards) {
             std::hypot(views[0].lean(near, 1.5).x, views[0].lean(near, 1.5).y));
 }
 
+// Which squares a standing piece hides: those behind it, away from the point under the
+// camera, as far as its height reaches; none under a camera straight overhead.
+TEST(Viewpoint, PiecesHideTheSquaresBehindThem) {
+  const auto bit = [](int file, int rank) { return std::uint64_t{1} << (rank * 8 + file); };
+  // Beyond rank 8, 10 squares up: a piece on e2 leans towards rank 1.
+  Viewpoint beyond_rank_8{{4.5, 14.0}, 10.0};
+  const std::array<std::uint64_t, 64> over = leaned_over(beyond_rank_8, 1.4, 0.4);
+  EXPECT_EQ(over[1 * 8 + 4], bit(4, 0));  // e2 hides e1
+  EXPECT_EQ(over[6 * 8 + 4] & bit(4, 7), 0u) << "nothing leans towards the camera";
+  // Lower pieces, or a camera higher up, reach less far: nothing at all for a short one.
+  EXPECT_EQ(leaned_over(beyond_rank_8, 0.3, 0.4)[1 * 8 + 4], 0u);
+  // A piece on a corner far to the side of the camera hides the diagonal neighbour.
+  Viewpoint beyond_h8{{14.0, 14.0}, 10.0};
+  EXPECT_NE(leaned_over(beyond_h8, 1.4, 0.4)[1 * 8 + 1] & bit(0, 0), 0u);  // b2 hides a1
+  // Straight overhead and far up: no square is hidden.
+  Viewpoint overhead{{4.0, 4.0}, 200.0};
+  for (const std::uint64_t hidden : leaned_over(overhead, 1.9, 0.4)) EXPECT_EQ(hidden, 0u);
+  // Unknown height: no lean.
+  for (const std::uint64_t hidden : leaned_over(Viewpoint{}, 1.9, 0.4)) EXPECT_EQ(hidden, 0u);
+}
+
 // The start position rendered in 3D under a camera tilted 20 and 33 degrees (pieces 1.5 to
 // 1.8 squares tall, a hand lifting one piece per board): read from where each piece's base
 // stands, the squares behind the pieces are not taken for occupied or covered.

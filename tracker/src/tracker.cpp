@@ -161,28 +161,82 @@ struct PressEvidence {
   // there, a shadow on an empty one like a piece).
   double unread_change = -4.0;
   double least_unread_change = -2.0;
+  // The board's squares hidden by a standing piece on each square (TrackerConfig::leans_over).
+  const std::array<std::uint64_t, 64>* leans_over = nullptr;
 };
 
-// How well the board fits the readings that changed: each reading counts once, at the
-// first press after it changed, not again at every press while it lasts (a square that
-// vision misreads would otherwise weigh more with every press).
+// A square hidden by a piece's body (see TrackerConfig::leans_over) may read as that piece:
+// such a reading costs this much (log-likelihood) against the square's own content, rather
+// than the full weight of a sure reading. Half the odds keeps a reading of the piece there
+// the better fit when nothing else decides.
+constexpr double kLeanedOverReading = -0.7;
+// ... but a reading that is new at this press (the square was covered and now reads
+// otherwise), with the hiding piece standing where it stood before, is less likely its body:
+// that would have shown before. Without this, of two pieces in a row, a new piece read on
+// either square fits as well (the one behind hidden by the other, or the one in front by a
+// piece that stood further on).
+constexpr double kLeanedOverNewReading = -2.5;
+
+// The squares that the pieces of `pieces` hide.
+std::uint64_t hidden_by(std::uint64_t pieces, const PressEvidence& e) {
+  if (e.leans_over == nullptr) return 0;
+  std::uint64_t hidden = 0;
+  for (; pieces != 0; pieces &= pieces - 1) {
+    hidden |= (*e.leans_over)[static_cast<std::size_t>(__builtin_ctzll(pieces))];
+  }
+  return hidden;
+}
+
+// Each square's fit to its readings, given what stands on the board: its own content, or
+// the colour of a piece that hides it (at kLeanedOverReading, or kLeanedOverNewReading).
+struct BoardFit {
+  std::uint64_t white, black, under_white, under_black;
+  BoardFit(std::uint64_t w, std::uint64_t b, const PressEvidence& e)
+      : white(w), black(b), under_white(hidden_by(w, e)), under_black(hidden_by(b, e)) {}
+  // `new_white` / `new_black`: squares hidden by a piece that came at this press.
+  double square(const PressEvidence& e, int s, std::uint64_t new_white = 0,
+                std::uint64_t new_black = 0) const {
+    const std::uint64_t bit = std::uint64_t{1} << s;
+    const auto& l = e.l[s];
+    const SquareState own = state_of(white, black, s);
+    double fit = l[static_cast<int>(own)];
+    const auto cost = [&](std::uint64_t new_hider) {
+      return (e.changed & bit) && !(new_hider & bit) ? kLeanedOverNewReading : kLeanedOverReading;
+    };
+    if ((under_white & bit) && own != SquareState::kWhite) {
+      fit = std::max(fit, l[static_cast<int>(SquareState::kWhite)] + cost(new_white));
+    }
+    if ((under_black & bit) && own != SquareState::kBlack) {
+      fit = std::max(fit, l[static_cast<int>(SquareState::kBlack)] + cost(new_black));
+    }
+    return fit;
+  }
+};
+
 double board_score(const Position& p, const PressEvidence& e) {
-  const std::uint64_t white = p.pieces(Color::kWhite);
-  const std::uint64_t black = p.pieces(Color::kBlack);
+  const BoardFit fit(p.pieces(Color::kWhite), p.pieces(Color::kBlack), e);
   double score = 0.0;
-  for (int s = 0; s < 64; ++s) score += e.l[s][static_cast<int>(state_of(white, black, s))];
+  for (int s = 0; s < 64; ++s) score += fit.square(e, s);
   return score;
 }
 
-// The change in fit when the board goes from (w0, b0) to (w1, b1).
+// The change in fit when the board goes from (w0, b0) to (w1, b1): on the squares whose
+// content changes, and on those a piece that came or went hides.
 double change_delta(std::uint64_t w0, std::uint64_t b0, std::uint64_t w1, std::uint64_t b1,
                     const PressEvidence& e) {
+  const BoardFit before(w0, b0, e);
+  const BoardFit after(w1, b1, e);
+  const std::uint64_t content_changed = (w0 ^ w1) | (b0 ^ b1);
+  const std::uint64_t refit = content_changed | (before.under_white ^ after.under_white) |
+                              (before.under_black ^ after.under_black);
   double delta = 0.0;
-  for (std::uint64_t changed = (w0 ^ w1) | (b0 ^ b1); changed != 0; changed &= changed - 1) {
-    const int s = __builtin_ctzll(changed);
+  for (std::uint64_t todo = refit; todo != 0; todo &= todo - 1) {
+    const int s = __builtin_ctzll(todo);
     const std::uint64_t bit = std::uint64_t{1} << s;
-    delta += e.l[s][static_cast<int>(state_of(w1, b1, s))] -
-             e.l[s][static_cast<int>(state_of(w0, b0, s))];
+    delta += after.square(e, s, after.under_white & ~before.under_white,
+                          after.under_black & ~before.under_black) -
+             before.square(e, s);
+    if (!(content_changed & bit)) continue;
     if (e.changed & bit) continue;
     if (!(e.touched & bit)) {
       delta += e.untouched_change;
@@ -1020,6 +1074,7 @@ struct Tracker::Impl {
   PressEvidence press_evidence(const Press& press, double evidence_t, double before) {
     const int b = index(press.board);
     PressEvidence out;
+    out.leans_over = &config.leans_over[static_cast<std::size_t>(b)];
     const auto readings = evidence[b].readings_at(evidence_t, before);
     const detail::BoardEvidence::Changes news =
         evidence[b].changes(press.previous_press_t, evidence_t, before);

@@ -112,4 +112,9 @@ struct TrackerInputs {
 TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int frame, double t,
                                 bool with_holdings = true);
 
+// Which squares the pieces of each board (A, B) hide from this calibration's camera, as
+// tracker::TrackerConfig::leans_over takes them.
+std::array<std::array<std::uint64_t, 64>, 2> tracker_leans(
+    const calibration::Calibration& calibration);
+
 }  // namespace bugcam::pipeline

@@ -186,6 +186,10 @@ struct TrackerConfig {
   // An arm over the partner's board counts when it stays this long.
   double partner_touch_seconds = 0.3;
   PieceTypeOracle piece_types;
+  // Per board (A, B) and square, the other squares (bit per square) a standing piece there
+  // hides from the camera (vision::leaned_over): a tilted camera sees a piece's body over
+  // the square behind it, which vision may then read as that piece. All 0: no lean.
+  std::array<std::array<std::uint64_t, 64>, 2> leans_over{};
   // Where to write the scoring of every press, for tuning; nullptr for none.
   std::ostream* debug = nullptr;
 };

@@ -165,6 +165,11 @@ double estimate_focal_px(const calibration::Calibration& calibration);
 Viewpoint estimate_viewpoint(const calibration::Board& board, double focal_px, cv::Size image_size);
 // One per board of the calibration, in its order.
 std::vector<Viewpoint> estimate_viewpoints(const calibration::Calibration& calibration);
+// For each square (a1 = 0), the other squares (bit per square) whose centre a piece standing
+// there, `height_squares` tall, hides in this view: its body, from its base up, passes within
+// `radius` squares of their centres. All 0 for a camera straight overhead or unknown.
+std::array<std::uint64_t, 64> leaned_over(const Viewpoint& view, double height_squares,
+                                          double radius);
 
 // Where each square of a board's top-down warp (square_px per square, rank 8 at the top) is
 // read, given the viewpoint: pixel indices (y * width + x) of the warp.
