@@ -5,11 +5,13 @@
 // asked then gets no answer.
 //
 //   tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] [--without-leans]
+//                [--lean HEIGHT,RADIUS]
 // --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt;
 // --without-holdings leaves out the holding areas of a log saved with `record_eval
 // --holdings`, as `bugcam record` runs by default. The squares pieces hide from the camera
 // (TrackerConfig::leans_over) come from the calibration the recording used,
-// CLIP/recorded/calibration.pbtxt; --without-leans leaves them out.
+// CLIP/recorded/calibration.pbtxt; --without-leans leaves them out, --lean sets the height of
+// the pieces and the radius around a square's centre they count from (for tuning).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -34,7 +36,7 @@ using namespace bugcam;
 [[noreturn]] void usage(const std::string& what) {
   std::cerr << "tracker_replay: " << what
             << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] "
-               "[--without-leans]\n";
+               "[--without-leans] [--lean HEIGHT,RADIUS]\n";
   std::exit(2);
 }
 
@@ -44,13 +46,14 @@ struct Result {
 };
 
 Result replay(const fs::path& clip, const std::string& out_name, bool trace, bool holdings,
-              bool leans) {
+              bool leans, double lean_height, double lean_radius) {
   const std::vector<pipeline::LoggedInput> inputs =
       pipeline::read_observation_log(clip / "observations.bin");
   tracker::TrackerConfig config;
   if (leans) {
     config.leans_over = pipeline::tracker_leans(
-        calibration::load_calibration((clip / "recorded" / "calibration.pbtxt").string()));
+        calibration::load_calibration((clip / "recorded" / "calibration.pbtxt").string()),
+        lean_height, lean_radius);
   }
   std::map<std::tuple<int, int, int>, std::optional<tracker::PieceTypeScores>> answers;
   for (const pipeline::LoggedInput& input : inputs) {
@@ -112,6 +115,7 @@ int main(int argc, char** argv) {
   bool trace = false;
   bool holdings = true;
   bool leans = true;
+  double lean_height = pipeline::kHidingHeight, lean_radius = pipeline::kHidingRadius;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--out") {
@@ -123,6 +127,10 @@ int main(int argc, char** argv) {
       holdings = false;
     } else if (arg == "--without-leans") {
       leans = false;
+    } else if (arg == "--lean") {
+      if (i + 1 >= argc || std::sscanf(argv[++i], "%lf,%lf", &lean_height, &lean_radius) != 2) {
+        usage("--lean needs HEIGHT,RADIUS");
+      }
     } else if (arg.starts_with("--")) {
       usage("unknown argument " + arg);
     } else {
@@ -135,7 +143,7 @@ int main(int argc, char** argv) {
   double press_error_max = 0.0;
   for (const fs::path& clip : clips) {
     try {
-      const Result r = replay(clip, out_name, trace, holdings, leans);
+      const Result r = replay(clip, out_name, trace, holdings, leans, lean_height, lean_radius);
       const pipeline::Accuracy& a = r.accuracy;
       right += a.moves_right;
       compared += a.moves_compared;

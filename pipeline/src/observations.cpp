@@ -103,21 +103,17 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
   return inputs;
 }
 
-// A piece's body hides the squares behind it up to about its height: pawns and rooks stand
-// near one square, knights and bishops near one and a half, kings and queens near two. One
-// height for all; a square whose centre the body passes within this radius (the middle of
-// the square, where vision reads it) is hidden.
-constexpr double kHidingHeight = 1.4;
-constexpr double kHidingRadius = 0.4;
-
+// One height for all pieces: pawns and rooks stand near one square, knights and bishops near
+// one and a half, kings and queens near two; the middle of the square is where vision reads
+// it.
 std::array<std::array<std::uint64_t, 64>, 2> tracker_leans(
-    const calibration::Calibration& calibration) {
+    const calibration::Calibration& calibration, double height, double radius) {
   std::array<std::array<std::uint64_t, 64>, 2> leans{};
   const std::vector<vision::Viewpoint> views = vision::estimate_viewpoints(calibration);
   for (std::size_t i = 0; i < views.size() && i < calibration.boards.size(); ++i) {
     const std::string& name = calibration.boards[i].name;
     if (name != "A" && name != "B") continue;
-    leans[name == "A" ? 0 : 1] = vision::leaned_over(views[i], kHidingHeight, kHidingRadius);
+    leans[name == "A" ? 0 : 1] = vision::leaned_over(views[i], height, radius);
   }
   return leans;
 }

@@ -113,8 +113,12 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
                                 bool with_holdings = true);
 
 // Which squares the pieces of each board (A, B) hide from this calibration's camera, as
-// tracker::TrackerConfig::leans_over takes them.
+// tracker::TrackerConfig::leans_over takes them: a piece `height` squares tall hides the
+// squares whose centre its body passes within `radius` squares of (vision::leaned_over).
+inline constexpr double kHidingHeight = 1.4;
+inline constexpr double kHidingRadius = 0.4;
 std::array<std::array<std::uint64_t, 64>, 2> tracker_leans(
-    const calibration::Calibration& calibration);
+    const calibration::Calibration& calibration, double height = kHidingHeight,
+    double radius = kHidingRadius);
 
 }  // namespace bugcam::pipeline
