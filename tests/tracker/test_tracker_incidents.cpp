@@ -59,6 +59,36 @@ void expect_found(IncidentType type, int ply, bool attribute_hands = true) {
 TEST(TrackerIncidents, MoveWithoutPress) {
   expect_found(IncidentType::kMoveWithoutPress, 20);
 }
+
+// The mover forgets the clock, the opponent answers (their clock not running, they cannot
+// press) and the mover presses after their next move: one incident, the mover's, not one
+// for the answer too.
+TEST(TrackerIncidents, MoveWithoutPressPressedLate) {
+  // No holding areas: the late press would also delay the pieces' passing. Drop types are
+  // then guessed, so moves are compared with the run without the incident.
+  SimulationOptions clean = clean_run_options();
+  clean.holdings = false;
+  const int right_clean = run_tracker(clean_run_games()[0], clean).right;
+  int found_count = 0, runs = 0;
+  for (const int ply : {14, 20, 26, 32}) {
+    SimulationOptions options = clean;
+    options.injections = {{IncidentType::kMoveWithoutPress, ply, true}};
+    const Outcome outcome = run_tracker(clean_run_games()[0], options);
+    ASSERT_EQ(outcome.sim.incidents.size(), 1u);
+    const ExpectedIncident& want = outcome.sim.incidents.front();
+    ++runs;
+    found_count += found(outcome, want) ? 1 : 0;
+    for (const Incident& got : outcome.incidents) {
+      std::cout << "late press at " << ply << ": " << incident_name(got.type) << " " << got.ply
+                << " t=" << got.t << ": " << got.detail << "\n";
+      EXPECT_FALSE(got.type == IncidentType::kMoveWithoutPress && got.side != want.side)
+          << "the answer is no incident: " << got.detail;
+    }
+    EXPECT_LE(outcome.incidents.size(), 1u) << "ply " << ply;
+    EXPECT_GE(outcome.right, right_clean - 2) << "ply " << ply;
+  }
+  EXPECT_EQ(found_count, runs);
+}
 TEST(TrackerIncidents, PressWithoutMove) {
   // The player's press and the opponent's press back are both presses without a move.
   expect_found(IncidentType::kPressWithoutMove, 21);

@@ -213,6 +213,8 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
   }
 
   std::array<double, 2> previous_press = {0.0, 0.0};
+  // Per board: the next move answers one whose clock was not pressed (Injection::pressed_late).
+  std::array<bool, 2> answers_unpressed = {false, false};
   double shift = 0.0;
   Noise timing(options.seed ^ 0x5eedu);
   std::array<std::array<std::vector<double>, 5>, 4> arrivals;  // per seat and type
@@ -404,9 +406,16 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
       arrivals[seat_index(partner)][static_cast<int>(passed)].push_back(arrival);
     }
 
-    const bool pressed = !injected(IncidentType::kMoveWithoutPress, i);
-    if (!pressed) {
+    const bool unpressed = injected(IncidentType::kMoveWithoutPress, i);
+    const bool pressed = !unpressed && !answers_unpressed[b];
+    answers_unpressed[b] = false;
+    if (unpressed) {
       sim.incidents.push_back({IncidentType::kMoveWithoutPress, board, record.color, t});
+      answers_unpressed[b] = std::any_of(options.injections.begin(), options.injections.end(),
+                                         [&](const Injection& j) {
+                                           return j.type == IncidentType::kMoveWithoutPress &&
+                                                  j.ply == static_cast<int>(i) && j.pressed_late;
+                                         });
     }
     if (pressed) {
       ClockEvent press;

@@ -51,6 +51,9 @@ constexpr double kMaxSettleSeconds = 2.0;
 // Log-prior of each piece a disturbance makes appear from nowhere or vanish: pieces are
 // moved, captured or dropped, while vision misreading a square is common.
 constexpr double kUnaccountedPiece = -8.0;
+// The share of the move_without_press prior that an opponent's answer to an unpressed move
+// costs (see expand_unpressed).
+constexpr double kUnpressedAnswerShare = 0.5;
 // A typed alternative of a drop or promotion this far behind the best candidate (log-
 // likelihood) keeps a place in the beam.
 constexpr double kTypedAlternativeMargin = 8.0;
@@ -1181,14 +1184,15 @@ struct Tracker::Impl {
       std::array<Move, 3> moves;
       int count;
     };
-    // Every ply but the last went unpressed, and each is a move_without_press of its own:
-    // a sequence that two such incidents explain is as unlikely as both. Charged once, a
-    // three-ply sequence came cheaper than any other account of a change that the board's
-    // position cannot explain (after an earlier misread move), and made two false incidents
-    // and phantom moves at a time.
-    const double unpressed_plies = static_cast<double>(sides.size() - 1);
+    // Every ply but the last went unpressed. The first is a move_without_press; in
+    // presser-opponent-presser the opponent's could not be pressed (the presser never started
+    // their clock), yet it is charged kUnpressedAnswerShare of the prior too: charged as one
+    // incident, the three-ply sequence came cheaper than any other account of a change that
+    // the board's position cannot explain (after an earlier misread move), and made phantom
+    // moves.
+    const double unpressed = 1.0 + kUnpressedAnswerShare * static_cast<double>(sides.size() - 2);
     std::vector<Partial> partials{
-        {start, base + config.prior_move_without_press * unpressed_plies, {}, 0}};
+        {start, base + config.prior_move_without_press * unpressed, {}, 0}};
     for (std::size_t ply = 0; ply < sides.size(); ++ply) {
       std::vector<Partial> grown;
       for (Partial& partial : partials) {
@@ -1853,6 +1857,9 @@ struct Tracker::Impl {
 
   void commit_plies(const Node& node, const Press& press) {
     const rules::RuleSet& rules = *config.rules;
+    // The first unpressed ply of a node is the move_without_press; an opponent's answer after
+    // it could not be pressed.
+    bool unpressed_seen = false;
     for (const PlyRecord& ply : node.plies) {
       if (ply.premoved) continue;  // recorded with the press that completes it
       const Seat seat{ply.board, ply.side};
@@ -1862,6 +1869,8 @@ struct Tracker::Impl {
                  seat_name(seat) + " played " + label + ". " + ply.san +
                      " before the opponent had pressed the clock.",
                  {press.frame});
+      } else if (!ply.pressed && unpressed_seen) {
+        // The answer to a move whose clock was not pressed: no incident of its own.
       } else if (!ply.pressed && ply.side != press.side) {
         incident(
             IncidentType::kMoveWithoutPress, seat, press.previous_press_t.value_or(press.t),
@@ -1875,6 +1884,7 @@ struct Tracker::Impl {
                      " without pressing the clock before the opponent's answer.",
                  {press.frame});
       }
+      if (!ply.pressed && !ply.premoved_at) unpressed_seen = true;
       if (ply.move.is_drop()) {
         check_drop_was_visible(seat, ply, press);
         credit_pass_by_drop(seat, ply.move.piece(), press.t);

@@ -16,6 +16,9 @@ namespace bugcam::tracker {
 struct Injection {
   IncidentType type = IncidentType::kIllegalMove;
   int ply = 0;  // 0-based index into the game's moves (in completion order)
+  // move_without_press only: the opponent answers without pressing (the mover never started
+  // their clock) and the mover presses after their next move, as a player who forgot does.
+  bool pressed_late = false;
 };
 
 // A square that vision reads as a piece of `reads_as` whenever it is empty, from the first
