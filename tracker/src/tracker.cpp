@@ -251,6 +251,16 @@ double change_delta(std::uint64_t w0, std::uint64_t b0, std::uint64_t w1, std::u
     // cheap, and with them unpressed sequences on footage whose readings are poor).
     const int now = static_cast<int>(state_of(w1, b1, s));
     const int was = static_cast<int>(state_of(w0, b0, s));
+    // Unless a piece now hides the square and it reads as that piece: then its reading says
+    // nothing of what stands there (a king castled away from beside its rook).
+    const auto& whole = e.whole[s];
+    const int read = static_cast<int>(std::max_element(whole.begin(), whole.end()) - whole.begin());
+    if (read != now && read != was &&
+        ((read == static_cast<int>(SquareState::kWhite) && (after.under_white & bit)) ||
+         (read == static_cast<int>(SquareState::kBlack) && (after.under_black & bit)))) {
+      delta += kLeanedOverReading;
+      continue;
+    }
     const double counted = e.l[s][now] - e.l[s][was];
     delta += std::clamp(e.whole[s][now] - e.whole[s][was] - counted, e.unread_change,
                         e.least_unread_change);
