@@ -251,13 +251,16 @@ double change_delta(std::uint64_t w0, std::uint64_t b0, std::uint64_t w1, std::u
     // cheap, and with them unpressed sequences on footage whose readings are poor).
     const int now = static_cast<int>(state_of(w1, b1, s));
     const int was = static_cast<int>(state_of(w0, b0, s));
-    // Unless a piece now hides the square and it reads as that piece: then its reading says
-    // nothing of what stands there (a king castled away from beside its rook).
+    // Unless a piece now hides the square and it reads as that piece, which (read as neither
+    // state) nothing else explains, or (read as before) hid it before too: then its reading
+    // says nothing of what stands there (a king castled away from under the bishop beside).
     const auto& whole = e.whole[s];
     const int read = static_cast<int>(std::max_element(whole.begin(), whole.end()) - whole.begin());
-    if (read != now && read != was &&
-        ((read == static_cast<int>(SquareState::kWhite) && (after.under_white & bit)) ||
-         (read == static_cast<int>(SquareState::kBlack) && (after.under_black & bit)))) {
+    const auto hides = [&](const BoardFit& fit) {
+      return (read == static_cast<int>(SquareState::kWhite) && (fit.under_white & bit)) ||
+             (read == static_cast<int>(SquareState::kBlack) && (fit.under_black & bit));
+    };
+    if (read != now && hides(after) && (read != was || hides(before))) {
       delta += kLeanedOverReading;
       continue;
     }
