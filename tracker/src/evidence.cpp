@@ -10,6 +10,11 @@ namespace {
 // A reading this sure of a different state, this many frames in a row, starts a new run
 // even without a hand.
 constexpr double kChangeConfidence = 0.7;
+// A hand visit: at least this many squares more covered than the fewest in the last
+// kVisitFloorSeconds, ending after kVisitGapFrames frames below that.
+constexpr int kVisitSquares = 2;
+constexpr double kVisitFloorSeconds = 3.0;
+constexpr int kVisitGapFrames = 3;
 constexpr int kChangeFrames = 10;
 // A hand making a move covers its squares for at most about this long (seconds).
 constexpr double kLongestReach = 2.0;
@@ -129,6 +134,7 @@ void BoardEvidence::add(const BoardObservation& observation) {
   const int covered = std::popcount(readings.occluded);
   if (first_covered_ < 0) first_covered_ = covered;
   if (!first_hand_ && covered >= first_covered_ + 2) first_hand_ = observation.t;
+  note_visit(observation.t, covered);
   while (unlearned_.front().t < observation.t - kUnlearnedSeconds) unlearned_.pop_front();
 }
 
@@ -287,7 +293,35 @@ std::optional<double> BoardEvidence::hand_left(Seat seat, double t) const {
   return std::nullopt;
 }
 
+void BoardEvidence::note_visit(double t, int covered) {
+  while (!recent_covered_.empty() && recent_covered_.front().first < t - kVisitFloorSeconds) {
+    recent_covered_.pop_front();
+  }
+  int floor = covered;
+  for (const auto& [when, count] : recent_covered_) floor = std::min(floor, count);
+  recent_covered_.emplace_back(t, covered);
+  const bool over = covered >= floor + kVisitSquares;
+  const bool open = !visits_.empty() && visits_.back().open;
+  if (over) {
+    frames_below_ = 0;
+    if (open) {
+      visits_.back().end = t;
+    } else {
+      visits_.push_back({t, t, true});
+    }
+  } else if (open && ++frames_below_ >= kVisitGapFrames) {
+    visits_.back().open = false;
+  }
+}
+
+int BoardEvidence::hand_visits(double t0, double t1) const {
+  int count = 0;
+  for (const Visit& v : visits_) count += v.end >= t0 && v.start <= t1 ? 1 : 0;
+  return count;
+}
+
 void BoardEvidence::forget_before(double t) {
+  while (visits_.size() > 1 && visits_.front().end < t) visits_.pop_front();
   for (auto& stretches : hands_) {
     while (stretches.size() > 1 && stretches.front().end < t) stretches.pop_front();
   }

@@ -95,6 +95,10 @@ class BoardEvidence {
   // When a hand first came over the board: the first frame with two squares more covered
   // than the first frame (where pieces' shadows may already cover some); nullopt if none yet.
   std::optional<double> first_hand() const;
+  // How many times a hand came over the board between `t0` and `t1` (visits overlapping that
+  // span): stretches of frames with at least two squares more covered than the fewest covered
+  // in the seconds before (the pieces' own shadows and leans cover some all along).
+  int hand_visits(double t0, double t1) const;
   // P(reading | true state) for one square as learned so far, pooled with the board's.
   std::array<std::array<double, 3>, 3> confusion(int square) const;
 
@@ -107,6 +111,7 @@ class BoardEvidence {
   std::array<SquareTimeline, 64> squares_{};
   // Where run_at's run stands in the square's runs (end() when none), for walking back.
   std::deque<Run>::const_iterator find_run(int square, double t, double before) const;
+  void note_visit(double t, int covered);
   struct HandStretch {
     double start = 0.0;
     double end = 0.0;
@@ -121,6 +126,15 @@ class BoardEvidence {
   std::deque<FrameReadings> unlearned_;
   int first_covered_ = -1;  // squares covered in the first frame
   std::optional<double> first_hand_;
+  struct Visit {
+    double start = 0.0;
+    double end = 0.0;
+    bool open = true;
+  };
+  std::deque<Visit> visits_;
+  // Covered squares per recent frame, for the floor visits are measured from.
+  std::deque<std::pair<double, int>> recent_covered_;
+  int frames_below_ = 0;  // consecutive frames under the visit threshold
   std::array<ReadingCounts, 64> square_counts_{};
   ReadingCounts board_counts_{};
   double previous_t_ = 0.0;
