@@ -531,6 +531,7 @@ RecordSummary record(const RecordOptions& options) {
         if (drift.renewals() != summary.calibration_renewals) {
           summary.calibration_renewals = drift.renewals();
           reader.emplace(current, vision_options);
+          tracker.set_leans(tracker_leans(current));
           current_calibration = current;
           recorder->write_calibration(calibration::to_pbtxt(current));
         }

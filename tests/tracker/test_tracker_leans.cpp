@@ -98,6 +98,12 @@ TEST(TrackerLeans, DropsAreNotPutOnTheSquareTheirPieceHides) {
     told.leans_over[0] = camera_beyond_rank_8();
     const Outcome with = run_tracker(games[g], drops.options, told);
     const Outcome without = run_tracker(games[g], drops.options);
+    // Told after it was made (a new calibration), the tracker records the same.
+    std::array<std::array<std::uint64_t, 64>, 2> leans{};
+    leans[0] = camera_beyond_rank_8();
+    const Outcome told_later = run_tracker(games[g], drops.options, {}, leans);
+    EXPECT_EQ(drops_on_their_square(told_later, drops.drop_plies),
+              drops_on_their_square(with, drops.drop_plies));
     hidden += static_cast<int>(drops.drop_plies.size());
     right_told += drops_on_their_square(with, drops.drop_plies);
     right_untold += drops_on_their_square(without, drops.drop_plies);

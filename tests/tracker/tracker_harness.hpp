@@ -31,8 +31,10 @@ struct Outcome {
   bool exact = false;
 };
 
-inline Outcome run_tracker(const rules::BpgnGame& game, const SimulationOptions& options,
-                           TrackerConfig config = {}) {
+// `leans_later`: given to the tracker after it is made (Tracker::set_leans), if any.
+inline Outcome run_tracker(
+    const rules::BpgnGame& game, const SimulationOptions& options, TrackerConfig config = {},
+    std::optional<std::array<std::array<std::uint64_t, 64>, 2>> leans_later = std::nullopt) {
   Outcome out;
   Tracker* tracker_ptr = nullptr;
   std::optional<Tracker> tracker;
@@ -43,6 +45,7 @@ inline Outcome run_tracker(const rules::BpgnGame& game, const SimulationOptions&
   if (std::getenv("BUGCAM_TRACKER_TRACE") != nullptr) config.debug = &std::cerr;
   tracker.emplace(std::move(config));
   tracker_ptr = &*tracker;
+  if (leans_later) tracker_ptr->set_leans(*leans_later);
   const auto drain = [&] {
     for (TrackerEvent& e : tracker_ptr->take_events()) {
       if (auto* m = std::get_if<TrackedMove>(&e)) {

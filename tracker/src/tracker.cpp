@@ -2113,6 +2113,10 @@ void Tracker::replay_committed(BoardId board, rules::Move move, double t,
   for (int s = 0; s < 4; ++s) impl.record_holdings(s, t);
 }
 
+void Tracker::set_leans(const std::array<std::array<std::uint64_t, 64>, 2>& leans_over) {
+  impl_->config.leans_over = leans_over;
+}
+
 void Tracker::finish() {
   impl_->finish_all();
 }

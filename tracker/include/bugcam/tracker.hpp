@@ -210,6 +210,10 @@ class Tracker {
   void replay_committed(BoardId board, rules::Move move, double t,
                         std::optional<double> clock = std::nullopt);
 
+  // A new calibration (the camera or a board moved): the squares pieces hide from now on,
+  // as TrackerConfig::leans_over.
+  void set_leans(const std::array<std::array<std::uint64_t, 64>, 2>& leans_over);
+
   // End of input: decides and commits everything still pending.
   void finish();
 
