@@ -90,7 +90,7 @@ int drops_on_their_square(const Outcome& outcome, const std::vector<int>& drop_p
 
 TEST(TrackerLeans, DropsAreNotPutOnTheSquareTheirPieceHides) {
   const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
-  int hidden = 0, right_told = 0, right_untold = 0;
+  int hidden = 0, right_told = 0, right_untold = 0, moves_told = 0, moves_untold = 0;
   for (std::size_t g = 0; g < 12 && g < games.size(); ++g) {
     const HiddenDrops drops = hide_behind_drops(games[g], 60, 30);
     if (drops.drop_plies.empty()) continue;
@@ -105,6 +105,8 @@ TEST(TrackerLeans, DropsAreNotPutOnTheSquareTheirPieceHides) {
     EXPECT_EQ(drops_on_their_square(told_later, drops.drop_plies),
               drops_on_their_square(with, drops.drop_plies));
     hidden += static_cast<int>(drops.drop_plies.size());
+    moves_told += with.right;
+    moves_untold += without.right;
     right_told += drops_on_their_square(with, drops.drop_plies);
     right_untold += drops_on_their_square(without, drops.drop_plies);
     std::cout << "game " << g << ": " << drops.drop_plies.size() << " drops, right "
@@ -114,6 +116,8 @@ TEST(TrackerLeans, DropsAreNotPutOnTheSquareTheirPieceHides) {
   }
   ASSERT_GE(hidden, 4) << "too few drops with an empty square behind them";
   EXPECT_EQ(right_told, hidden);
+  // Being told costs no other move.
+  EXPECT_GE(moves_told, moves_untold);
   // Without being told, the tracker puts some on the square behind (the reason for the
   // config).
   EXPECT_LT(right_untold, hidden);

@@ -11,10 +11,12 @@ namespace {
 // even without a hand.
 constexpr double kChangeConfidence = 0.7;
 // A hand visit: at least this many squares more covered than the fewest in the last
-// kVisitFloorSeconds, ending after kVisitGapFrames frames below that.
+// kVisitFloorSeconds, ending when below that for kVisitGapSeconds. Visits are kept this long
+// (a board may wait minutes for a piece to drop; hand_visits looks back to its last press).
 constexpr int kVisitSquares = 2;
 constexpr double kVisitFloorSeconds = 3.0;
-constexpr int kVisitGapFrames = 3;
+constexpr double kVisitGapSeconds = 0.1;
+constexpr double kVisitsKeptSeconds = 600.0;
 constexpr int kChangeFrames = 10;
 // A hand making a move covers its squares for at most about this long (seconds).
 constexpr double kLongestReach = 2.0;
@@ -303,13 +305,12 @@ void BoardEvidence::note_visit(double t, int covered) {
   const bool over = covered >= floor + kVisitSquares;
   const bool open = !visits_.empty() && visits_.back().open;
   if (over) {
-    frames_below_ = 0;
     if (open) {
       visits_.back().end = t;
     } else {
       visits_.push_back({t, t, true});
     }
-  } else if (open && ++frames_below_ >= kVisitGapFrames) {
+  } else if (open && t - visits_.back().end >= kVisitGapSeconds - 1e-9) {
     visits_.back().open = false;
   }
 }
@@ -321,7 +322,7 @@ int BoardEvidence::hand_visits(double t0, double t1) const {
 }
 
 void BoardEvidence::forget_before(double t) {
-  while (visits_.size() > 1 && visits_.front().end < t) visits_.pop_front();
+  while (visits_.size() > 1 && visits_.front().end < t - kVisitsKeptSeconds) visits_.pop_front();
   for (auto& stretches : hands_) {
     while (stretches.size() > 1 && stretches.front().end < t) stretches.pop_front();
   }

@@ -134,7 +134,6 @@ class BoardEvidence {
   std::deque<Visit> visits_;
   // Covered squares per recent frame, for the floor visits are measured from.
   std::deque<std::pair<double, int>> recent_covered_;
-  int frames_below_ = 0;  // consecutive frames under the visit threshold
   std::array<ReadingCounts, 64> square_counts_{};
   ReadingCounts board_counts_{};
   double previous_t_ = 0.0;

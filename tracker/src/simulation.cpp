@@ -175,10 +175,15 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
       last_same_board[b] = t;
     }
   }
-  const auto injected = [&](IncidentType type, std::size_t ply) {
-    return std::any_of(
+  // The injection of `type` at `ply`, if any.
+  const auto injection = [&](IncidentType type, std::size_t ply) -> const Injection* {
+    const auto found = std::find_if(
         options.injections.begin(), options.injections.end(),
         [&](const Injection& j) { return j.type == type && j.ply == static_cast<int>(ply); });
+    return found == options.injections.end() ? nullptr : &*found;
+  };
+  const auto injected = [&](IncidentType type, std::size_t ply) {
+    return injection(type, ply) != nullptr;
   };
 
   std::array<Position, 2> boards = {Position::start(), Position::start()};
@@ -406,16 +411,11 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
       arrivals[seat_index(partner)][static_cast<int>(passed)].push_back(arrival);
     }
 
-    const bool unpressed = injected(IncidentType::kMoveWithoutPress, i);
-    const bool pressed = !unpressed && !answers_unpressed[b];
-    answers_unpressed[b] = false;
-    if (unpressed) {
+    const Injection* unpressed = injection(IncidentType::kMoveWithoutPress, i);
+    const bool pressed = unpressed == nullptr && !answers_unpressed[b];
+    answers_unpressed[b] = unpressed != nullptr && unpressed->pressed_late;
+    if (unpressed != nullptr) {
       sim.incidents.push_back({IncidentType::kMoveWithoutPress, board, record.color, t});
-      answers_unpressed[b] = std::any_of(options.injections.begin(), options.injections.end(),
-                                         [&](const Injection& j) {
-                                           return j.type == IncidentType::kMoveWithoutPress &&
-                                                  j.ply == static_cast<int>(i) && j.pressed_late;
-                                         });
     }
     if (pressed) {
       ClockEvent press;

@@ -150,6 +150,27 @@ std::array<SquareState, 64> square_states(const Position& p) {
   return states;
 }
 
+// Which squares the pieces on a board hide from a tilted camera, both ways.
+struct Leans {
+  std::array<std::uint64_t, 64> hides{};        // per square, the squares its piece hides
+  std::array<std::uint64_t, 64> hidden_from{};  // per square, the squares whose piece hides it
+};
+// nullopt when no piece hides any square (a camera straight overhead, or no viewpoint).
+std::optional<Leans> make_leans(const std::array<std::uint64_t, 64>& hides) {
+  Leans leans;
+  bool any = false;
+  for (int from = 0; from < 64; ++from) {
+    leans.hides[from] = hides[from];
+    for (std::uint64_t over = hides[from]; over != 0; over &= over - 1) {
+      leans.hidden_from[static_cast<std::size_t>(std::countr_zero(over))] |= std::uint64_t{1}
+                                                                             << from;
+      any = true;
+    }
+  }
+  if (!any) return std::nullopt;
+  return leans;
+}
+
 // The evidence of one press on its board.
 struct PressEvidence {
   BoardLikelihood l{};  // what each square's readings add at this press
@@ -167,8 +188,18 @@ struct PressEvidence {
   // there, a shadow on an empty one like a piece).
   double unread_change = -4.0;
   double least_unread_change = -2.0;
-  // The board's squares hidden by a standing piece on each square (TrackerConfig::leans_over).
-  const std::array<std::uint64_t, 64>* leans_over = nullptr;
+  // Which squares the board's standing pieces hide; nullptr when none.
+  const Leans* leans = nullptr;
+  // What stood at the start of the press (the parent hypothesis's board): a hiding piece that
+  // came at the press is told from one that stood.
+  std::uint64_t start_white = 0;
+  std::uint64_t start_black = 0;
+  PressEvidence from_position(const Position& start) const {
+    PressEvidence e = *this;
+    e.start_white = start.pieces(Color::kWhite);
+    e.start_black = start.pieces(Color::kBlack);
+    return e;
+  }
 };
 
 // A square hidden by a piece's body (see TrackerConfig::leans_over) may read as that piece:
@@ -183,46 +214,42 @@ constexpr double kLeanedOverReading = -0.7;
 // piece that stood further on).
 constexpr double kLeanedOverNewReading = -2.5;
 
-// The squares that the pieces of `pieces` hide.
-std::uint64_t hidden_by(std::uint64_t pieces, const PressEvidence& e) {
-  if (e.leans_over == nullptr) return 0;
-  std::uint64_t hidden = 0;
-  for (; pieces != 0; pieces &= pieces - 1) {
-    hidden |= (*e.leans_over)[static_cast<std::size_t>(__builtin_ctzll(pieces))];
-  }
-  return hidden;
+// A square's fit to its readings with the board holding (white, black): its own content, or
+// the colour of a piece that hides it (at kLeanedOverReading, or kLeanedOverNewReading).
+double square_fit(const PressEvidence& e, std::uint64_t white, std::uint64_t black, int s) {
+  const auto& l = e.l[s];
+  const SquareState own = state_of(white, black, s);
+  double fit = l[static_cast<int>(own)];
+  if (e.leans == nullptr) return fit;
+  const std::uint64_t hiders = e.leans->hidden_from[static_cast<std::size_t>(s)];
+  const bool new_reading = (e.changed >> s) & 1;
+  const auto hidden_as = [&](SquareState colour, std::uint64_t pieces, std::uint64_t at_start) {
+    if (own == colour || !(hiders & pieces)) return;
+    const bool hider_came = (hiders & pieces & ~at_start) != 0;
+    const double cost = new_reading && !hider_came ? kLeanedOverNewReading : kLeanedOverReading;
+    fit = std::max(fit, l[static_cast<int>(colour)] + cost);
+  };
+  hidden_as(SquareState::kWhite, white, e.start_white);
+  hidden_as(SquareState::kBlack, black, e.start_black);
+  return fit;
 }
 
-// Each square's fit to its readings, given what stands on the board: its own content, or
-// the colour of a piece that hides it (at kLeanedOverReading, or kLeanedOverNewReading).
-struct BoardFit {
-  std::uint64_t white, black, under_white, under_black;
-  BoardFit(std::uint64_t w, std::uint64_t b, const PressEvidence& e)
-      : white(w), black(b), under_white(hidden_by(w, e)), under_black(hidden_by(b, e)) {}
-  // `new_white` / `new_black`: squares hidden by a piece that came at this press.
-  double square(const PressEvidence& e, int s, std::uint64_t new_white = 0,
-                std::uint64_t new_black = 0) const {
-    const std::uint64_t bit = std::uint64_t{1} << s;
-    const auto& l = e.l[s];
-    const SquareState own = state_of(white, black, s);
-    double fit = l[static_cast<int>(own)];
-    const auto cost = [&](std::uint64_t new_hider) {
-      return (e.changed & bit) && !(new_hider & bit) ? kLeanedOverNewReading : kLeanedOverReading;
-    };
-    if ((under_white & bit) && own != SquareState::kWhite) {
-      fit = std::max(fit, l[static_cast<int>(SquareState::kWhite)] + cost(new_white));
-    }
-    if ((under_black & bit) && own != SquareState::kBlack) {
-      fit = std::max(fit, l[static_cast<int>(SquareState::kBlack)] + cost(new_black));
-    }
-    return fit;
-  }
-};
+// Whether a piece of the colour `read` hides square `s` with the board holding (white, black).
+bool hidden_as(const PressEvidence& e, std::uint64_t white, std::uint64_t black, int s, int read) {
+  if (e.leans == nullptr) return false;
+  const std::uint64_t hiders = e.leans->hidden_from[static_cast<std::size_t>(s)];
+  if (read == static_cast<int>(SquareState::kWhite)) return (hiders & white) != 0;
+  if (read == static_cast<int>(SquareState::kBlack)) return (hiders & black) != 0;
+  return false;
+}
 
+// How well the board fits the readings that changed: each reading counts once, at the
+// first press after it changed (see press_evidence).
 double board_score(const Position& p, const PressEvidence& e) {
-  const BoardFit fit(p.pieces(Color::kWhite), p.pieces(Color::kBlack), e);
+  const std::uint64_t white = p.pieces(Color::kWhite);
+  const std::uint64_t black = p.pieces(Color::kBlack);
   double score = 0.0;
-  for (int s = 0; s < 64; ++s) score += fit.square(e, s);
+  for (int s = 0; s < 64; ++s) score += square_fit(e, white, black, s);
   return score;
 }
 
@@ -230,18 +257,19 @@ double board_score(const Position& p, const PressEvidence& e) {
 // content changes, and on those a piece that came or went hides.
 double change_delta(std::uint64_t w0, std::uint64_t b0, std::uint64_t w1, std::uint64_t b1,
                     const PressEvidence& e) {
-  const BoardFit before(w0, b0, e);
-  const BoardFit after(w1, b1, e);
   const std::uint64_t content_changed = (w0 ^ w1) | (b0 ^ b1);
-  const std::uint64_t refit = content_changed | (before.under_white ^ after.under_white) |
-                              (before.under_black ^ after.under_black);
+  // And the squares that the pieces which came or went hide.
+  std::uint64_t refit = content_changed;
+  if (e.leans != nullptr) {
+    for (std::uint64_t q = content_changed; q != 0; q &= q - 1) {
+      refit |= e.leans->hides[static_cast<std::size_t>(std::countr_zero(q))];
+    }
+  }
   double delta = 0.0;
   for (std::uint64_t todo = refit; todo != 0; todo &= todo - 1) {
-    const int s = __builtin_ctzll(todo);
+    const int s = std::countr_zero(todo);
     const std::uint64_t bit = std::uint64_t{1} << s;
-    delta += after.square(e, s, after.under_white & ~before.under_white,
-                          after.under_black & ~before.under_black) -
-             before.square(e, s);
+    delta += square_fit(e, w1, b1, s) - square_fit(e, w0, b0, s);
     if (!(content_changed & bit)) continue;
     if (e.changed & bit) continue;
     if (!(e.touched & bit)) {
@@ -259,11 +287,8 @@ double change_delta(std::uint64_t w0, std::uint64_t b0, std::uint64_t w1, std::u
     // says nothing of what stands there (a king castled away from under the bishop beside).
     const auto& whole = e.whole[s];
     const int read = static_cast<int>(std::max_element(whole.begin(), whole.end()) - whole.begin());
-    const auto hides = [&](const BoardFit& fit) {
-      return (read == static_cast<int>(SquareState::kWhite) && (fit.under_white & bit)) ||
-             (read == static_cast<int>(SquareState::kBlack) && (fit.under_black & bit));
-    };
-    if (read != now && hides(after) && (read != was || hides(before))) {
+    if (read != now && hidden_as(e, w1, b1, s, read) &&
+        (read != was || hidden_as(e, w0, b0, s, read))) {
       delta += kLeanedOverReading;
       continue;
     }
@@ -485,9 +510,16 @@ struct Tracker::Impl {
       if (config.base_seconds) clock.remaining = {*config.base_seconds, *config.base_seconds};
     }
     for (int s = 0; s < 4; ++s) record_holdings(s, 0.0);
+    set_leans(config.leans_over);
+  }
+
+  void set_leans(const std::array<std::array<std::uint64_t, 64>, 2>& leans_over) {
+    config.leans_over = leans_over;
+    for (int b = 0; b < 2; ++b) leans[b] = make_leans(leans_over[b]);
   }
 
   TrackerConfig config;
+  std::array<std::optional<Leans>, 2> leans;  // from config.leans_over
   std::array<BoardEvidence, 2> evidence;
   std::vector<Hypothesis> beam;
   std::deque<Press> pending;      // presses waiting for their evidence
@@ -769,8 +801,8 @@ struct Tracker::Impl {
     // Only what changed since the previous press can be a disturbance: a square that has
     // read the same all along and disagrees with the board is vision's error there.
     const PressEvidence seen_on_board = press_evidence(press, evidence_t, before);
-    // Each move of an unpressed sequence is a hand over the board: fewer visits than it has
-    // plies (of which one may merge with another) rule it out.
+    // Each move of an unpressed sequence is a hand over the board: fewer visits since the
+    // previous press than it has plies rule it out.
     const int visits = evidence[b].hand_visits(press.previous_press_t.value_or(0.0), press.t);
     const BoardLikelihood& l = seen_on_board.whole;
     const Seat mover{press.board, press.side};
@@ -791,7 +823,8 @@ struct Tracker::Impl {
 
     for (int h = 0; h < static_cast<int>(beam.size()); ++h) {
       Position p = beam[h].boards[b];
-      const double base = beam[h].score + board_score(p, seen_on_board);
+      const PressEvidence seen = seen_on_board.from_position(p);
+      const double base = beam[h].score + board_score(p, seen);
       MoveList moves;
       if (beam[h].premove[b]) {
         // Only the premover's press fits: it completes the premove.
@@ -804,7 +837,7 @@ struct Tracker::Impl {
         p.legal_moves(rules, moves);
         const bool in_check = p.in_check();
         for (Move m : moves) {
-          double score = base + move_delta(p, m, seen_on_board, rules) + promotion_prior(m);
+          double score = base + move_delta(p, m, seen, rules) + promotion_prior(m);
           if (!in_check && !m.is_drop() && m.kind() != Move::Kind::kCastle &&
               p.piece_at(m.from()).type == PieceType::kKing) {
             score += kKingMovePrior;
@@ -825,13 +858,13 @@ struct Tracker::Impl {
           // The presser moved earlier without pressing, the opponent answered, and the
           // presser moved again and pressed.
           if (visits >= kUnpressedAnswerVisits) {
-            expand_unpressed(h, p, {press.side, !press.side, press.side}, base, seen_on_board, add);
+            expand_unpressed(h, p, {press.side, !press.side, press.side}, base, seen, add);
           }
-          expand_premoves(h, p, base, seen_on_board, press, before, candidates, order);
+          expand_premoves(h, p, base, seen, press, before, candidates, order);
         }
       } else if (h < kUnpressedHypotheses * 2 && visits >= kUnpressedVisits) {
         // The opponent moved without pressing, then the presser moved and pressed.
-        expand_unpressed(h, p, {!press.side, press.side}, base, seen_on_board, add);
+        expand_unpressed(h, p, {!press.side, press.side}, base, seen, add);
       }
     }
     // Resync candidates are built separately: they need a new position, not a move.
@@ -865,8 +898,9 @@ struct Tracker::Impl {
         Candidate c;
         c.parent = h;
         c.kind = NodeKind::kResync;
-        c.score = beam[h].score + board_score(beam[h].boards[b], seen_on_board) +
-                  position_delta(beam[h].boards[b], built->boards[b], seen_on_board) +
+        const PressEvidence seen = seen_on_board.from_position(beam[h].boards[b]);
+        c.score = beam[h].score + board_score(beam[h].boards[b], seen) +
+                  position_delta(beam[h].boards[b], built->boards[b], seen) +
                   kUnaccountedPiece * built->unaccounted +
                   (built->illegal ? config.prior_illegal_move : config.prior_resync);
         if (first && first->is_drop()) {
@@ -1099,7 +1133,7 @@ struct Tracker::Impl {
   PressEvidence press_evidence(const Press& press, double evidence_t, double before) {
     const int b = index(press.board);
     PressEvidence out;
-    out.leans_over = &config.leans_over[static_cast<std::size_t>(b)];
+    out.leans = leans[b] ? &*leans[b] : nullptr;
     const auto readings = evidence[b].readings_at(evidence_t, before);
     const detail::BoardEvidence::Changes news =
         evidence[b].changes(press.previous_press_t, evidence_t, before);
@@ -2114,7 +2148,7 @@ void Tracker::replay_committed(BoardId board, rules::Move move, double t,
 }
 
 void Tracker::set_leans(const std::array<std::array<std::uint64_t, 64>, 2>& leans_over) {
-  impl_->config.leans_over = leans_over;
+  impl_->set_leans(leans_over);
 }
 
 void Tracker::finish() {

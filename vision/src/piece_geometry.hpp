@@ -3,6 +3,8 @@
 // above the board can be projected and patches cut upright around pieces.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include <opencv2/core.hpp>
@@ -33,6 +35,19 @@ class ViewGeometry {
  private:
   cv::Matx34d projection_;
 };
+
+// The centre of square `square` (a1 = 0) in board coordinates (squares, a1's corner at 0).
+inline cv::Point2d square_centre(int square) {
+  return {square % 8 + 0.5, square / 8 + 0.5};
+}
+// The distance from point p to the segment from a to b.
+inline double segment_distance(cv::Point2d p, cv::Point2d a, cv::Point2d b) {
+  const cv::Point2d ab = b - a;
+  const double length2 = ab.dot(ab);
+  const double t = length2 > 0 ? std::clamp((p - a).dot(ab) / length2, 0.0, 1.0) : 0.0;
+  const cv::Point2d q = a + t * ab;
+  return std::hypot(p.x - q.x, p.y - q.y);
+}
 
 cv::Mat square_patch(const cv::Mat& frame_bgr, const ViewGeometry& view, int square);
 cv::Mat holding_patch(const cv::Mat& frame_bgr, const ViewGeometry& view,

@@ -12,6 +12,7 @@
 
 #include "bugcam/vision.hpp"
 #include "colour.hpp"
+#include "piece_geometry.hpp"
 
 namespace bugcam::vision {
 
@@ -53,18 +54,6 @@ bool is_learned_shadow(const cv::Vec3f& p, const cv::Vec3f& square, const cv::Ve
   return detail::is_learned_shadow(p, square, ratio, kLearnedShadowDepth);
 }
 
-double segment_distance(cv::Point2d p, cv::Point2d a, cv::Point2d b) {
-  const cv::Point2d ab = b - a;
-  const double length2 = ab.dot(ab);
-  const double t = length2 > 0 ? std::clamp((p - a).dot(ab) / length2, 0.0, 1.0) : 0.0;
-  const cv::Point2d q = a + t * ab;
-  return std::hypot(p.x - q.x, p.y - q.y);
-}
-
-cv::Point2d centre_of(int sq) {
-  return {sq % 8 + 0.5, sq / 8 + 0.5};
-}
-
 // Each square's own colour: the median of its corners, of those no piece can lean over
 // when at least three are (a median of two follows whichever is off: a corner over the
 // board's edge, a calibration a little off), else of all four.
@@ -98,13 +87,13 @@ SquareSampling plan_sampling(const Viewpoint& view, int square_px) {
     return cv::Point2d((x + 0.5) / s, 8 - (y + 0.5) / s);
   };
   const auto reaches = [&](int from_sq, cv::Point2d p) {
-    const cv::Point2d c = centre_of(from_sq);
+    const cv::Point2d c = square_centre(from_sq);
     return segment_distance(p, c, c + view.lean(c, kTallestPiece)) < kBodyRadius;
   };
   const int patch = std::max(2, static_cast<int>(std::lround(kCornerPatch * s)));
   for (int sq = 0; sq < 64; ++sq) {
     const int file = sq % 8, rank = sq / 8;
-    const cv::Point2d c = centre_of(sq);
+    const cv::Point2d c = square_centre(sq);
     // The piece's own region: its base (a disk on the square's centre) and along its axis
     // up to kBaseHeight.
     std::vector<cv::Point2d> axis;
@@ -159,7 +148,7 @@ SquareSampling plan_sampling(const Viewpoint& view, int square_px) {
   // Front to back: squares nearer the point under the camera first.
   std::iota(plan.front_to_back.begin(), plan.front_to_back.end(), 0);
   std::stable_sort(plan.front_to_back.begin(), plan.front_to_back.end(), [&](int a, int b) {
-    const cv::Point2d da = centre_of(a) - view.nadir, db = centre_of(b) - view.nadir;
+    const cv::Point2d da = square_centre(a) - view.nadir, db = square_centre(b) - view.nadir;
     return da.dot(da) < db.dot(db);
   });
   // For each pixel of a square's region, the other squares whose piece could cover it.

@@ -105,18 +105,11 @@ std::vector<Viewpoint> estimate_viewpoints(const calibration::Calibration& calib
 std::array<std::uint64_t, 64> leaned_over(const Viewpoint& view, double height_squares,
                                           double radius) {
   std::array<std::uint64_t, 64> over{};
-  const auto centre = [](int square) { return cv::Point2d(square % 8 + 0.5, square / 8 + 0.5); };
   for (int from = 0; from < 64; ++from) {
-    const cv::Point2d base = centre(from);
+    const cv::Point2d base = square_centre(from);
     const cv::Point2d top = base + view.lean(base, height_squares);
-    const cv::Point2d axis = top - base;
-    const double length2 = axis.dot(axis);
     for (int to = 0; to < 64; ++to) {
-      if (to == from) continue;
-      const cv::Point2d p = centre(to);
-      const double t = length2 > 0 ? std::clamp((p - base).dot(axis) / length2, 0.0, 1.0) : 0.0;
-      const cv::Point2d nearest = base + t * axis;
-      if (std::hypot(p.x - nearest.x, p.y - nearest.y) < radius) {
+      if (to != from && segment_distance(square_centre(to), base, top) < radius) {
         over[static_cast<std::size_t>(from)] |= std::uint64_t{1} << to;
       }
     }

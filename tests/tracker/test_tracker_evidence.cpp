@@ -1,0 +1,57 @@
+// Per-board evidence over time: the hand visits that an unpressed sequence of moves needs.
+#include <gtest/gtest.h>
+
+#include "evidence.hpp"
+
+namespace {
+
+using bugcam::tracker::BoardObservation;
+using bugcam::tracker::detail::BoardEvidence;
+
+// 30 frames a second; `covered` squares covered (the first ones), the rest empty.
+BoardObservation frame_at(int frame, int covered) {
+  BoardObservation o;
+  o.frame = frame;
+  o.t = frame / 30.0;
+  for (int s = 0; s < covered; ++s) o.squares[static_cast<std::size_t>(s)].occluded = true;
+  return o;
+}
+
+// Feeds frames [from, to) with `covered` squares covered.
+void feed(BoardEvidence& evidence, int from, int to, int covered) {
+  for (int f = from; f < to; ++f) evidence.add(frame_at(f, covered));
+}
+
+TEST(HandVisits, EachHandOverTheBoardCountsOnce) {
+  BoardEvidence evidence;
+  feed(evidence, 0, 30, 3);     // pieces' shadows: three squares covered all along
+  feed(evidence, 30, 45, 8);    // a hand: 0.5 s
+  feed(evidence, 45, 46, 3);    // one frame clear: the same visit
+  feed(evidence, 46, 60, 7);    //
+  feed(evidence, 60, 90, 3);    // gone for a second
+  feed(evidence, 90, 105, 9);   // a second hand
+  feed(evidence, 105, 150, 3);  //
+  feed(evidence, 150, 160, 4);  // one square more: a shadow moving, no hand
+  feed(evidence, 160, 200, 3);
+  EXPECT_EQ(evidence.hand_visits(0.0, 200 / 30.0), 2);
+  EXPECT_EQ(evidence.hand_visits(0.0, 2.5), 1);  // up to the gap
+  EXPECT_EQ(evidence.hand_visits(2.5, 200 / 30.0), 1);
+  EXPECT_EQ(evidence.hand_visits(3.6, 200 / 30.0), 0);
+  // Forgetting old runs keeps the visits a board's press may look back to.
+  evidence.forget_before(5.0);
+  EXPECT_EQ(evidence.hand_visits(0.0, 200 / 30.0), 2);
+}
+
+TEST(HandVisits, MeasuredFromTheFewestCoveredLately) {
+  BoardEvidence evidence;
+  feed(evidence, 0, 30, 0);
+  // A tall piece put down now covers five squares for good: one visit, not one that lasts.
+  feed(evidence, 30, 40, 9);
+  feed(evidence, 40, 400, 5);
+  feed(evidence, 400, 410, 9);  // the next hand, well after the floor rose to five
+  feed(evidence, 410, 440, 5);
+  EXPECT_EQ(evidence.hand_visits(0.0, 440 / 30.0), 2);
+  EXPECT_EQ(evidence.hand_visits(5.0, 12.0), 0);
+}
+
+}  // namespace
