@@ -128,8 +128,13 @@ int main(int argc, char** argv) {
     } else if (arg == "--without-leans") {
       leans = false;
     } else if (arg == "--lean") {
-      if (i + 1 >= argc || std::sscanf(argv[++i], "%lf,%lf", &lean_height, &lean_radius) != 2) {
-        usage("--lean needs HEIGHT,RADIUS");
+      char rest = 0;
+      if (i + 1 >= argc ||
+          std::sscanf(argv[++i], "%lf,%lf%c", &lean_height, &lean_radius, &rest) != 2 ||
+          lean_height <= 0 || lean_radius <= 0 || lean_radius >= 1.0) {
+        usage(
+            "--lean needs HEIGHT,RADIUS: a height above 0 and a radius between 0 and 1 "
+            "(from 1 on, a square's neighbours count as hidden with no lean)");
       }
     } else if (arg.starts_with("--")) {
       usage("unknown argument " + arg);
