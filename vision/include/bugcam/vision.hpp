@@ -109,7 +109,7 @@ class PieceTypeModel {
   // board_piece's mean over the patch and five variants of it: mirrored, and each of the two
   // scaled by 0.9 and 1.1 about the piece's base. The network learnt from such variants, so
   // each is as fair a look, and a piece misread in one is mostly read right in the others
-  // (test stills 95.0 -> 96.3 %). The same, up to rounding, for a mirrored patch. Six times
+  // (test stills 95.0 -> 96.5 %). The same, up to rounding, for a mirrored patch. Six times
   // board_piece's cost: for the few squares the tracker asks about.
   TypeProbabilities board_piece_looks(const cv::Mat& patch) const;
 
