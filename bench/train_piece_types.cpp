@@ -9,7 +9,8 @@
 //   train_piece_types --evaluate-only --out MODELS [--patches DIR] [--test FIRST-LAST]
 //                     [--test-stills M] [--threads T] [--quick]
 //       per-type accuracy and confusion of the networks in MODELS (test patches from DIR
-//       when dumped there for the same seeds), holding areas counted right by type
+//       when dumped there for the same seeds; board squares also as the tracker's questions
+//       are read, PieceTypeModel::board_piece_looks), holding areas counted right by type
 //   train_piece_types --look DIR [--train FIRST-LAST] [--train-stills N]
 //       stills with their calibration and a row of board patches, as PNG, for a look
 //   train_piece_types --look-holdings DIR --out MODELS [--test FIRST-LAST] [--test-stills M]
@@ -497,6 +498,9 @@ int main(int argc, char** argv) {
               options.test_first, options.test_last, cv::getNumThreads());
   report("test board squares", test.board, 6,
          [&](const cv::Mat& patch) { return model.board_piece(patch); });
+  // As the tracker's questions are answered (vision::square_piece_types).
+  report("test board squares, six looks", test.board, 6,
+         [&](const cv::Mat& patch) { return model.board_piece_looks(patch); });
   report("test holdings", test.holding, 5,
          [&](const cv::Mat& patch) { return model.holding_piece(patch); });
   cv::setNumThreads(1);

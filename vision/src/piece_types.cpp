@@ -430,6 +430,28 @@ TypeProbabilities PieceTypeModel::holding_piece(const cv::Mat& patch) const {
   return run(networks_->holding, networks_->running, patch, 5);
 }
 
+TypeProbabilities PieceTypeModel::board_piece_looks(const cv::Mat& patch) const {
+  // Scaled about the piece's base: the patch's middle column (mirroring keeps it in place, so
+  // mirroring and scaling commute) and the row of the footprint (0.2 of the patch up).
+  const auto scaled = [&](double scale) {
+    const double x = (patch.cols - 1) / 2.0, y = 0.8 * (patch.rows - 1);
+    const cv::Matx23d m(scale, 0, x * (1 - scale), 0, scale, y * (1 - scale));
+    cv::Mat out;
+    cv::warpAffine(patch, out, cv::Mat(m), patch.size(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+    return out;
+  };
+  TypeProbabilities sum{};
+  for (const cv::Mat& look : {patch, scaled(0.9), scaled(1.1)}) {
+    cv::Mat mirror;
+    cv::flip(look, mirror, 1);
+    const TypeProbabilities a = board_piece(look), b = board_piece(mirror);
+    // Each pair summed alone: a mirrored patch gives the same pairs, so the same sum.
+    for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += a[k] + b[k];
+  }
+  for (float& p : sum) p /= 6.0f;
+  return sum;
+}
+
 std::optional<TypeProbabilities> square_piece_types(const cv::Mat& frame_bgr,
                                                     const calibration::Calibration& calibration,
                                                     const std::string& board_name, int square,
@@ -440,7 +462,7 @@ std::optional<TypeProbabilities> square_piece_types(const cv::Mat& frame_bgr,
   const cv::Size image_size =
       calibration.image_size.area() > 0 ? calibration.image_size : frame_bgr.size();
   const TypeProbabilities all =
-      model.board_piece(square_patch(frame_bgr, *board, image_size, square));
+      model.board_piece_looks(square_patch(frame_bgr, *board, image_size, square));
   TypeProbabilities out{};
   float sum = 0;
   for (const char c : candidates) {
