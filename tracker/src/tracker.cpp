@@ -220,7 +220,9 @@ double square_fit(const PressEvidence& e, std::uint64_t white, std::uint64_t bla
   const auto& l = e.l[s];
   const SquareState own = state_of(white, black, s);
   double fit = l[static_cast<int>(own)];
-  if (e.leans == nullptr) return fit;
+  // Only an empty square shows what leans over it: a piece's own base fills its square's
+  // middle, where vision reads it.
+  if (e.leans == nullptr || own != SquareState::kEmpty) return fit;
   const std::uint64_t hiders = e.leans->hidden_from[static_cast<std::size_t>(s)];
   const bool new_reading = (e.changed >> s) & 1;
   const auto hidden_as = [&](SquareState colour, std::uint64_t pieces, std::uint64_t at_start) {
@@ -287,8 +289,8 @@ double change_delta(std::uint64_t w0, std::uint64_t b0, std::uint64_t w1, std::u
     // says nothing of what stands there (a king castled away from under the bishop beside).
     const auto& whole = e.whole[s];
     const int read = static_cast<int>(std::max_element(whole.begin(), whole.end()) - whole.begin());
-    if (read != now && hidden_as(e, w1, b1, s, read) &&
-        (read != was || hidden_as(e, w0, b0, s, read))) {
+    if (now == static_cast<int>(SquareState::kEmpty) && read != now &&
+        hidden_as(e, w1, b1, s, read) && (read != was || hidden_as(e, w0, b0, s, read))) {
       delta += kLeanedOverReading;
       continue;
     }
