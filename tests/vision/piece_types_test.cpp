@@ -29,10 +29,10 @@ std::size_t best_of(const TypeProbabilities& p) {
 // Stills of held-apart seeds (3000-3999), a few looks: straight down to strongly tilted.
 constexpr int kStillSeeds[] = {3901, 3947, 3973};
 
-TEST(PieceTypes, BoardPiecesOfUnseenSeedsAreMostlyRead) {
-  const auto m = model();
-  ASSERT_TRUE(m);
-  int right = 0, total = 0;
+// Calls `visit(still, calibration, board, square, letter)` for every piece on the boards of
+// the stills of kStillSeeds.
+template <typename Visit>
+void for_each_board_piece(Visit&& visit) {
   for (const int seed : kStillSeeds) {
     const samples::TrainingStill still =
         samples::render_training_still(static_cast<std::uint64_t>(seed), 1, 1280, 720);
@@ -40,15 +40,24 @@ TEST(PieceTypes, BoardPiecesOfUnseenSeedsAreMostlyRead) {
     for (std::size_t b = 0; b < 2; ++b) {
       for (int sq = 0; sq < 64; ++sq) {
         const char letter = still.squares[b][static_cast<std::size_t>(sq)];
-        if (letter == '.') continue;
-        const TypeProbabilities p =
-            m->board_piece(square_patch(still.image, c.boards[b], c.image_size, sq));
-        const char read = kPieceTypeLetters[best_of(p)];
-        ++total;
-        right += read == std::toupper(static_cast<unsigned char>(letter));
+        if (letter != '.') visit(still, c, b, sq, letter);
       }
     }
   }
+}
+
+TEST(PieceTypes, BoardPiecesOfUnseenSeedsAreMostlyRead) {
+  const auto m = model();
+  ASSERT_TRUE(m);
+  int right = 0, total = 0;
+  for_each_board_piece([&](const samples::TrainingStill& still, const calibration::Calibration& c,
+                           std::size_t b, int sq, char letter) {
+    const TypeProbabilities p =
+        m->board_piece(square_patch(still.image, c.boards[b], c.image_size, sq));
+    const char read = kPieceTypeLetters[best_of(p)];
+    ++total;
+    right += read == std::toupper(static_cast<unsigned char>(letter));
+  });
   ASSERT_GT(total, 40);
   // Six types, chance is 1/6; the training program reports the full per-type figures:
   // 95 % over 120 held-apart stills (the HOG + MLP networks before the convolutional ones:
@@ -116,36 +125,28 @@ TEST(PieceTypes, SquaresAreReadInSeveralLooks) {
   ASSERT_TRUE(m);
   int right = 0, right_alone = 0, total = 0;
   float alone_differs = 0.0f, looks_differ = 0.0f;
-  for (const int seed : kStillSeeds) {
-    const samples::TrainingStill still =
-        samples::render_training_still(static_cast<std::uint64_t>(seed), 1, 1280, 720);
-    const calibration::Calibration c = bugcam::testing::still_calibration(still);
-    for (std::size_t b = 0; b < 2; ++b) {
-      for (int sq = 0; sq < 64; ++sq) {
-        const char letter = still.squares[b][static_cast<std::size_t>(sq)];
-        if (letter == '.') continue;
-        const cv::Mat patch = square_patch(still.image, c.boards[b], c.image_size, sq);
-        cv::Mat mirror;
-        cv::flip(patch, mirror, 1);
-        const TypeProbabilities alone = m->board_piece(patch);
-        const TypeProbabilities alone_mirrored = m->board_piece(mirror);
-        const TypeProbabilities looks = m->board_piece_looks(patch);
-        const TypeProbabilities looks_mirrored = m->board_piece_looks(mirror);
-        const std::optional<TypeProbabilities> asked =
-            square_piece_types(still.image, c, c.boards[b].name, sq, kPieceTypeLetters, *m);
-        ASSERT_TRUE(asked.has_value());
-        for (std::size_t k = 0; k < 6; ++k) {
-          alone_differs = std::max(alone_differs, std::abs(alone[k] - alone_mirrored[k]));
-          looks_differ = std::max(looks_differ, std::abs(looks[k] - looks_mirrored[k]));
-          EXPECT_NEAR((*asked)[k], looks[k], 1e-5f);
-        }
-        const char truth = static_cast<char>(std::toupper(static_cast<unsigned char>(letter)));
-        ++total;
-        right += kPieceTypeLetters[best_of(*asked)] == truth;
-        right_alone += kPieceTypeLetters[best_of(alone)] == truth;
-      }
+  for_each_board_piece([&](const samples::TrainingStill& still, const calibration::Calibration& c,
+                           std::size_t b, int sq, char letter) {
+    const cv::Mat patch = square_patch(still.image, c.boards[b], c.image_size, sq);
+    cv::Mat mirror;
+    cv::flip(patch, mirror, 1);
+    const TypeProbabilities alone = m->board_piece(patch);
+    const TypeProbabilities alone_mirrored = m->board_piece(mirror);
+    const TypeProbabilities looks = m->board_piece_looks(patch);
+    const TypeProbabilities looks_mirrored = m->board_piece_looks(mirror);
+    const std::optional<TypeProbabilities> asked =
+        square_piece_types(still.image, c, c.boards[b].name, sq, kPieceTypeLetters, *m);
+    ASSERT_TRUE(asked.has_value());
+    for (std::size_t k = 0; k < 6; ++k) {
+      alone_differs = std::max(alone_differs, std::abs(alone[k] - alone_mirrored[k]));
+      looks_differ = std::max(looks_differ, std::abs(looks[k] - looks_mirrored[k]));
+      EXPECT_NEAR((*asked)[k], looks[k], 1e-5f);
     }
-  }
+    const char truth = static_cast<char>(std::toupper(static_cast<unsigned char>(letter)));
+    ++total;
+    right += kPieceTypeLetters[best_of(*asked)] == truth;
+    right_alone += kPieceTypeLetters[best_of(alone)] == truth;
+  });
   ASSERT_GT(total, 40);
   EXPECT_GT(alone_differs, 0.1f);
   // Mirroring and scaling about the patch's middle column commute up to rounding (here the
