@@ -68,13 +68,16 @@ TEST(TrackerIncidents, MoveWithoutPressPressedLate) {
   // then guessed, so moves are compared with the run without the incident.
   SimulationOptions clean = clean_run_options();
   clean.holdings = false;
-  const int right_clean = run_tracker(clean_run_games()[0], clean).right;
+  const Outcome clean_run = run_tracker(clean_run_games()[0], clean);
+  const int right_clean = clean_run.right;
   int found_count = 0, runs = 0;
   for (const int ply : {14, 20, 26, 32}) {
     SimulationOptions options = clean;
     options.injections = {{IncidentType::kMoveWithoutPress, ply, true}};
     const Outcome outcome = run_tracker(clean_run_games()[0], options);
     ASSERT_EQ(outcome.sim.incidents.size(), 1u);
+    // Neither the mover's move nor the answer was pressed.
+    EXPECT_EQ(outcome.presses, clean_run.presses - 2) << "ply " << ply;
     const ExpectedIncident& want = outcome.sim.incidents.front();
     ++runs;
     found_count += found(outcome, want) ? 1 : 0;

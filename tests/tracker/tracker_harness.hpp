@@ -29,6 +29,7 @@ struct Outcome {
   std::vector<Correction> corrections;
   int right = 0;  // committed moves equal to the truth at the same place
   bool exact = false;
+  int presses = 0;  // clock presses the simulation gave the tracker
 };
 
 // `leans_later`: given to the tracker after it is made (Tracker::set_leans), if any.
@@ -58,6 +59,9 @@ inline Outcome run_tracker(
     }
   };
   for (const SimulatedInput& input : inputs) {
+    if (const auto* e = std::get_if<ClockEvent>(&input); e && e->kind == ClockEvent::Kind::kPress) {
+      ++out.presses;
+    }
     std::visit([&](const auto& item) { tracker_ptr->add(item); }, input);
     drain();
   }
