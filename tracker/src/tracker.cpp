@@ -225,14 +225,14 @@ double square_fit(const PressEvidence& e, std::uint64_t white, std::uint64_t bla
   if (e.leans == nullptr || own != SquareState::kEmpty) return fit;
   const std::uint64_t hiders = e.leans->hidden_from[static_cast<std::size_t>(s)];
   const bool new_reading = (e.changed >> s) & 1;
-  const auto hidden_as = [&](SquareState colour, std::uint64_t pieces, std::uint64_t at_start) {
-    if (own == colour || !(hiders & pieces)) return;
+  const auto fit_as = [&](SquareState colour, std::uint64_t pieces, std::uint64_t at_start) {
+    if (!(hiders & pieces)) return;
     const bool hider_came = (hiders & pieces & ~at_start) != 0;
     const double cost = new_reading && !hider_came ? kLeanedOverNewReading : kLeanedOverReading;
     fit = std::max(fit, l[static_cast<int>(colour)] + cost);
   };
-  hidden_as(SquareState::kWhite, white, e.start_white);
-  hidden_as(SquareState::kBlack, black, e.start_black);
+  fit_as(SquareState::kWhite, white, e.start_white);
+  fit_as(SquareState::kBlack, black, e.start_black);
   return fit;
 }
 
@@ -889,6 +889,8 @@ struct Tracker::Impl {
       std::vector<std::optional<Move>> firsts;
       for (const auto& [score, m] : best_moves) firsts.emplace_back(m);
       firsts.emplace_back(std::nullopt);
+      const PressEvidence seen = seen_on_board.from_position(beam[h].boards[b]);
+      const double base = beam[h].score + board_score(beam[h].boards[b], seen);
       for (const std::optional<Move>& first : firsts) {
         // The whole board as seen, or where that makes no position (a square read wrong
         // that empties a king's square), what changed since the previous press.
@@ -900,9 +902,7 @@ struct Tracker::Impl {
         Candidate c;
         c.parent = h;
         c.kind = NodeKind::kResync;
-        const PressEvidence seen = seen_on_board.from_position(beam[h].boards[b]);
-        c.score = beam[h].score + board_score(beam[h].boards[b], seen) +
-                  position_delta(beam[h].boards[b], built->boards[b], seen) +
+        c.score = base + position_delta(beam[h].boards[b], built->boards[b], seen) +
                   kUnaccountedPiece * built->unaccounted +
                   (built->illegal ? config.prior_illegal_move : config.prior_resync);
         if (first && first->is_drop()) {
@@ -922,8 +922,7 @@ struct Tracker::Impl {
       *config.debug << "press " << press.index << " " << rules::board_letter(press.board)
                     << (press.side == Color::kWhite ? " white" : " black") << " t=" << press.t
                     << " hyps=" << beam.size() << " at=" << evidence[b].latest_t()
-                    << " evidence_t=" << evidence_t << " visits="
-                    << evidence[b].hand_visits(press.previous_press_t.value_or(0.0), press.t);
+                    << " evidence_t=" << evidence_t << " visits=" << visits;
       if (const auto& seen = latest_holdings[seat_index(mover)]) {
         *config.debug << " holdings seen at " << seen->t << ":";
         for (int v : seen->visible) *config.debug << " " << v;
