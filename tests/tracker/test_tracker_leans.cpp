@@ -13,6 +13,7 @@ using bugcam::rules::Move;
 using bugcam::tracker::testing::load_games;
 using bugcam::tracker::testing::Outcome;
 using bugcam::tracker::testing::run_tracker;
+using bugcam::tracker::testing::squares_untouched;
 
 // A camera beyond rank 8, tilted enough that every piece hides the square in front of it
 // (one rank lower).
@@ -48,19 +49,15 @@ HiddenDrops hide_behind_drops(const bugcam::rules::BpgnGame& game, int plies, in
     if (ply.before.piece_at(behind).type != bugcam::rules::PieceType::kNone) continue;
     // The dropped piece must stay while the square behind it reads as it: until the end of
     // the clip, or `stays` plies of its board.
-    bool stays_put = true;
-    int seen = 0;
-    for (int j = i + 1; j < plies && j < static_cast<int>(replay.plies.size()); ++j) {
-      const auto& later = replay.plies[static_cast<std::size_t>(j)];
-      if (later.board != BoardId::kA) continue;
-      if (later.move.to() == m.to() || later.move.to() == behind ||
-          (!later.move.is_drop() && (later.move.from() == m.to() || later.move.from() == behind))) {
-        stays_put = false;
-        break;
-      }
-      if (++seen >= stays) break;
+    const std::size_t last = std::min(static_cast<std::size_t>(plies), replay.plies.size());
+    std::size_t end = static_cast<std::size_t>(i) + 1;
+    for (int seen = 0; seen < stays && end < last; ++end) {
+      seen += replay.plies[end].board == BoardId::kA ? 1 : 0;
     }
-    if (!stays_put) continue;
+    if (!squares_untouched(replay, BoardId::kA, static_cast<std::size_t>(i) + 1, end,
+                           {m.to(), behind})) {
+      continue;
+    }
     out.options.shadowed.push_back({BoardId::kA, behind, ply.before.side_to_move(), i});
     out.drop_plies.push_back(i);
   }

@@ -11,6 +11,7 @@ using bugcam::rules::Move;
 using bugcam::rules::PieceType;
 using bugcam::tracker::testing::load_games;
 using bugcam::tracker::testing::run_tracker;
+using bugcam::tracker::testing::squares_untouched;
 
 // A bishop dropped where its player could have dropped a pawn, which moves off that square
 // (two squares or more, so no pawn could make the move) `min_gap` to `max_gap` plies later.
@@ -52,17 +53,8 @@ std::optional<BishopDrop> find_bishop_drop(const std::vector<bugcam::rules::Bpgn
 // move of its board lands there or leaves from there), the game going on that long.
 bool stays_put(const bugcam::rules::Replay& replay, std::size_t i, int stays) {
   const std::size_t end = i + 1 + static_cast<std::size_t>(stays);
-  if (end > replay.plies.size()) return false;
-  const auto& ply = replay.plies[i];
-  for (std::size_t j = i + 1; j < end; ++j) {
-    const auto& later = replay.plies[j];
-    if (later.board == ply.board &&
-        (later.move.to() == ply.move.to() ||
-         (!later.move.is_drop() && later.move.from() == ply.move.to()))) {
-      return false;
-    }
-  }
-  return true;
+  return end <= replay.plies.size() &&
+         squares_untouched(replay, replay.plies[i].board, i + 1, end, {replay.plies[i].move.to()});
 }
 
 // The tracker committed `want`'s ply on its board, and as it was played.

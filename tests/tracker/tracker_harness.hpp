@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -20,6 +21,20 @@ inline std::vector<rules::BpgnGame> load_games(const std::string& file_name) {
   std::ostringstream text;
   text << in.rdbuf();
   return rules::parse_bpgn(text.str(), path);
+}
+
+// Whether no move on `board` in plies [first, last) of `replay` lands on or leaves from any
+// of `squares`.
+inline bool squares_untouched(const rules::Replay& replay, BoardId board, std::size_t first,
+                              std::size_t last, std::initializer_list<rules::Square> squares) {
+  for (std::size_t j = first; j < last && j < replay.plies.size(); ++j) {
+    const auto& later = replay.plies[j];
+    if (later.board != board) continue;
+    for (const rules::Square s : squares) {
+      if (later.move.to() == s || (!later.move.is_drop() && later.move.from() == s)) return false;
+    }
+  }
+  return true;
 }
 
 struct Outcome {
