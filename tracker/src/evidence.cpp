@@ -157,6 +157,14 @@ const Run* BoardEvidence::run_at(int square, double t, double before) const {
   return it == squares_[square].runs.end() ? nullptr : &*it;
 }
 
+const Run* BoardEvidence::run_after(int square, const Run& run) const {
+  const std::deque<Run>& runs = squares_[square].runs;
+  for (auto it = runs.begin(); it != runs.end(); ++it) {
+    if (&*it == &run) return std::next(it) == runs.end() ? nullptr : &*std::next(it);
+  }
+  return nullptr;
+}
+
 std::array<std::optional<BoardEvidence::SquareReading>, 64> BoardEvidence::readings_at(
     double t, double before) const {
   std::array<std::optional<SquareReading>, 64> out;

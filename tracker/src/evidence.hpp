@@ -59,6 +59,8 @@ class BoardEvidence {
   std::array<std::optional<SquareReading>, 64> readings_at(double t, double before) const;
   // The run used for square `s` at time `t` (as readings_at chooses), if any.
   const Run* run_at(int square, double t, double before) const;
+  // The run after `run` (one of square `s`'s runs) on that square, if any.
+  const Run* run_after(int square, const Run& run) const;
   // What happened on each square between `t_previous` (the previous press on the board; no
   // time: the start) and `t` (readings as readings_at takes them): `touched`, something
   // covered it meanwhile (vision sees a hand over every square a move changes), and

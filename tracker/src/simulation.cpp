@@ -384,6 +384,10 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
         shadow_from[j] = change_t;
       }
     }
+    if (std::find(options.lingering_hands.begin(), options.lingering_hands.end(),
+                  static_cast<int>(i)) != options.lingering_hands.end()) {
+      hand1 = t + options.linger_seconds;
+    }
     covers[b].push_back({hand0, hand1, mask, {mover}});
     previous_change[b] = change_t;
 
@@ -441,7 +445,7 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
     }
     if (!illegal) sim.truth.push_back(truth);
     previous_press[b] = t;
-    sim.duration = t + 1.5;
+    sim.duration = std::max(sim.duration, std::max(t, hand1) + 1.5);
   }
   for (auto& h : holdings) {
     std::stable_sort(h.begin(), h.end(), [](const auto& a, const auto& x) { return a.t < x.t; });

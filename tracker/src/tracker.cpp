@@ -69,6 +69,10 @@ constexpr double kResyncStaleMargin = 3.0;
 constexpr int kTypeDoubtLagFactor = 3;
 // Frames between two views of a piece whose type is read (one second at 30 fps).
 constexpr int kTypeViewSpacing = 30;
+// A piece's reading is looked for past this many runs of other readings (a hand, a shadow),
+// starting within this many seconds of the press.
+constexpr int kTypeRunsLookedPast = 3;
+constexpr double kTypeLookSeconds = 10.0;
 // A square whose reading changed with no hand over it since the previous press tells its
 // states apart by at most this much (log-likelihood), while that reading lasts.
 constexpr double kUncoveredChangeSpread = 4.0;
@@ -1718,8 +1722,15 @@ struct Tracker::Impl {
     std::vector<int> frames = {press.frame};
     const detail::SquareState colour =
         mover == Color::kWhite ? SquareState::kWhite : SquareState::kBlack;
-    const detail::Run* run =
-        evidence[index(press.board)].run_at(square, press.t + config.settle_seconds, kInfinity);
+    // The piece's first steady reading after the press: a drop may read only once the hand
+    // has gone, after the settling time.
+    const detail::BoardEvidence& board = evidence[index(press.board)];
+    const detail::Run* run = board.run_at(square, press.t + config.settle_seconds, kInfinity);
+    for (int later = 0; later < kTypeRunsLookedPast && run != nullptr &&
+                        run->mean_state() != colour && run->end < press.t + kTypeLookSeconds;
+         ++later) {
+      run = board.run_after(square, *run);
+    }
     if (run != nullptr && run->mean_state() == colour) {
       for (const int frame : {(std::max(run->first_frame, press.frame) + run->last_frame) / 2,
                               run->last_frame - kTypeViewSpacing}) {
@@ -2102,9 +2113,34 @@ struct Tracker::Impl {
              {shortfall.first_frame});
   }
 
+  // At the end of the footage, the readings that changed after each board's last press:
+  // a later press would have counted them (press_evidence), and without one the last move
+  // on a board is chosen on what the first half-second after its press showed (a drop
+  // read before the hand has left, a from-square still read as the piece).
+  void score_final_readings() {
+    if (beam.empty()) return;
+    for (const BoardId board : {BoardId::kA, BoardId::kB}) {
+      const int b = index(board);
+      if (!last_press_t[b] || !evidence[b].seen()) continue;
+      Press end;
+      end.board = board;
+      end.t = evidence[b].latest_t();
+      end.previous_press_t = last_press_t[b];
+      const PressEvidence seen = press_evidence(end, end.t, kInfinity);
+      for (Hypothesis& h : beam)
+        h.score += board_score(h.boards[b], seen.from_position(h.boards[b]));
+    }
+    std::stable_sort(beam.begin(), beam.end(),
+                     [](const Hypothesis& x, const Hypothesis& y) { return x.score > y.score; });
+    // Scores are kept relative to the best (type_doubt reads them so).
+    const double best = beam.front().score;
+    for (Hypothesis& h : beam) h.score -= best;
+  }
+
   void finish_all() {
     finished = true;
     process_ready();
+    score_final_readings();
     commit_agreed(true);
     evaluate_holdings();
     for (int s = 0; s < 4; ++s) {

@@ -54,6 +54,11 @@ struct SimulationOptions {
   bool attribute_hands = true;
   std::vector<ShadowedSquare> shadowed;
   std::vector<BlindSquare> blind;
+  // Plies (0-based, in completion order) whose mover's hand stays over the move's squares
+  // this long after the press (setting the piece straight), so that vision reads them only
+  // well after it.
+  std::vector<int> lingering_hands;
+  double linger_seconds = 2.5;
 };
 
 using SimulatedInput = std::variant<ClockEvent, BoardObservation, HoldingsObservation>;
