@@ -2127,8 +2127,14 @@ struct Tracker::Impl {
       end.t = evidence[b].latest_t();
       end.previous_press_t = last_press_t[b];
       const PressEvidence seen = press_evidence(end, end.t, kInfinity);
-      for (Hypothesis& h : beam)
-        h.score += board_score(h.boards[b], seen.from_position(h.boards[b]));
+      if (config.debug != nullptr) {
+        *config.debug << "end " << rules::board_letter(board) << " t=" << end.t << "\n";
+      }
+      for (Hypothesis& h : beam) {
+        const double fit = board_score(h.boards[b], seen.from_position(h.boards[b]));
+        if (config.debug != nullptr) *config.debug << "  " << h.score << " + " << fit << "\n";
+        h.score += fit;
+      }
     }
     std::stable_sort(beam.begin(), beam.end(),
                      [](const Hypothesis& x, const Hypothesis& y) { return x.score > y.score; });
