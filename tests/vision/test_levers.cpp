@@ -1,6 +1,7 @@
 // Clock levers: read_clock on a drawn clock whose lever shows as a wedge (wide at the raised
 // end) beside a light display, which the bright-pixel reading cannot tell from the lever;
-// LeverReader reads nothing while a hand covers the clock.
+// LeverReader reads nothing while a hand covers the clock, and learns the two positions of a
+// lever whose single-frame reading says the same in both.
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
 
@@ -86,6 +87,42 @@ TEST(LeverReader, AHandOverTheClockIsNoEvidence) {
   EXPECT_TRUE(covered.touched);
   // Gone again: read as before.
   EXPECT_EQ(reader.read(still).at(0).lever_down, Lever::kBlack);
+}
+
+// A dark clock with a yellow lever and a pale label beside the display in White's half only:
+// the label's bright pixels outweigh the lever's in either position, so a single frame reads
+// White's end raised whichever end is.
+cv::Mat clock_with_label(bool white_raised) {
+  cv::Mat image(400, 320, CV_8UC3, cv::Scalar(90, 130, 170));
+  cv::rectangle(image, {130, 100}, {190, 300}, cv::Scalar(45, 45, 45), cv::FILLED);
+  cv::rectangle(image, {160, 110}, {185, 190}, cv::Scalar(200, 235, 245), cv::FILLED);
+  const int raised_y = white_raised ? 85 : 315;
+  const int lowered_y = white_raised ? 315 : 85;
+  const std::vector<cv::Point> wedge{
+      {136, raised_y}, {150, raised_y}, {150, lowered_y}, {146, lowered_y}};
+  cv::fillConvexPoly(image, wedge, cv::Scalar(40, 200, 230));
+  return image;
+}
+
+TEST(LeverReader, LearnsBothPositionsOfALeverASingleFrameMisreads) {
+  const calibration::Clock clock = drawn_clock();
+  // The premise: one frame alone reads Black's side pressed in both positions.
+  ASSERT_EQ(read_clock(clock_with_label(true), clock).lever_down, Lever::kBlack);
+  ASSERT_EQ(read_clock(clock_with_label(false), clock).lever_down, Lever::kBlack);
+  calibration::Calibration calibration;
+  calibration.clocks.push_back(clock);
+  LeverReader reader(calibration);
+  const auto hold = [&reader](bool white_raised, int frames) {
+    ClockObservation last;
+    for (int i = 0; i < frames; ++i) last = reader.read(clock_with_label(white_raised)).at(0);
+    return last;
+  };
+  EXPECT_EQ(hold(true, 40).lever_down, Lever::kBlack);
+  // Pressed at White's end: once the new position has held a while, it reads as White's.
+  EXPECT_EQ(hold(false, 60).lever_down, Lever::kWhite);
+  // Both positions known: each reads at once.
+  EXPECT_EQ(hold(true, 1).lever_down, Lever::kBlack);
+  EXPECT_EQ(hold(false, 1).lever_down, Lever::kWhite);
 }
 
 }  // namespace

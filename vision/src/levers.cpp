@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include <opencv2/imgproc.hpp>
@@ -144,25 +145,41 @@ int lever_pixels(const std::vector<cv::Vec3b>& pixels, float background_luma,
 // or yellow to orange, and unlike the table around it, counted per half; the raised end shows more
 // of them. Reads unknown where the lever is not that bright (grey on a light clock, a light display
 // beside it).
-ClockObservation bright_lever_reading(const cv::Mat& frame_bgr, const calibration::Clock& clock) {
-  ClockObservation result;
-  result.board = clock.board;
+// Lever pixels (lever_pixels) in each half of the clock's area; nullopt when too few show
+// to say anything (a hand over the clock, a clock out of view, a lever not that bright).
+struct LeverEnds {
+  int white_end = 0;
+  int black_end = 0;
+  // From -1 (all at the black end) to 1 (all at the white end).
+  double balance() const { return double(white_end - black_end) / (white_end + black_end); }
+};
+constexpr int kFewestLeverPixels = 20;
+
+std::optional<LeverEnds> bright_lever_ends(const cv::Mat& frame_bgr,
+                                           const calibration::Clock& clock) {
   const std::vector<cv::Vec3b> white_half = polygon_pixels(frame_bgr, clock.white_lever);
   const std::vector<cv::Vec3b> black_half = polygon_pixels(frame_bgr, clock.black_lever);
   std::vector<float> lumas;
   lumas.reserve(white_half.size() + black_half.size());
   for (const cv::Vec3b& p : white_half) lumas.push_back(calibration::luma(p));
   for (const cv::Vec3b& p : black_half) lumas.push_back(calibration::luma(p));
-  if (lumas.empty()) return result;
+  if (lumas.empty()) return std::nullopt;
   const auto middle = lumas.begin() + static_cast<long>(lumas.size() / 2);
   std::nth_element(lumas.begin(), middle, lumas.end());
   const std::vector<bool> surroundings = surround_colours(frame_bgr, clock.region);
-  const int white_end = lever_pixels(white_half, *middle, surroundings);
-  const int black_end = lever_pixels(black_half, *middle, surroundings);
-  const int total = white_end + black_end;
-  // Too little lever in view to say (a hand over the clock, a clock out of view).
-  if (total < 20) return result;
-  const double balance = double(white_end - black_end) / total;
+  LeverEnds ends;
+  ends.white_end = lever_pixels(white_half, *middle, surroundings);
+  ends.black_end = lever_pixels(black_half, *middle, surroundings);
+  if (ends.white_end + ends.black_end < kFewestLeverPixels) return std::nullopt;
+  return ends;
+}
+
+ClockObservation bright_lever_reading(const cv::Mat& frame_bgr, const calibration::Clock& clock) {
+  ClockObservation result;
+  result.board = clock.board;
+  const std::optional<LeverEnds> ends = bright_lever_ends(frame_bgr, clock);
+  if (!ends) return result;
+  const double balance = ends->balance();
   if (std::abs(balance) < 0.2) return result;
   // The raised end shows more lever; the pressed side is the other one.
   result.lever_down = balance > 0 ? Lever::kBlack : Lever::kWhite;
@@ -306,6 +323,101 @@ constexpr double kReferenceRate = 0.3;
 constexpr int kAdoptAfterFrames = 8;
 constexpr double kStillShare = 0.01;
 
+// The lever's two positions, learnt per clock from the balance of lever pixels between its
+// halves (bright_lever_ends) in quiet frames. A clock's own look (a bright display, a board's
+// frame inside its area, the lever's colour and angle) shifts that balance so much that
+// either position may read on the same side of zero, but the raised white end always gives
+// the higher balance: once both positions have been seen, each frame is read by the nearer.
+// Balances within this of a position's are that position; this far from it, another.
+constexpr double kSamePosition = 0.06;
+constexpr double kOtherPosition = 0.12;
+// A second position is taken once seen in this many quiet frames in a row (half a second):
+// a hand's shadow passing over the clock does not stay that still.
+constexpr int kNewPositionFrames = 15;
+// A position's balance follows slow changes (light) at this rate.
+constexpr double kPositionRate = 0.05;
+// Fewer lever pixels than this (a pale lever on a pale clock) give too noisy a balance.
+constexpr int kFewestPositionPixels = 150;
+
+struct LeverPosition {
+  double balance = 0.0;
+  int frames = 0;
+  // What the single-frame reading said in this position's frames.
+  int read_white = 0;
+  int read_black = 0;
+};
+
+class LeverPositions {
+ public:
+  void learn(double balance, Lever single_frame) {
+    if (positions_.empty()) {
+      positions_.push_back({balance, 0, 0, 0});
+    }
+    const std::size_t near = nearest(balance);
+    const double distance = std::abs(balance - positions_[near].balance);
+    if (distance <= kSamePosition) {
+      join(positions_[near], balance, single_frame);
+      candidate_.frames = 0;
+      return;
+    }
+    if (positions_.size() >= 2 || distance < kOtherPosition) return;
+    if (candidate_.frames > 0 && std::abs(balance - candidate_.balance) <= kSamePosition) {
+      join(candidate_, balance, single_frame);
+    } else {
+      candidate_ = {balance, 0, 0, 0};
+      join(candidate_, balance, single_frame);
+    }
+    if (candidate_.frames >= kNewPositionFrames) {
+      positions_.push_back(candidate_);
+      candidate_.frames = 0;
+    }
+  }
+
+  // The side pressed, from the nearer of the two positions; unknown before both are known,
+  // when the balance lies beyond both, or when what the single-frame reading said in each
+  // position contradicts the order (then the two are not the lever's positions).
+  ClockObservation read(double balance, ClockObservation single_frame) const {
+    if (positions_.size() < 2) return single_frame;
+    const LeverPosition& high =
+        positions_[0].balance > positions_[1].balance ? positions_[0] : positions_[1];
+    const LeverPosition& low = &high == &positions_[0] ? positions_[1] : positions_[0];
+    const double separation = high.balance - low.balance;
+    if (separation < kOtherPosition) return single_frame;
+    if (high.read_white > high.read_black && low.read_black > low.read_white) {
+      return single_frame;
+    }
+    if (balance > high.balance + separation || balance < low.balance - separation) {
+      return single_frame;
+    }
+    ClockObservation out = single_frame;
+    const bool raised_white = std::abs(balance - high.balance) < std::abs(balance - low.balance);
+    out.lever_down = raised_white ? Lever::kBlack : Lever::kWhite;
+    const double from_middle = std::abs(balance - 0.5 * (high.balance + low.balance));
+    out.confidence = static_cast<float>(std::min(1.0, 2.0 * from_middle / separation));
+    return out;
+  }
+
+ private:
+  std::size_t nearest(double balance) const {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < positions_.size(); ++i) {
+      if (std::abs(balance - positions_[i].balance) < std::abs(balance - positions_[best].balance))
+        best = i;
+    }
+    return best;
+  }
+  static void join(LeverPosition& position, double balance, Lever single_frame) {
+    ++position.frames;
+    const double rate = std::max(kPositionRate, 1.0 / position.frames);
+    position.balance += rate * (balance - position.balance);
+    position.read_white += single_frame == Lever::kWhite ? 1 : 0;
+    position.read_black += single_frame == Lever::kBlack ? 1 : 0;
+  }
+
+  std::vector<LeverPosition> positions_;  // at most two
+  LeverPosition candidate_;
+};
+
 double changed_share(const cv::Mat& a, const cv::Mat& b) {
   cv::Mat difference;
   cv::absdiff(a, b, difference);
@@ -322,6 +434,7 @@ struct LeverReader::Impl {
     cv::Mat reference;  // CV_32F luma of the last uncovered views
     cv::Mat previous;   // CV_32F luma of the last frame
     int covered_frames = 0;
+    LeverPositions positions;
   };
   std::vector<PerClock> clocks;
 };
@@ -379,6 +492,10 @@ std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr,
       // No evidence: the covered end of the lever looks pressed.
       seen.lever_down = Lever::kUnknown;
       seen.confidence = 0.0f;
+    } else if (const std::optional<LeverEnds> ends = bright_lever_ends(frame_bgr, per.clock);
+               ends && ends->white_end + ends->black_end >= kFewestPositionPixels) {
+      if (quiet) per.positions.learn(ends->balance(), seen.lever_down);
+      seen = per.positions.read(ends->balance(), seen);
     }
     if (quiet) {
       per.covered_frames = 0;
