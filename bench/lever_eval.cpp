@@ -5,6 +5,7 @@
 //
 // usage: lever_eval CLIP_DIR... [--verbose]
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -36,7 +37,14 @@ struct Score {
   int frames = 0;
   int frames_right = 0;    // the reading equals the truth
   int frames_unknown = 0;  // no reading
+  // Pairs of matched presses on the two boards this close in truth, and of them those found
+  // in the other order (the BPGN lists moves in press order: a game is exact only with none).
+  int close_pairs = 0;
+  int pairs_swapped = 0;
 };
+
+// Presses on the two boards closer than this are a close pair.
+constexpr double kClosePairSeconds = 0.3;
 
 // How found presses sit against true ones: the mean signed error (a bias the detector could
 // take off) and the median and 90th percentile of the absolute error.
@@ -108,6 +116,11 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
     }
     frame = source->next();
   }
+  for (const capture::ClockEvent& press : detector.flush()) {
+    found[static_cast<int>(press.board)].push_back(press);
+  }
+  // Per board, (true time, found time) of the matched presses.
+  std::array<std::vector<std::pair<double, double>>, 2> matched;
   for (int b = 0; b < 2; ++b) {
     std::vector<bool> used(found[b].size(), false);
     score.truth += static_cast<int>(truth[b].size());
@@ -126,6 +139,8 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
         continue;
       }
       used[static_cast<std::size_t>(best)] = true;
+      matched[static_cast<std::size_t>(b)].emplace_back(want.t,
+                                                        found[b][static_cast<std::size_t>(best)].t);
       const double signed_error = found[b][static_cast<std::size_t>(best)].t - want.t;
       const double error = std::abs(signed_error);
       score.errors.push_back(signed_error);
@@ -146,13 +161,28 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
       }
     }
   }
+  for (const auto& [true_a, found_a] : matched[0]) {
+    for (const auto& [true_b, found_b] : matched[1]) {
+      if (std::abs(true_a - true_b) >= kClosePairSeconds) continue;
+      ++score.close_pairs;
+      const bool swapped = (true_a < true_b) != (found_a < found_b);
+      score.pairs_swapped += swapped ? 1 : 0;
+      if (verbose && swapped) {
+        std::printf("  swapped A %.3f (found %.3f) and B %.3f (found %.3f)\n", true_a, found_a,
+                    true_b, found_b);
+      }
+    }
+  }
   std::printf(
       "%s: presses %d, found %d (%d within %.1f s, worst %.3f s), spurious %d; lever right in "
-      "%.1f %% of frames, unknown in %.1f %%; %s\n",
+      "%.1f %% of frames, unknown in %.1f %%; %s; cross-board pairs within %.1f s: %d of %d in "
+      "the wrong order\n",
       clip.string().c_str(), score.truth, score.found, score.good, kGoodSeconds, score.error_max,
       score.spurious, 100.0 * score.frames_right / std::max(1, score.frames),
-      100.0 * score.frames_unknown / std::max(1, score.frames),
-      error_summary(score.errors).c_str());
+      100.0 * score.frames_unknown / std::max(1, score.frames), error_summary(score.errors).c_str(),
+      kClosePairSeconds, score.pairs_swapped, score.close_pairs);
+  total.close_pairs += score.close_pairs;
+  total.pairs_swapped += score.pairs_swapped;
   total.errors.insert(total.errors.end(), score.errors.begin(), score.errors.end());
   total.truth += score.truth;
   total.found += score.found;
@@ -196,11 +226,13 @@ int main(int argc, char** argv) {
   if (clips.size() > 1) {
     std::printf(
         "all: presses %d, found %d (%d within %.1f s, worst %.3f s), spurious %d; lever right in "
-        "%.1f %% of frames, unknown in %.1f %%; %s\n",
+        "%.1f %% of frames, unknown in %.1f %%; %s; cross-board pairs within %.1f s: %d of %d in "
+        "the wrong order\n",
         total.truth, total.found, total.good, kGoodSeconds, total.error_max, total.spurious,
         100.0 * total.frames_right / std::max(1, total.frames),
         100.0 * total.frames_unknown / std::max(1, total.frames),
-        error_summary(total.errors).c_str());
+        error_summary(total.errors).c_str(), kClosePairSeconds, total.pairs_swapped,
+        total.close_pairs);
   }
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <deque>
 #include <exception>
 #include <fstream>
+#include <limits>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -53,6 +54,9 @@ constexpr std::size_t kPrefetchDepth = 8;
 // recalibrate.
 constexpr int kDriftCheckEvery = 30;
 constexpr int kDriftPatience = 4;
+// Presses read from the levers are held this long before the tracker gets them, sorted by
+// time: longer than a lever press takes to be found (a hand resting on the clock).
+constexpr double kLeverReorderSeconds = 2.0;
 
 // A frame as read, with its snapshot JPEG when it is one of the frames kept for snapshots.
 struct ReadFrame {
@@ -501,6 +505,21 @@ RecordSummary record(const RecordOptions& options) {
     tracker.add(e);
     recorder->record(e);
   };
+  // Presses read from the levers reach the tracker in the order of their times, which is the
+  // order of the moves in the record: the two boards' presses are found after different
+  // delays (a hand over one clock), and a move a twentieth of a second before the other
+  // board's would otherwise be listed after it.
+  std::vector<capture::ClockEvent> lever_presses;
+  const auto feed_lever_presses = [&](double until) {
+    std::stable_sort(
+        lever_presses.begin(), lever_presses.end(),
+        [](const capture::ClockEvent& a, const capture::ClockEvent& b) { return a.t < b.t; });
+    std::size_t fed = 0;
+    while (fed < lever_presses.size() && lever_presses[fed].t <= until) {
+      feed_clock(lever_presses[fed++]);
+    }
+    lever_presses.erase(lever_presses.begin(), lever_presses.begin() + static_cast<long>(fed));
+  };
   const auto drain = [&] {
     for (const tracker::TrackerEvent& event : tracker.take_events()) {
       if (const auto* incident = std::get_if<tracker::Incident>(&event)) {
@@ -540,8 +559,11 @@ RecordSummary record(const RecordOptions& options) {
                                                          frame->t, options.holdings_to_tracker);
           if (clocks_from_vision) {
             for (const tracker::LeverObservation& lever : inputs.levers) {
-              if (std::optional<capture::ClockEvent> press = levers.add(lever)) feed_clock(*press);
+              if (std::optional<capture::ClockEvent> press = levers.add(lever)) {
+                lever_presses.push_back(*press);
+              }
             }
+            feed_lever_presses(frame->t - kLeverReorderSeconds);
           }
           for (const tracker::BoardObservation& board : inputs.boards) {
             if (observations) observations->write(board);
@@ -569,6 +591,10 @@ RecordSummary record(const RecordOptions& options) {
     }
     // Clock events after the last frame (a stop, a flag) still count.
     while (next_clock < clock_log.size()) feed_clock(clock_log[next_clock++]);
+    if (clocks_from_vision) {
+      for (const capture::ClockEvent& press : levers.flush()) lever_presses.push_back(press);
+      feed_lever_presses(std::numeric_limits<double>::infinity());
+    }
     tracker.finish();
     drain();
 

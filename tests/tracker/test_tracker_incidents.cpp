@@ -226,8 +226,8 @@ TEST(LeverPressDetector, PressWhenTheLeverComesDownOnTheOtherSide) {
 
 namespace {
 
-TEST(LeverPressDetector, AHandOverTheLeverTimesThePressFromItsArrival) {
-  bugcam::tracker::LeverPressDetector detector(2, 0.25);
+TEST(LeverPressDetector, AHandOverTheLeverTimesThePressFromItsVisit) {
+  bugcam::tracker::LeverPressDetector detector(2);
   using bugcam::rules::Color;
   const auto lever = [](double t, std::optional<Color> down, bool touched) {
     bugcam::tracker::LeverObservation o;
@@ -238,18 +238,48 @@ TEST(LeverPressDetector, AHandOverTheLeverTimesThePressFromItsArrival) {
   };
   EXPECT_FALSE(detector.add(lever(0.0, Color::kBlack, false)));
   EXPECT_FALSE(detector.add(lever(0.1, Color::kBlack, false)));
-  // The hand arrives at 1.0 and shows the old side until it leaves at 1.8.
-  for (double t = 1.0; t < 1.8; t += 0.1) EXPECT_FALSE(detector.add(lever(t, Color::kBlack, true)));
+  // The hand arrives at 1.0 and shows the old side until it leaves after 1.7.
+  for (int i = 0; i < 8; ++i) EXPECT_FALSE(detector.add(lever(1.0 + 0.1 * i, Color::kBlack, true)));
   EXPECT_FALSE(detector.add(lever(1.8, Color::kWhite, false)));
   const auto press = detector.add(lever(1.9, Color::kWhite, false));
   ASSERT_TRUE(press.has_value());
-  EXPECT_NEAR(press->t, 1.25, 1e-9);  // a reach after it arrived, not 1.75
-  // Without a touch: halfway between the last old reading and the first new one.
+  // A little before the middle of its visit (1.35), not when the lever showed (1.75).
+  EXPECT_NEAR(press->t, 1.2, 1e-9);
+  // Without a touch, the flip unseen between two readings: halfway between them.
   EXPECT_FALSE(detector.add(lever(3.0, Color::kWhite, false)));
   EXPECT_FALSE(detector.add(lever(3.1, Color::kBlack, false)));
   const auto back = detector.add(lever(3.2, Color::kBlack, false));
   ASSERT_TRUE(back.has_value());
   EXPECT_NEAR(back->t, 3.05, 1e-9);
+}
+
+TEST(LeverPressDetector, AFlipSeenBetweenTwoFramesTimesThePress) {
+  bugcam::tracker::LeverPressDetector detector(2);
+  using bugcam::rules::Color;
+  const auto lever = [](int frame, std::optional<Color> down, bool touched) {
+    bugcam::tracker::LeverObservation o;
+    o.t = frame / 30.0;
+    o.frame = frame;
+    o.down = down;
+    o.touched = touched;
+    return o;
+  };
+  for (int f = 0; f < 10; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kBlack, false)));
+  // The hand comes over the clock at frame 10, the lever shows White's side down from frame
+  // 17 (the hand beside it), and the hand stays until frame 30: the press waits for it.
+  for (int f = 10; f < 17; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kBlack, true)));
+  for (int f = 17; f < 30; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kWhite, true)));
+  const auto press = detector.add(lever(30, Color::kWhite, false));
+  ASSERT_TRUE(press.has_value());
+  EXPECT_EQ(press->side, Color::kWhite);
+  // The lever reads its new side partway through its flip: a little before frame 16.5.
+  EXPECT_NEAR(press->t, 16.5 / 30.0 - 0.03, 1e-9);
+  // A press still waiting for its hand at the end of the footage is not lost.
+  for (int f = 41; f < 45; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kBlack, true)));
+  const std::vector<bugcam::capture::ClockEvent> left = detector.flush();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].side, Color::kBlack);
+  EXPECT_TRUE(detector.flush().empty());
 }
 
 }  // namespace

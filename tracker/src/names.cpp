@@ -1,4 +1,6 @@
 #include <array>
+#include <cmath>
+#include <vector>
 
 #include "bugcam/tracker.hpp"
 
@@ -29,47 +31,86 @@ std::string ply_label(BoardId board, Color side, int number) {
          (side == Color::kWhite ? letter : static_cast<char>(letter - 'A' + 'a'));
 }
 
+ClockEvent LeverPressDetector::timed(const PerBoard& board, const Waiting& waiting) const {
+  ClockEvent press = waiting.press;
+  const double middle = 0.5 * (waiting.last_old_t + waiting.first_new_t);
+  std::optional<double> from_touch;
+  if (board.touch_start && *board.touch_start >= waiting.last_old_t - kTouchLookback &&
+      *board.touch_start <= waiting.first_new_t) {
+    from_touch = 0.5 * (*board.touch_start + board.touch_end) - kTouchMiddleLead;
+  }
+  const bool flip_seen = waiting.first_new_t - waiting.last_old_t <= kFlipSeenGap;
+  const double from_flip = middle - kFlipReadLag;
+  if (flip_seen && (!from_touch || std::abs(from_flip - *from_touch) <= kFlipTouchAgree)) {
+    press.t = from_flip;
+  } else if (from_touch) {
+    // Never after the lever was seen on its new side.
+    press.t = std::min(*from_touch, waiting.first_new_t);
+  } else {
+    press.t = middle;
+  }
+  return press;
+}
+
 std::optional<ClockEvent> LeverPressDetector::add(const LeverObservation& observation) {
   PerBoard& board = boards_[static_cast<int>(observation.board)];
   if (observation.touched && !board.touching) board.touch_start = observation.t;
+  if (observation.touched) board.touch_end = observation.t;
   board.touching = observation.touched;
-  if (!observation.down) return std::nullopt;  // unknown frames neither confirm nor break
+  std::optional<ClockEvent> out;
+  if (board.waiting &&
+      (!board.touching || observation.t > board.waiting->settled_t + kLongestWait)) {
+    out = timed(board, *board.waiting);
+    board.waiting.reset();
+  }
+  if (!observation.down) return out;  // unknown frames neither confirm nor break
   const Color down = *observation.down;
   if (board.settled == down) {
     board.settled_last_t = observation.t;
     board.candidate.reset();
     board.candidate_frames = 0;
-    return std::nullopt;
+    return out;
   }
   if (board.candidate != down) {
     board.candidate = down;
     board.candidate_first_t = observation.t;
     board.candidate_frames = 0;
   }
-  if (++board.candidate_frames < stable_frames_) return std::nullopt;
+  if (++board.candidate_frames < stable_frames_) return out;
   const bool was_settled = board.settled.has_value();
-  double press_t = board.candidate_first_t;
-  if (was_settled) {
-    press_t = 0.5 * (board.settled_last_t + board.candidate_first_t);
-    // A hand over the lever may show the old side until it leaves: the press came about a
-    // reach after the hand arrived, when that is earlier.
-    if (board.touch_start && *board.touch_start >= board.settled_last_t - kTouchLookback &&
-        *board.touch_start <= board.candidate_first_t) {
-      press_t = std::min(press_t, *board.touch_start + reach_seconds_);
-    }
-  }
+  Waiting waiting;
+  waiting.last_old_t = board.settled_last_t;
+  waiting.first_new_t = board.candidate_first_t;
+  waiting.settled_t = observation.t;
   board.settled = down;
   board.settled_last_t = observation.t;
   board.candidate.reset();
   board.candidate_frames = 0;
   // The first state seen is where the lever stood, not a press.
-  if (!was_settled) return std::nullopt;
-  ClockEvent press;
-  press.t = press_t;
-  press.board = observation.board;
-  press.kind = ClockEvent::Kind::kPress;
-  press.side = down;
-  return press;
+  if (!was_settled) return out;
+  waiting.press.board = observation.board;
+  waiting.press.kind = ClockEvent::Kind::kPress;
+  waiting.press.side = down;
+  // One press waits at a time: an earlier one still waiting goes now.
+  if (board.waiting) out = timed(board, *board.waiting);
+  if (board.touching) {
+    board.waiting = waiting;
+    return out;
+  }
+  if (out) {
+    board.waiting = waiting;
+    return out;
+  }
+  return timed(board, waiting);
+}
+
+std::vector<ClockEvent> LeverPressDetector::flush() {
+  std::vector<ClockEvent> out;
+  for (PerBoard& board : boards_) {
+    if (board.waiting) out.push_back(timed(board, *board.waiting));
+    board.waiting.reset();
+  }
+  return out;
 }
 
 }  // namespace bugcam::tracker

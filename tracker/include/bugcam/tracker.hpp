@@ -239,13 +239,34 @@ class Tracker {
 // readings gave 23, for 4 fewer found within 0.2 s).
 class LeverPressDetector {
  public:
-  explicit LeverPressDetector(int stable_frames = 4, double reach_seconds = 0.25)
-      : stable_frames_(stable_frames), reach_seconds_(reach_seconds) {}
+  explicit LeverPressDetector(int stable_frames = 4) : stable_frames_(stable_frames) {}
+  // A press is returned once the lever has settled on the other side and the hand that
+  // pressed it has left the clock (at most kLongestWait after), timed by what was seen: the
+  // lever's flip when it showed between two frames, else the middle of the hand's visit.
   std::optional<ClockEvent> add(const LeverObservation& observation);
+  // The presses still waiting for their hand to leave, at the end of the footage.
+  std::vector<ClockEvent> flush();
 
  private:
   // A touch that began this long before the last reading of the old side still counts.
   static constexpr double kTouchLookback = 1.0;
+  // A press waits at most this long (after the lever settled) for the hand to leave.
+  static constexpr double kLongestWait = 1.0;
+  // The lever reads its new side about halfway through its flip, this long after the press.
+  static constexpr double kFlipReadLag = 0.03;
+  // The lever's flip counts as seen when its two sides were read at most this far apart.
+  static constexpr double kFlipSeenGap = 0.05;
+  // The press comes this long before the middle of the hand's visit to the clock (the hand
+  // rests on the button and leaves more slowly than it came).
+  static constexpr double kTouchMiddleLead = 0.15;
+  // A flip read this far from the hand's visit's timing was a reading the hand disturbed.
+  static constexpr double kFlipTouchAgree = 0.15;
+  struct Waiting {
+    ClockEvent press;
+    double last_old_t = 0.0;   // the last reading of the old side
+    double first_new_t = 0.0;  // the first reading of the new side
+    double settled_t = 0.0;    // when the new side had held stable_frames
+  };
   struct PerBoard {
     std::optional<Color> settled;
     double settled_last_t = 0.0;
@@ -254,9 +275,11 @@ class LeverPressDetector {
     int candidate_frames = 0;
     bool touching = false;
     std::optional<double> touch_start;  // of the latest touch
+    double touch_end = 0.0;             // its last touched frame
+    std::optional<Waiting> waiting;
   };
+  ClockEvent timed(const PerBoard& board, const Waiting& waiting) const;
   int stable_frames_;
-  double reach_seconds_;
   std::array<PerBoard, 2> boards_{};
 };
 
