@@ -206,7 +206,7 @@ struct VisionOptions {
   // or the hand-written reader (classify_squares). The occlusion flag is the hand-written
   // reader's either way.
   bool square_network = true;
-  std::shared_ptr<const SquareModel> square_model;
+  std::shared_ptr<const SquareModel> square_model = nullptr;
 };
 
 // --- Where the camera stands -----------------------------------------------------------
