@@ -6,6 +6,11 @@
 //   train_squares --cut FILE [--step N] CLIP_DIR...
 //       writes FILE (format at write_boards): every Nth frame (default 6), each board's
 //       network view (square_net_board) with its viewpoint and the truth of each square
+//   train_squares --cut FILE --stills FIRST-LAST --count N
+//       the same from N rendered stills of seeds spread over FIRST-LAST
+//       (samples::render_training_still: random positions, every look the renderer has,
+//       tilt 0-40 degrees; JPEG-compressed as video; calibrated from the renderer's lattice
+//       with a small error), no hands, every square counts
 //   train_squares --evaluate [--model FILE] [--step N] CLIP_DIR...
 //       per-class accuracy and confusion of the network (the bundled one unless --model)
 //       and of the hand-written single-frame reader on the same squares, through vision's
@@ -23,16 +28,20 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 #include <opencv2/core/utility.hpp>
+#include <opencv2/imgcodecs.hpp>
 #include <opencv2/videoio.hpp>
 
 #include "bugcam/calibration.hpp"
+#include "bugcam/samples.hpp"
 #include "bugcam/vision.hpp"
+#include "still_calibration.hpp"
 
 namespace {
 
@@ -47,6 +56,7 @@ const char* const kClassNames[3] = {"empty", "white", "black"};
 int usage(const char* message) {
   std::cerr << "train_squares: " << message
             << "\nusage: train_squares --cut FILE [--step N] CLIP_DIR...\n"
+               "       train_squares --cut FILE --stills FIRST-LAST --count N\n"
                "       train_squares --evaluate [--model FILE] [--step N] CLIP_DIR...\n";
   return 2;
 }
@@ -192,6 +202,38 @@ void write_boards(const fs::path& file, const std::vector<BoardSample>& samples)
   if (!out) throw std::runtime_error(file.string() + ": cannot write");
 }
 
+// Boards of rendered stills: seed, 0, board; labels from the renderer.
+void cut_stills(int first, int last, int count, std::vector<BoardSample>& samples) {
+  std::mt19937_64 rng(static_cast<std::uint64_t>(first) * 7919 + static_cast<std::uint64_t>(count));
+  std::uniform_real_distribution<double> jitter(-0.04, 0.04);
+  std::uniform_int_distribution<int> quality(55, 92);
+  const int span = last - first + 1;
+  for (int i = 0; i < count && i < span; ++i) {
+    const int seed = first + static_cast<int>(static_cast<long>(i) * span / std::min(count, span));
+    const bugcam::samples::TrainingStill still =
+        bugcam::samples::render_training_still(static_cast<std::uint64_t>(seed), 0, 1280, 720);
+    const double dx = jitter(rng), dy = jitter(rng);
+    const calibration::Calibration cal = bugcam::testing::still_calibration(still, {dx, dy});
+    std::vector<uchar> bytes;
+    cv::imencode(".jpg", still.image, bytes, {cv::IMWRITE_JPEG_QUALITY, quality(rng)});
+    const cv::Mat image = cv::imdecode(bytes, cv::IMREAD_COLOR);
+    const std::vector<vision::Viewpoint> views = vision::estimate_viewpoints(cal);
+    for (size_t b = 0; b < cal.boards.size(); ++b) {
+      BoardSample sample;
+      sample.clip = seed;
+      sample.board = static_cast<int>(b);
+      sample.view = views[b];
+      for (size_t sq = 0; sq < 64; ++sq) {
+        const char c = still.squares[b][sq];
+        sample.labels[sq] = c == '.' ? 0 : (c >= 'a' ? 2 : 1);
+      }
+      sample.pixels = vision::square_net_board(
+          calibration::warp_board(image, cal.boards[b].board_to_image, 32));
+      samples.push_back(sample);
+    }
+  }
+}
+
 struct Confusion {
   std::array<std::array<long, 4>, 3> counts{};  // truth x read (empty, white, black, unsure)
   void add(int truth, int read) { ++counts[static_cast<size_t>(truth)][static_cast<size_t>(read)]; }
@@ -228,6 +270,7 @@ int main(int argc, char** argv) {
   std::string cut_file, model_file;
   bool evaluate = false;
   int step = 6;
+  int stills_first = -1, stills_last = -1, stills_count = 0;
   std::vector<fs::path> clips;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -238,6 +281,13 @@ int main(int argc, char** argv) {
       evaluate = true;
     } else if (arg == "--model" && has_value) {
       model_file = argv[++i];
+    } else if (arg == "--stills" && has_value) {
+      if (std::sscanf(argv[++i], "%d-%d", &stills_first, &stills_last) != 2 || stills_first < 0 ||
+          stills_last < stills_first) {
+        return usage("--stills FIRST-LAST");
+      }
+    } else if (arg == "--count" && has_value) {
+      stills_count = std::max(0, std::atoi(argv[++i]));
     } else if (arg == "--step" && has_value) {
       step = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--help" || arg == "-h") {
@@ -248,12 +298,13 @@ int main(int argc, char** argv) {
       return usage(("unknown option " + arg).c_str());
     }
   }
-  if (clips.empty() || (cut_file.empty() == !evaluate)) {
+  if ((clips.empty() && stills_count == 0) || (cut_file.empty() == !evaluate)) {
     return usage("give --cut FILE or --evaluate, and clips");
   }
   cv::setNumThreads(1);
   if (!cut_file.empty()) {
     std::vector<BoardSample> samples;
+    if (stills_count > 0) cut_stills(stills_first, stills_last, stills_count, samples);
     for (size_t c = 0; c < clips.size(); ++c) {
       std::unique_ptr<vision::FrameReader> unused;
       const size_t before = samples.size();

@@ -51,7 +51,7 @@ def load_boards(path):
     # Labels a1 = 0 -> grid rows with rank 8 first, as the image.
     labels = rows["labels"].reshape(count, 8, 8)[:, ::-1, :].astype(np.int64)
     views = np.concatenate([rows["nadir"], rows["height"][:, None]], axis=1).astype(np.float32)
-    return pixels, labels, views, rows["clip"].astype(np.int64)
+    return pixels, labels, views, rows["clip"].astype(np.int64), rows["frame"].astype(np.int64)
 
 
 def inputs_of(pixels, views):
@@ -165,6 +165,8 @@ def main():
     parser.add_argument("--out", required=True, help="ONNX file to write")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--frame-step", type=int, default=1,
+                        help="of the clips' boards, only frames that are a multiple of this")
     parser.add_argument("--apart-every", type=int, default=8,
                         help="every Nth training clip is held apart (the temperature)")
     args = parser.parse_args()
@@ -175,7 +177,11 @@ def main():
     generator = torch.Generator().manual_seed(2)
     started = time.monotonic()
 
-    parts = [load_boards(path) for path in args.data]
+    parts = []
+    for path in args.data:
+        part = load_boards(path)
+        keep = part[4] % args.frame_step == 0
+        parts.append(tuple(a[keep] for a in part))
     clip_ids = np.concatenate([p[3] + 1000 * i for i, p in enumerate(parts)])
     pixels = torch.from_numpy(np.concatenate([p[0] for p in parts]).copy())
     labels = torch.from_numpy(np.concatenate([p[1] for p in parts]))
@@ -185,7 +191,7 @@ def main():
     apart_t = torch.from_numpy(apart)
     train = (pixels[~apart_t], labels[~apart_t], views[~apart_t])
     held = (pixels[apart_t], labels[apart_t], views[apart_t])
-    test_pixels, test_labels, test_views, _ = (np.array(a) for a in load_boards(args.test))
+    test_pixels, test_labels, test_views, _, _ = (np.array(a) for a in load_boards(args.test))
     test = (torch.from_numpy(test_pixels), torch.from_numpy(test_labels),
             torch.from_numpy(test_views))
     counts = [int((train[1] == k).sum()) for k in range(3)]
