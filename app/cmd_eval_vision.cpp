@@ -36,7 +36,7 @@ struct EvalOptions {
   bool verbose = false;
   bool single_frame = false;
   bool learn_looks = true;
-  std::string squares = "network";
+  std::string squares = "hand";
 };
 
 struct Ratio {
@@ -321,9 +321,10 @@ void add_eval_vision_command(CLI::App& app, int& exit_status) {
   cmd->add_flag("!--no-looks", options->learn_looks,
                 "Do not learn the pieces' and shadows' looks from the calibration frame (the fixed "
                 "rules, as with a calibration file from before they existed)");
-  cmd->add_option("--squares", options->squares,
-                  "Who reads squares empty / white / black: network (default; the hand-written "
-                  "reader when the network's file is missing) or hand")
+  cmd->add_option(
+         "--squares", options->squares,
+         "Who reads squares empty / white / black: hand (the hand-written reader, default) "
+         "or network (experimental; the hand-written reader when its file is missing)")
       ->check(CLI::IsMember({"network", "hand"}));
   cmd->add_flag("--verbose", options->verbose,
                 "List every square read wrong or covered and not flagged on stderr");

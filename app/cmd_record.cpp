@@ -37,7 +37,7 @@ struct RecordCommandOptions {
   int vision_every = 1;
   bool holdings_to_tracker = false;
   bool partner_touches = false;
-  std::string squares = "network";
+  std::string squares = "hand";
 };
 
 // One line on the terminal, rewritten in place; nothing when stderr is not a terminal.
@@ -215,9 +215,10 @@ void add_record_command(CLI::App& app, int& exit_status) {
   cmd->add_flag("--partner-touches", options->partner_touches,
                 "Report hands over the partner's board (partner_board_touched); experimental: "
                 "arm shadows give false touches");
-  cmd->add_option("--squares", options->squares,
-                  "Who reads squares empty / white / black: network (default; the hand-written "
-                  "reader when the network's file is missing) or hand")
+  cmd->add_option(
+         "--squares", options->squares,
+         "Who reads squares empty / white / black: hand (the hand-written reader, default) "
+         "or network (experimental; the hand-written reader when its file is missing)")
       ->check(CLI::IsMember({"network", "hand"}));
   cmd->callback([options, &exit_status] {
     // Deterministic and bounded: the per-frame path does not depend on OpenCV's threads.

@@ -11,8 +11,8 @@
 // bench/tracker_replay runs the tracker on again; --holdings sends the holding areas to the
 // tracker (RecordOptions::holdings_to_tracker, off in `bugcam record` by default);
 // --partner-touches sends arms over the other board to the tracker (RecordOptions::
-// partner_touches, off by default); --squares hand reads the squares with the hand-written
-// reader instead of the square network.
+// partner_touches, off by default); --squares network reads the squares with the square
+// network instead of the hand-written reader (RecordOptions::square_network).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -50,7 +50,7 @@ struct Options {
   bool save_observations = false;  // write each clip's tracker inputs (bench/tracker_replay)
   bool holdings = false;           // holding areas to the tracker (RecordOptions)
   bool partner_touches = false;    // arms over the other board to the tracker (RecordOptions)
-  bool square_network = true;      // squares read by the square network (RecordOptions)
+  bool square_network = false;     // squares read by the square network (RecordOptions)
 };
 
 [[noreturn]] void usage(const std::string& what) {
