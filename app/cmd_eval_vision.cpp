@@ -36,6 +36,7 @@ struct EvalOptions {
   bool verbose = false;
   bool single_frame = false;
   bool learn_looks = true;
+  std::string squares = "hand";
 };
 
 struct Ratio {
@@ -169,8 +170,10 @@ int run_eval(const EvalOptions& options) {
             }
           }
         }
-        reader = std::make_unique<vision::FrameReader>(calibration);
-        tracking = std::make_unique<vision::TrackingReader>(calibration);
+        vision::VisionOptions vision_options;
+        vision_options.square_network = options.squares == "network";
+        reader = std::make_unique<vision::FrameReader>(calibration, vision_options);
+        tracking = std::make_unique<vision::TrackingReader>(calibration, vision_options);
       } catch (const calibration::CalibrationError& e) {
         std::cerr << "bugcam eval-vision: " << video_path << ": frame " << f << ": " << e.what()
                   << "\n";
@@ -288,6 +291,7 @@ int run_eval(const EvalOptions& options) {
   report["levers_right_of_read_pct"] = levers_right_of_read.percent();
   report["fps"] = frames_per_second;
   report["mode"] = options.single_frame ? "single-frame" : "tracking";
+  report["squares"] = reader && reader->options().square_network ? "network" : "hand";
   report["looks_learnt"] = looks_learnt;
   if (options.json) {
     std::cout << report.dump() << "\n";
@@ -317,6 +321,11 @@ void add_eval_vision_command(CLI::App& app, int& exit_status) {
   cmd->add_flag("!--no-looks", options->learn_looks,
                 "Do not learn the pieces' and shadows' looks from the calibration frame (the fixed "
                 "rules, as with a calibration file from before they existed)");
+  cmd->add_option(
+         "--squares", options->squares,
+         "Who reads squares empty / white / black: hand (the hand-written reader, default) "
+         "or network (experimental; the hand-written reader when its file is missing)")
+      ->check(CLI::IsMember({"network", "hand"}));
   cmd->add_flag("--verbose", options->verbose,
                 "List every square read wrong or covered and not flagged on stderr");
   cmd->callback([options, &exit_status] { exit_status = run_eval(*options); });

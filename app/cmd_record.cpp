@@ -37,6 +37,7 @@ struct RecordCommandOptions {
   int vision_every = 1;
   bool holdings_to_tracker = false;
   bool partner_touches = false;
+  std::string squares = "hand";
 };
 
 // One line on the terminal, rewritten in place; nothing when stderr is not a terminal.
@@ -95,6 +96,7 @@ int run_record(const RecordCommandOptions& o) {
   options.vision_every = o.vision_every;
   options.holdings_to_tracker = o.holdings_to_tracker;
   options.partner_touches = o.partner_touches;
+  options.square_network = o.squares == "network";
   if (!o.resume.empty()) {
     if (!o.out.empty() && fs::path(o.out) != fs::path(o.resume)) {
       std::cerr
@@ -213,6 +215,11 @@ void add_record_command(CLI::App& app, int& exit_status) {
   cmd->add_flag("--partner-touches", options->partner_touches,
                 "Report hands over the partner's board (partner_board_touched); experimental: "
                 "arm shadows give false touches");
+  cmd->add_option(
+         "--squares", options->squares,
+         "Who reads squares empty / white / black: hand (the hand-written reader, default) "
+         "or network (experimental; the hand-written reader when its file is missing)")
+      ->check(CLI::IsMember({"network", "hand"}));
   cmd->callback([options, &exit_status] {
     // Deterministic and bounded: the per-frame path does not depend on OpenCV's threads.
     cv::setNumThreads(1);

@@ -31,7 +31,9 @@ bugcam::calibration::Calibration calibrated(const cv::Mat& frame) {
 void BM_ReadFrame(benchmark::State& state) {
   cv::setNumThreads(1);
   const auto truth = table(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
-  const bugcam::vision::FrameReader reader(calibrated(truth.image));
+  bugcam::vision::VisionOptions options;
+  options.square_network = state.range(2) != 0;
+  const bugcam::vision::FrameReader reader(calibrated(truth.image), options);
   for (auto _ : state) {
     benchmark::DoNotOptimize(reader.read(truth.image));
   }
@@ -41,9 +43,12 @@ void BM_ReadFrame(benchmark::State& state) {
   state.counters["fps"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
+// Third argument: squares read by the square network (1) or the hand-written reader (0).
 BENCHMARK(BM_ReadFrame)
-    ->Args({1280, 720})
-    ->Args({1920, 1080})
+    ->Args({1280, 720, 1})
+    ->Args({1920, 1080, 1})
+    ->Args({1280, 720, 0})
+    ->Args({1920, 1080, 0})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
@@ -51,7 +56,9 @@ BENCHMARK(BM_ReadFrame)
 void BM_TrackFrame(benchmark::State& state) {
   cv::setNumThreads(1);
   const auto truth = table(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
-  bugcam::vision::TrackingReader reader(calibrated(truth.image));
+  bugcam::vision::VisionOptions options;
+  options.square_network = state.range(2) != 0;
+  bugcam::vision::TrackingReader reader(calibrated(truth.image), options);
   for (auto _ : state) {
     benchmark::DoNotOptimize(reader.read(truth.image));
   }
@@ -59,8 +66,10 @@ void BM_TrackFrame(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_TrackFrame)
-    ->Args({1280, 720})
-    ->Args({1920, 1080})
+    ->Args({1280, 720, 1})
+    ->Args({1920, 1080, 1})
+    ->Args({1280, 720, 0})
+    ->Args({1920, 1080, 0})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -431,6 +431,7 @@ RecordSummary record(const RecordOptions& options) {
   // The tracker gets the holding areas only when asked to (vision flags no hand over them).
   vision_options.read_holdings = options.holdings_to_tracker;
   vision_options.watch_arms = options.partner_touches;
+  vision_options.square_network = options.square_network;
   const double fps = source->fps() > 0 ? source->fps() : 30.0;
   SnapshotRing snapshots(static_cast<std::size_t>(kSnapshotSeconds * fps / kSnapshotEvery));
   calibration::Calibration current_calibration = calibration;

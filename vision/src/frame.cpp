@@ -1,6 +1,7 @@
 // One frame: warp each board, read its squares, count the holdings; print and draw it.
 #include <array>
 #include <cmath>
+#include <iostream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -40,7 +41,16 @@ FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions opt
   if (!options_.piece_types && options_.bundled_piece_types) {
     options_.piece_types = PieceTypeModel::load_bundled();
   }
-  for (const Viewpoint& view : estimate_viewpoints(calibration_)) {
+  if (options_.square_network && !options_.square_model) {
+    options_.square_model = SquareModel::load_bundled();
+    if (!options_.square_model) {
+      std::cerr << "bugcam: warning: no square network (vision/models/squares.onnx) found; "
+                   "squares are read by the hand-written reader\n";
+      options_.square_network = false;
+    }
+  }
+  views_ = estimate_viewpoints(calibration_);
+  for (const Viewpoint& view : views_) {
     sampling_.push_back(plan_sampling(view, options_.square_px));
   }
 }
@@ -53,14 +63,25 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr,
                                    std::vector<cv::Mat>* warped_boards) const {
   FrameObservation observation;
   std::vector<calibration::BoardAppearance> appearances;
-  if (warped_boards != nullptr) warped_boards->clear();
+  std::vector<cv::Mat> warps;
   for (size_t i = 0; i < calibration_.boards.size(); ++i) {
-    const cv::Mat warped = calibration::warp_board(frame_bgr, calibration_.boards[i].board_to_image,
-                                                   options_.square_px);
-    appearances.push_back(measure_board(warped, sampling_[i], calibration_.boards[i].looks));
-    if (warped_boards != nullptr) warped_boards->push_back(warped);
+    warps.push_back(calibration::warp_board(frame_bgr, calibration_.boards[i].board_to_image,
+                                            options_.square_px));
+    appearances.push_back(measure_board(warps.back(), sampling_[i], calibration_.boards[i].looks));
   }
-  const SquareClassification classified = classify_squares(appearances);
+  SquareClassification classified = classify_squares(appearances);
+  if (options_.square_network && options_.square_model && !calibration_.boards.empty()) {
+    const std::vector<SquareProbabilities> read = options_.square_model->read(warps, views_);
+    for (size_t i = 0; i < read.size(); ++i) {
+      for (size_t sq = 0; sq < 64; ++sq) {
+        SquareObservation& square = classified.boards[i][sq];
+        square.p_empty = read[i][sq][0];
+        square.p_white = read[i][sq][1];
+        square.p_black = read[i][sq][2];
+      }
+    }
+  }
+  if (warped_boards != nullptr) *warped_boards = std::move(warps);
   for (size_t i = 0; i < calibration_.boards.size(); ++i) {
     BoardObservation board;
     board.name = calibration_.boards[i].name;

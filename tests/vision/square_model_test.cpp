@@ -1,0 +1,168 @@
+// The square network (vision/models/squares.onnx): its input as the training script builds
+// it, its loading, and how well it reads the squares of rendered stills of looks it never
+// learnt from (random positions, tall pieces, tilted cameras) beside the hand-written reader.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "bugcam/samples.hpp"
+#include "bugcam/vision.hpp"
+#include "still_calibration.hpp"
+
+namespace {
+
+using namespace bugcam;
+using namespace bugcam::vision;
+
+char truth_symbol(char letter) {
+  if (letter == '.') return '.';
+  return letter >= 'a' ? 'b' : 'w';
+}
+
+TEST(SquareNetInput, ColoursStandardisedOnAZeroMarginAndLeanAwayFromTheCamera) {
+  cv::Mat board(8 * kSquareNetPx, 8 * kSquareNetPx, CV_8UC3);
+  cv::randu(board, cv::Scalar(20, 60, 100), cv::Scalar(120, 200, 160));
+  const int n = kSquareNetSide;
+  std::vector<float> input(static_cast<size_t>(5 * n * n));
+  Viewpoint view;
+  view.nadir = {4, -6};  // beyond rank 1, off the board
+  view.camera_height = 11;
+  square_net_input(board, view, input.data());
+  const auto at = [&](int c, int y, int x) {
+    return input[static_cast<size_t>((c * n + y) * n + x)];
+  };
+  double spread = 0;
+  for (int c = 0; c < 3; ++c) {
+    double sum = 0, squares = 0;
+    for (int y = kSquareNetMargin; y < n - kSquareNetMargin; ++y) {
+      for (int x = kSquareNetMargin; x < n - kSquareNetMargin; ++x) {
+        sum += at(c, y, x);
+        squares += at(c, y, x) * at(c, y, x);
+      }
+    }
+    const double count = 64.0 * kSquareNetPx * kSquareNetPx;
+    EXPECT_NEAR(sum / count, 0.0, 1e-4) << "channel " << c;
+    spread += squares / count;
+    EXPECT_EQ(at(c, 0, 0), 0.0f);
+    EXPECT_EQ(at(c, n - 1, n / 2), 0.0f);
+  }
+  EXPECT_NEAR(std::sqrt(spread / 3), 1.0, 1e-3);
+  // The camera stands beyond rank 1 (the bottom of the view): pieces lean up the view, more
+  // the farther they stand, and to the right on the right half.
+  EXPECT_LT(at(4, n / 2, n / 2), 0.0f);
+  EXPECT_LT(at(4, 0, n / 2), at(4, n - 1, n / 2));
+  EXPECT_GT(at(3, n / 2, n - 1), 0.0f);
+  EXPECT_LT(at(3, n / 2, 0), 0.0f);
+  // A piece one square tall at board point p leans (p - nadir) / (height - 1).
+  const double bx = (n - 1 - kSquareNetMargin + 0.5) / kSquareNetPx;
+  EXPECT_NEAR(at(3, n / 2, n - 1), kSquareNetLeanScale * (bx - 4) / 10, 1e-5);
+  // Straight overhead or unknown: no lean anywhere.
+  square_net_input(board, Viewpoint{}, input.data());
+  for (int y = 0; y < n; ++y) {
+    for (int x = 0; x < n; ++x) {
+      ASSERT_EQ(at(3, y, x), 0.0f);
+      ASSERT_EQ(at(4, y, x), 0.0f);
+    }
+  }
+}
+
+TEST(SquareModel, MissingFileIsAnErrorNamingIt) {
+  try {
+    SquareModel model("/nonexistent/squares.onnx");
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/squares.onnx"), std::string::npos);
+  }
+}
+
+TEST(SquareModel, BundledNetworkLoadsAndReadsBoardsAlikeAloneOrTogether) {
+  const std::shared_ptr<const SquareModel> model = SquareModel::load_bundled();
+  ASSERT_NE(model, nullptr) << "vision/models/squares.onnx";
+  const samples::TrainingStill still = samples::render_training_still(1003, 1, 1280, 720);
+  const calibration::Calibration calibration = bugcam::testing::still_calibration(still);
+  const std::vector<Viewpoint> views = estimate_viewpoints(calibration);
+  std::vector<cv::Mat> warps;
+  for (const calibration::Board& board : calibration.boards) {
+    warps.push_back(calibration::warp_board(still.image, board.board_to_image, 32));
+  }
+  const std::vector<SquareProbabilities> both = model->read(warps, views);
+  ASSERT_EQ(both.size(), 2u);
+  for (size_t b = 0; b < 2; ++b) {
+    const std::vector<SquareProbabilities> alone = model->read({warps[b]}, {views[b]});
+    for (size_t sq = 0; sq < 64; ++sq) {
+      float total = 0;
+      for (size_t c = 0; c < 3; ++c) {
+        EXPECT_NEAR(alone[0][sq][c], both[b][sq][c], 1e-6f);
+        total += both[b][sq][c];
+      }
+      EXPECT_NEAR(total, 1.0f, 1e-5f);
+    }
+  }
+}
+
+struct Tally {
+  int right = 0;
+  int total = 0;
+};
+
+// Squares read right ('.', 'w', 'b' as the truth; '?' is wrong) on `still`, the looks
+// learnt from the same scene's start position as recording does: by the network ([0]) and by
+// the hand-written reader ([1]).
+std::array<Tally, 2> read_still(std::uint64_t seed, const samples::TrainingStill& still) {
+  const samples::TrainingStill start = samples::render_start_still(seed, 0, 1280, 720);
+  calibration::Calibration calibration = bugcam::testing::still_calibration(start);
+  learn_looks(start.image, calibration);
+  std::array<Tally, 2> tally;
+  for (size_t reader_index = 0; reader_index < 2; ++reader_index) {
+    VisionOptions options;
+    options.bundled_piece_types = false;
+    options.read_holdings = false;
+    options.square_network = reader_index == 0;
+    const FrameReader reader(calibration, options);
+    EXPECT_EQ(reader.options().square_network, reader_index == 0);
+    const FrameObservation seen = reader.read(still.image);
+    for (size_t b = 0; b < 2; ++b) {
+      for (size_t sq = 0; sq < 64; ++sq) {
+        ++tally[reader_index].total;
+        tally[reader_index].right +=
+            seen.boards[b].squares[sq].symbol() == truth_symbol(still.squares[b][sq]);
+      }
+    }
+  }
+  return tally;
+}
+
+// A tilted camera over tall pieces (the look of seed 1003), a crowded random position: the
+// hand-written reader takes pieces leaning over the squares behind them for pieces there
+// (measured 117 of 128 right); the network reads them from the squares around (127).
+TEST(SquareModel, ReadsTheSquaresBehindTallLeaningPieces) {
+  const std::array<Tally, 2> tally =
+      read_still(1003, samples::render_training_still(1003, 1, 1280, 720));
+  EXPECT_GE(tally[0].right, 127) << "network, of " << tally[0].total;
+  EXPECT_GE(tally[0].right, tally[1].right + 6) << "against the hand-written reader";
+}
+
+// Its weakness, kept from getting worse: looks it did not learn from. On stills of four
+// unseen looks (random positions) it reads 485 of 512 squares right where the hand-written
+// reader, with the looks learnt from the start position, reads 486; on seed 1005's light
+// wooden pieces it takes some white pieces on light squares for empty ones (116 against 124).
+TEST(SquareModel, UnseenLooksAreReadAboutAsWellAsByHand) {
+  std::array<Tally, 2> total;
+  for (const std::uint64_t seed : {1003, 1005, 3500, 4500}) {
+    const std::array<Tally, 2> tally =
+        read_still(seed, samples::render_training_still(seed, 1, 1280, 720));
+    for (size_t i = 0; i < 2; ++i) {
+      total[i].right += tally[i].right;
+      total[i].total += tally[i].total;
+    }
+  }
+  ASSERT_EQ(total[0].total, 512);
+  EXPECT_GE(total[0].right, 482) << "network";
+  EXPECT_GE(total[0].right, total[1].right - 4) << "against the hand-written reader";
+}
+
+}  // namespace

@@ -1,0 +1,229 @@
+// The square-reading network: its input, and running it (cv::dnn for the convolutions on
+// large maps, the last two here in a fixed order).
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <mutex>
+#include <stdexcept>
+
+#include <opencv2/dnn.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "bugcam/vision.hpp"
+
+namespace bugcam::vision {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kModelFile = "squares.onnx";
+constexpr int kInputChannels = 5;
+constexpr int kClasses = 3;
+
+}  // namespace
+
+cv::Mat square_net_board(const cv::Mat& warped_bgr) {
+  const int side = 8 * kSquareNetPx;
+  if (warped_bgr.cols == side && warped_bgr.rows == side) return warped_bgr.clone();
+  cv::Mat small;
+  cv::resize(warped_bgr, small, cv::Size(side, side), 0, 0, cv::INTER_AREA);
+  return small;
+}
+
+void square_net_input(const cv::Mat& board_bgr, const Viewpoint& view, float* out) {
+  const int side = 8 * kSquareNetPx;
+  if (board_bgr.type() != CV_8UC3 || board_bgr.cols != side || board_bgr.rows != side) {
+    throw std::invalid_argument("square_net_input: not a board from square_net_board");
+  }
+  const int n = kSquareNetSide;
+  const int plane = n * n;
+  std::fill(out, out + kInputChannels * plane, 0.0f);
+  // Mean per channel, spread pooled over the three, in one fixed order.
+  std::array<double, 3> sum{}, squares{};
+  for (int y = 0; y < side; ++y) {
+    const uchar* row = board_bgr.ptr<uchar>(y);
+    for (int x = 0; x < side; ++x) {
+      for (int c = 0; c < 3; ++c) {
+        const double v = row[3 * x + c];
+        sum[static_cast<size_t>(c)] += v;
+        squares[static_cast<size_t>(c)] += v * v;
+      }
+    }
+  }
+  const double count = double(side) * side;
+  std::array<float, 3> mean{};
+  double variance = 0;
+  for (size_t c = 0; c < 3; ++c) {
+    const double m = sum[c] / count;
+    mean[c] = static_cast<float>(m);
+    variance += squares[c] / count - m * m;
+  }
+  const float spread = std::max(kSquareNetMinSpread, static_cast<float>(std::sqrt(variance / 3)));
+  for (int y = 0; y < side; ++y) {
+    const uchar* row = board_bgr.ptr<uchar>(y);
+    for (int x = 0; x < side; ++x) {
+      const int at = (y + kSquareNetMargin) * n + x + kSquareNetMargin;
+      for (int c = 0; c < 3; ++c) {
+        out[c * plane + at] =
+            (static_cast<float>(row[3 * x + c]) - mean[static_cast<size_t>(c)]) / spread;
+      }
+    }
+  }
+  // Board point of input pixel (x, y): the warp's pixel (x - margin, y - margin).
+  const double s = kSquareNetPx;
+  for (int y = 0; y < n; ++y) {
+    for (int x = 0; x < n; ++x) {
+      const cv::Point2d p((x - kSquareNetMargin + 0.5) / s, 8 - (y - kSquareNetMargin + 0.5) / s);
+      const cv::Point2d lean = view.lean(p, 1.0);
+      out[3 * plane + y * n + x] = static_cast<float>(lean.x) * kSquareNetLeanScale;
+      out[4 * plane + y * n + x] = static_cast<float>(-lean.y) * kSquareNetLeanScale;
+    }
+  }
+}
+
+// OpenCV 4.6's convolution sums a small map in an order that depends on its thread count
+// (see piece_types.cpp), so the network's last two convolutions (3x3 without padding, ReLU;
+// then 1x1: the logits of each square) run here in one fixed order; the ones before, on
+// larger maps, in cv::dnn.
+struct SquareModel::Network {
+  std::mutex running;  // cv::dnn::Net::forward changes the net's buffers
+  cv::dnn::Net head;
+  std::string head_output;
+  cv::Mat conv_weights, conv_bias;    // K x C x 3 x 3, K
+  cv::Mat logit_weights, logit_bias;  // 3 x K x 1 x 1, 3
+};
+
+SquareModel::SquareModel(const fs::path& file) : network_(std::make_unique<Network>()) {
+  if (!fs::is_regular_file(file)) throw std::runtime_error(file.string() + ": no such file");
+  Network& net = *network_;
+  try {
+    net.head = cv::dnn::readNetFromONNX(file.string());
+  } catch (const cv::Exception& e) {
+    throw std::runtime_error(file.string() + ": cannot read the network: " + e.what());
+  }
+  const auto unexpected = [&](const std::string& what) {
+    return std::runtime_error(file.string() + ": not a square network (" + what + ")");
+  };
+  if (net.head.empty()) throw unexpected("no layers");
+  net.head.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+  net.head.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+  const std::vector<std::string> names = net.head.getLayerNames();
+  std::vector<size_t> convs;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (net.head.getLayer(net.head.getLayerId(names[i]))->type == "Convolution") {
+      convs.push_back(i);
+    }
+  }
+  if (convs.size() < 3) throw unexpected("fewer than three convolutions");
+  const size_t conv_at = convs[convs.size() - 2];
+  const cv::dnn::Layer& conv = *net.head.getLayer(net.head.getLayerId(names[conv_at]));
+  const cv::dnn::Layer& logits = *net.head.getLayer(net.head.getLayerId(names[convs.back()]));
+  if (conv.blobs.size() != 2 || conv.blobs[0].dims != 4 || conv.blobs[0].size[2] != 3 ||
+      conv.blobs[0].size[3] != 3) {
+    throw unexpected("the second last convolution is not 3x3 with a bias");
+  }
+  if (logits.blobs.size() != 2 || logits.blobs[0].dims != 4 ||
+      logits.blobs[0].size[0] != kClasses || logits.blobs[0].size[1] != conv.blobs[0].size[0] ||
+      logits.blobs[0].size[2] != 1 || logits.blobs[0].size[3] != 1) {
+    throw unexpected("the last convolution is not 1x1 to three classes");
+  }
+  net.head_output = names[conv_at - 1];
+  net.conv_weights = conv.blobs[0].clone();
+  net.conv_bias = conv.blobs[1].clone();
+  net.logit_weights = logits.blobs[0].clone();
+  net.logit_bias = logits.blobs[1].clone();
+}
+
+SquareModel::~SquareModel() = default;
+
+fs::path SquareModel::bundled_file() {
+  const fs::path dir = PieceTypeModel::bundled_dir();
+  if (dir.empty()) return {};
+  std::error_code error;
+  return fs::is_regular_file(dir / kModelFile, error) ? dir / kModelFile : fs::path();
+}
+
+std::shared_ptr<const SquareModel> SquareModel::load_bundled() {
+  const fs::path file = bundled_file();
+  if (file.empty()) return nullptr;
+  return std::make_shared<const SquareModel>(file);
+}
+
+std::vector<SquareProbabilities> SquareModel::read(const std::vector<cv::Mat>& warped_bgr,
+                                                   const std::vector<Viewpoint>& views) const {
+  if (warped_bgr.size() != views.size()) {
+    throw std::invalid_argument("SquareModel::read: one viewpoint per board");
+  }
+  std::vector<SquareProbabilities> result(warped_bgr.size());
+  if (warped_bgr.empty()) return result;
+  const int n = kSquareNetSide;
+  const int boards = static_cast<int>(warped_bgr.size());
+  const int input_shape[] = {boards, kInputChannels, n, n};
+  cv::Mat input(4, input_shape, CV_32F);
+  for (int b = 0; b < boards; ++b) {
+    square_net_input(square_net_board(warped_bgr[static_cast<size_t>(b)]),
+                     views[static_cast<size_t>(b)],
+                     input.ptr<float>() + static_cast<ptrdiff_t>(b) * kInputChannels * n * n);
+  }
+  Network& net = *network_;
+  cv::Mat map;
+  {
+    const std::scoped_lock lock(net.running);
+    net.head.setInput(input);
+    map = net.head.forward(net.head_output).clone();
+  }
+  const int channels = map.size[1], height = map.size[2], width = map.size[3];
+  const int kernels = net.conv_weights.size[0];
+  if (map.size[0] != boards || net.conv_weights.size[1] != channels || height != 10 ||
+      width != 10) {
+    throw std::runtime_error("square network: the map before its last convolutions does not fit");
+  }
+  const float* w = net.conv_weights.ptr<float>();
+  const float* bias = net.conv_bias.ptr<float>();
+  const float* lw = net.logit_weights.ptr<float>();
+  const float* lb = net.logit_bias.ptr<float>();
+  std::vector<float> hidden(static_cast<size_t>(kernels));
+  for (int b = 0; b < boards; ++b) {
+    const float* in = map.ptr<float>() + static_cast<ptrdiff_t>(b) * channels * height * width;
+    for (int row = 0; row < 8; ++row) {
+      for (int file = 0; file < 8; ++file) {
+        // Each kernel: its bias, then the channels in order, each over its 3x3 taps row by row.
+        for (int k = 0; k < kernels; ++k) {
+          float sum = bias[k];
+          const float* wk = w + static_cast<ptrdiff_t>(k) * channels * 9;
+          for (int c = 0; c < channels; ++c) {
+            const float* plane = in + static_cast<ptrdiff_t>(c) * height * width;
+            for (int dy = 0; dy < 3; ++dy) {
+              for (int dx = 0; dx < 3; ++dx) {
+                sum += wk[c * 9 + dy * 3 + dx] * plane[(row + dy) * width + file + dx];
+              }
+            }
+          }
+          hidden[static_cast<size_t>(k)] = std::max(sum, 0.0f);
+        }
+        std::array<float, kClasses> logit{};
+        for (int o = 0; o < kClasses; ++o) {
+          float sum = lb[o];
+          for (int k = 0; k < kernels; ++k)
+            sum += lw[o * kernels + k] * hidden[static_cast<size_t>(k)];
+          logit[static_cast<size_t>(o)] = sum;
+        }
+        const float top = std::max({logit[0], logit[1], logit[2]});
+        std::array<float, kClasses> p{};
+        float total = 0;
+        for (size_t o = 0; o < kClasses; ++o) {
+          p[o] = std::exp(logit[o] - top);
+          total += p[o];
+        }
+        // Row 0 of the warp is rank 8.
+        std::array<float, 3>& out =
+            result[static_cast<size_t>(b)][static_cast<size_t>((7 - row) * 8 + file)];
+        for (size_t o = 0; o < kClasses; ++o) out[o] = p[o] / total;
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace bugcam::vision
