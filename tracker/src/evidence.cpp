@@ -17,6 +17,9 @@ constexpr int kVisitSquares = 2;
 constexpr double kVisitFloorSeconds = 3.0;
 constexpr double kVisitGapSeconds = 0.1;
 constexpr double kVisitsKeptSeconds = 600.0;
+// Frame numbers by time are kept this long (lever presses reach the tracker up to a few
+// seconds late).
+constexpr double kFramesKeptSeconds = 10.0;
 constexpr int kChangeFrames = 10;
 // A hand making a move covers its squares for at most about this long (seconds).
 constexpr double kLongestReach = 2.0;
@@ -93,6 +96,10 @@ void BoardEvidence::add(const BoardObservation& observation) {
   readings.t = observation.t;
   latest_t_ = observation.t;
   latest_frame_ = observation.frame;
+  recent_frames_.emplace_back(observation.t, observation.frame);
+  while (recent_frames_.front().first < observation.t - kFramesKeptSeconds) {
+    recent_frames_.pop_front();
+  }
   for (int s = 0; s < 64; ++s) {
     SquareTimeline& line = squares_[s];
     const SquareEvidence& e = observation.squares[s];
@@ -155,6 +162,15 @@ std::deque<Run>::const_iterator BoardEvidence::find_run(int square, double t, do
 const Run* BoardEvidence::run_at(int square, double t, double before) const {
   const auto it = find_run(square, t, before);
   return it == squares_[square].runs.end() ? nullptr : &*it;
+}
+
+int BoardEvidence::frame_at(double t) const {
+  int frame = recent_frames_.empty() ? latest_frame_ : recent_frames_.front().second;
+  for (const auto& [when, number] : recent_frames_) {
+    if (when > t) break;
+    frame = number;
+  }
+  return frame;
 }
 
 const Run* BoardEvidence::run_after(int square, const Run& run) const {

@@ -44,6 +44,9 @@ class BoardEvidence {
   void add(const BoardObservation& observation);
   double latest_t() const { return latest_t_; }
   int latest_frame() const { return latest_frame_; }
+  // The frame seen at time `t`: the last one at or before it of the last kFramesKeptSeconds
+  // (a press found from the clock's lever reaches the tracker after later frames).
+  int frame_at(double t) const;
   bool seen() const { return seen_; }
 
   // One square's reading at a time: the state most read, the run's weight (independent
@@ -141,6 +144,7 @@ class BoardEvidence {
   double previous_t_ = 0.0;
   double latest_t_ = 0.0;
   int latest_frame_ = 0;
+  std::deque<std::pair<double, int>> recent_frames_;  // (t, frame)
   bool seen_ = false;
 };
 

@@ -581,7 +581,7 @@ struct Tracker::Impl {
         press.board = e.board;
         press.side = side;
         press.t = e.t;
-        press.frame = evidence[index(e.board)].latest_frame();
+        press.frame = evidence[index(e.board)].frame_at(e.t);
         press.previous_press_t = last_press_t[index(e.board)];
         press.earlier_press_t = earlier_press_t[index(e.board)];
         earlier_press_t[index(e.board)] = last_press_t[index(e.board)];
