@@ -54,8 +54,9 @@ constexpr std::size_t kPrefetchDepth = 8;
 // recalibrate.
 constexpr int kDriftCheckEvery = 30;
 constexpr int kDriftPatience = 4;
-// Presses read from the levers are held this long before the tracker gets them, sorted by
-// time: longer than a lever press takes to be found (a hand resting on the clock).
+// With --clocks vision, the tracker gets presses and observations this long after their
+// frame, in the order of their times: longer than a lever press takes to be found (a hand
+// resting on the clock).
 constexpr double kLeverReorderSeconds = 2.0;
 
 // A frame as read, with its snapshot JPEG when it is one of the frames kept for snapshots.
@@ -506,20 +507,40 @@ RecordSummary record(const RecordOptions& options) {
     tracker.add(e);
     recorder->record(e);
   };
-  // Presses read from the levers reach the tracker in the order of their times, which is the
-  // order of the moves in the record: the two boards' presses are found after different
-  // delays (a hand over one clock), and a move a twentieth of a second before the other
-  // board's would otherwise be listed after it.
+  const auto feed_observations = [&](const TrackerInputs& inputs) {
+    for (const tracker::BoardObservation& board : inputs.boards) {
+      if (observations) observations->write(board);
+      tracker.add(board);
+    }
+    for (const tracker::HoldingsObservation& holding : inputs.holdings) {
+      if (observations) observations->write(holding);
+      tracker.add(holding);
+    }
+  };
+  // Presses read from the levers are found after different delays (a hand resting on one
+  // clock), some after frames later than the press. The tracker gets them as it gets a clock
+  // log: in the order of their times, each before the observations of the frames from its
+  // time on, so that it reads the same evidence either way, and a move a twentieth of a second
+  // before the other board's is listed first.
   std::vector<capture::ClockEvent> lever_presses;
-  const auto feed_lever_presses = [&](double until) {
-    std::stable_sort(
-        lever_presses.begin(), lever_presses.end(),
-        [](const capture::ClockEvent& a, const capture::ClockEvent& b) { return a.t < b.t; });
+  std::deque<std::pair<double, TrackerInputs>> held_observations;
+  const auto feed_presses_until = [&](double until) {
     std::size_t fed = 0;
     while (fed < lever_presses.size() && lever_presses[fed].t <= until) {
       feed_clock(lever_presses[fed++]);
     }
     lever_presses.erase(lever_presses.begin(), lever_presses.begin() + static_cast<long>(fed));
+  };
+  const auto release_held = [&](double until) {
+    std::stable_sort(
+        lever_presses.begin(), lever_presses.end(),
+        [](const capture::ClockEvent& a, const capture::ClockEvent& b) { return a.t < b.t; });
+    while (!held_observations.empty() && held_observations.front().first <= until) {
+      feed_presses_until(held_observations.front().first);
+      feed_observations(held_observations.front().second);
+      held_observations.pop_front();
+    }
+    feed_presses_until(until);
   };
   const auto drain = [&] {
     for (const tracker::TrackerEvent& event : tracker.take_events()) {
@@ -549,6 +570,9 @@ RecordSummary record(const RecordOptions& options) {
         snapshots.add(frame->index, std::move(item->jpeg));
         const calibration::Calibration& current = drift.update(frame->image);
         if (drift.renewals() != summary.calibration_renewals) {
+          // Observations read through the old calibration reach the tracker before its leans
+          // change.
+          release_held(std::numeric_limits<double>::infinity());
           summary.calibration_renewals = drift.renewals();
           reader.emplace(current, vision_options);
           tracker.set_leans(tracker_leans(current));
@@ -564,15 +588,10 @@ RecordSummary record(const RecordOptions& options) {
                 lever_presses.push_back(*press);
               }
             }
-            feed_lever_presses(frame->t - kLeverReorderSeconds);
-          }
-          for (const tracker::BoardObservation& board : inputs.boards) {
-            if (observations) observations->write(board);
-            tracker.add(board);
-          }
-          for (const tracker::HoldingsObservation& holding : inputs.holdings) {
-            if (observations) observations->write(holding);
-            tracker.add(holding);
+            held_observations.emplace_back(frame->t, inputs);
+            release_held(frame->t - kLeverReorderSeconds);
+          } else {
+            feed_observations(inputs);
           }
         }
         drain();
@@ -594,7 +613,7 @@ RecordSummary record(const RecordOptions& options) {
     while (next_clock < clock_log.size()) feed_clock(clock_log[next_clock++]);
     if (clocks_from_vision) {
       for (const capture::ClockEvent& press : levers.flush()) lever_presses.push_back(press);
-      feed_lever_presses(std::numeric_limits<double>::infinity());
+      release_held(std::numeric_limits<double>::infinity());
     }
     tracker.finish();
     drain();
