@@ -362,6 +362,19 @@ RecordSummary record(const RecordOptions& options) {
     summary.clocks = session.clocks;
   }
 
+  // The time control tag, where given, derives the remaining clocks that the clock events do
+  // not carry (all of them with --clocks vision).
+  std::optional<rules::TimeControl> time_control;
+  for (const auto& [name, value] : options.tags) {
+    if (name != "TimeControl" || value == "?" || value == "-") continue;
+    time_control = rules::parse_time_control(value);
+    if (!time_control) {
+      throw RecordError(
+          "--tag TimeControl=" + value + ": expected BASE or BASE+INCREMENT in seconds, e.g. 180+0",
+          false);
+    }
+  }
+
   std::unique_ptr<capture::FrameSource> source;
   try {
     source = capture::open_frame_source(session.source);
@@ -402,9 +415,13 @@ RecordSummary record(const RecordOptions& options) {
   tracker::TrackerConfig config;
   config.rules = options.rules;
   config.leans_over = tracker_leans(calibration);
+  if (time_control) {
+    config.base_seconds = time_control->base_seconds;
+    config.increment_seconds = time_control->increment_seconds;
+  }
   for (const capture::ClockEvent& e : clock_log) {
     if (e.kind == capture::ClockEvent::Kind::kStart && e.white_ms) {
-      config.base_seconds = *e.white_ms / 1000.0;
+      if (!time_control) config.base_seconds = *e.white_ms / 1000.0;
       // PGN's sudden-death form: the base in seconds; the log does not tell the increment.
       if (!has_time_control_tag && !options.resume) {
         recorder_options.tags.emplace_back("TimeControl", std::to_string(*e.white_ms / 1000));

@@ -621,4 +621,25 @@ Replay replay(const BpgnGame& game, const RuleSet& rules) {
   return result;
 }
 
+std::optional<TimeControl> parse_time_control(std::string_view tag) {
+  const auto seconds = [](std::string_view text) -> std::optional<double> {
+    int value = 0;
+    const char* end = text.data() + text.size();
+    const auto [ptr, error] = std::from_chars(text.data(), end, value);
+    if (text.empty() || error != std::errc() || ptr != end || value < 0) return std::nullopt;
+    return static_cast<double>(value);
+  };
+  const std::size_t plus = tag.find('+');
+  TimeControl control;
+  const std::optional<double> base = seconds(tag.substr(0, plus));
+  if (!base || *base == 0.0) return std::nullopt;
+  control.base_seconds = *base;
+  if (plus != std::string_view::npos) {
+    const std::optional<double> increment = seconds(tag.substr(plus + 1));
+    if (!increment) return std::nullopt;
+    control.increment_seconds = *increment;
+  }
+  return control;
+}
+
 }  // namespace bugcam::rules

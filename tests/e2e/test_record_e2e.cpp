@@ -233,6 +233,11 @@ TEST_F(RecordEndToEnd, ErrorsHaveTheSpecExitStatuses) {
   EXPECT_EQ(run_bugcam({"record", (*clip_ / "truth.json").string(), "--clocks", "none", "--out",
                         (*clip_ / "err3").string()}),
             1);
+  // A time control the clocks cannot run by: a usage error, before any frame is read.
+  EXPECT_EQ(run_bugcam({"record", video_->string(), "--tag", "TimeControl=3m", "--out",
+                        (*clip_ / "err5").string()}),
+            2);
+  EXPECT_FALSE(fs::exists(*clip_ / "err5" / "game.bpgn"));
   // Pictures with no boards: read, but wrong.
   const fs::path images = *clip_ / "no_boards";
   fs::create_directories(images);

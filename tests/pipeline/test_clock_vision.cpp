@@ -36,6 +36,7 @@ TEST(ClockVision, SampleClipPressesAreFoundAndFedAmongTheObservationsByTime) {
   options.clocks = "vision";
   options.out = temp.path() / "recorded";
   options.observations_log = temp.path() / "observations.bin";
+  options.tags = {{"TimeControl", "300+0"}};
   pipeline::record(options);
 
   std::vector<capture::ClockEvent> found;
@@ -76,6 +77,12 @@ TEST(ClockVision, SampleClipPressesAreFoundAndFedAmongTheObservationsByTime) {
   EXPECT_EQ(a.truth_moves, 40);
   EXPECT_GE(a.moves_right, 39) << pipeline::to_text(a);
   EXPECT_LE(a.press_error_max, 0.2) << pipeline::to_text(a);
+  // Remaining clocks derived from the time control and the presses. The levers do not show
+  // when the clocks were started (here 1 s into the video), so clocks count from the first
+  // frame and White's run up to 1 s short; and each of a player's moves takes the errors of
+  // two press times, which add up over the game (1.39 s at worst here).
+  EXPECT_EQ(a.clocks_missing, 0) << pipeline::to_text(a);
+  EXPECT_LE(a.clock_error_max, 1.0 + 0.5) << pipeline::to_text(a);
 }
 
 }  // namespace

@@ -436,5 +436,20 @@ TEST(Replay, MoveOnTheOtherBoardAfterAMateIsKeptAndTheResultStands) {
   EXPECT_EQ(b.side_to_move(), Color::kBlack);
 }
 
+TEST(TimeControl, SuddenDeathAndIncrementFormsAreRead) {
+  const std::optional<TimeControl> blitz = parse_time_control("180+2");
+  ASSERT_TRUE(blitz.has_value());
+  EXPECT_EQ(blitz->base_seconds, 180.0);
+  EXPECT_EQ(blitz->increment_seconds, 2.0);
+  const std::optional<TimeControl> sudden = parse_time_control("120");
+  ASSERT_TRUE(sudden.has_value());
+  EXPECT_EQ(sudden->base_seconds, 120.0);
+  EXPECT_EQ(sudden->increment_seconds, 0.0);
+  // Unknown, none, and forms bughouse clocks do not use.
+  for (const char* tag : {"?", "-", "", "0", "40/9000", "*180", "180+", "+2", "3m", "-5+0"}) {
+    EXPECT_FALSE(parse_time_control(tag).has_value()) << tag;
+  }
+}
+
 }  // namespace
 }  // namespace bugcam::rules

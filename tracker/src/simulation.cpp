@@ -142,9 +142,8 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
   if (replayed.plies.empty() && replayed.error) throw std::invalid_argument(replayed.error->what());
   Simulation sim;
   if (const auto tc = game.tag("TimeControl")) {
-    try {
-      sim.base_seconds = std::stod(*tc);
-    } catch (const std::exception&) {
+    if (const std::optional<rules::TimeControl> control = rules::parse_time_control(*tc)) {
+      sim.base_seconds = control->base_seconds;
     }
   }
 

@@ -416,6 +416,15 @@ std::vector<BpgnGame> parse_bpgn(std::string_view text, const std::string& file_
 // {[%ts S]} where known).
 std::string write_bpgn(const BpgnGame& game);
 
+// A PGN TimeControl tag's sudden-death or incremental form: "180" or "180+2" (seconds).
+struct TimeControl {
+  double base_seconds = 0.0;
+  double increment_seconds = 0.0;
+};
+// std::nullopt for "?" and "-" (unknown, none) and for any other form (moves-per-period,
+// sandclock), which the clocks of a bughouse game do not use.
+std::optional<TimeControl> parse_time_control(std::string_view tag);
+
 // A game record replayed through the rules.
 struct ReplayedPly {
   BoardId board;
