@@ -183,6 +183,11 @@ int main(int argc, char** argv) {
     pipeline::RecordOptions ro;
     ro.source = rendered.video.string();
     ro.clocks = o.clocks == "log" ? (clip / "clocks.jsonl").string() : "vision";
+    // The organiser tells the time control; with --clocks vision it is what the remaining
+    // clocks are derived from.
+    if (const auto tc = game.tag("TimeControl"); tc && o.clocks != "log") {
+      ro.tags.emplace_back("TimeControl", *tc);
+    }
     ro.out = clip / "recorded";
     if (o.save_observations) ro.observations_log = clip / "observations.bin";
     ro.holdings_to_tracker = o.holdings;
