@@ -5,6 +5,8 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 #include "bugcam/samples.hpp"
 #include "bugcam/vision.hpp"
 #include "still_calibration.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -76,6 +79,18 @@ TEST(SquareModel, MissingFileIsAnErrorNamingIt) {
     FAIL() << "no error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/squares.onnx"), std::string::npos);
+  }
+}
+
+TEST(SquareModel, AFileThatIsNotANetworkIsAnErrorNamingIt) {
+  const test_support::TempDir temp("square-model");
+  const std::filesystem::path file = temp.path() / "squares.onnx";
+  std::ofstream(file) << "not a network\n";
+  try {
+    SquareModel model(file);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
   }
 }
 

@@ -11,6 +11,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "bugcam/vision.hpp"
+#include "onnx_network.hpp"
 #include "piece_geometry.hpp"
 
 namespace bugcam::vision {
@@ -227,35 +228,23 @@ struct Network {
 };
 
 Network load_network(const fs::path& file) {
-  if (!fs::is_regular_file(file)) throw std::runtime_error(file.string() + ": no such file");
   Network network;
-  try {
-    network.head = cv::dnn::readNetFromONNX(file.string());
-  } catch (const cv::Exception& e) {
-    throw std::runtime_error(file.string() + ": cannot read the network: " + e.what());
-  }
+  network.head = read_onnx_network(file, "a piece-type network");
   const auto unexpected = [&](const std::string& what) {
     return std::runtime_error(file.string() + ": not a piece-type network (" + what + ")");
   };
-  if (network.head.empty()) throw unexpected("no layers");
-  network.head.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-  network.head.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-  const std::vector<std::string> names = network.head.getLayerNames();
-  std::vector<cv::Ptr<cv::dnn::Layer>> layers;
-  for (const std::string& name : names) {
-    layers.push_back(network.head.getLayer(network.head.getLayerId(name)));
-  }
+  const auto layers = network_layers(network.head);
   std::size_t last_conv = layers.size();
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    if (layers[i]->type == "Convolution") last_conv = i;
+    if (layers[i].second->type == "Convolution") last_conv = i;
   }
   if (last_conv == layers.size() || last_conv == 0) throw unexpected("no second convolution");
-  const cv::dnn::Layer& conv = *layers[last_conv];
+  const cv::dnn::Layer& conv = *layers[last_conv].second;
   if (conv.blobs.size() != 2 || conv.blobs[0].dims != 4 || conv.blobs[0].size[2] != 3 ||
       conv.blobs[0].size[3] != 3) {
     throw unexpected("the last convolution is not 3x3 with a bias");
   }
-  network.head_output = names[last_conv - 1];
+  network.head_output = layers[last_conv - 1].first;
   network.conv_weights = conv.blobs[0].clone();
   network.conv_bias = conv.blobs[1].clone();
   const int kernels = network.conv_weights.size[0];
@@ -271,9 +260,11 @@ Network load_network(const fs::path& file) {
     }
   }
   for (std::size_t i = last_conv + 1; i < layers.size(); ++i) {
-    if (layers[i]->type != "InnerProduct") continue;
-    if (layers[i]->blobs.size() != 2) throw unexpected("a fully connected layer without bias");
-    network.dense.emplace_back(layers[i]->blobs[0].clone(), layers[i]->blobs[1].clone());
+    if (layers[i].second->type != "InnerProduct") continue;
+    if (layers[i].second->blobs.size() != 2)
+      throw unexpected("a fully connected layer without bias");
+    network.dense.emplace_back(layers[i].second->blobs[0].clone(),
+                               layers[i].second->blobs[1].clone());
   }
   if (network.dense.empty()) throw unexpected("no fully connected layer");
   return network;

@@ -10,6 +10,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "bugcam/vision.hpp"
+#include "onnx_network.hpp"
 
 namespace bugcam::vision {
 
@@ -95,30 +96,20 @@ struct SquareModel::Network {
 };
 
 SquareModel::SquareModel(const fs::path& file) : network_(std::make_unique<Network>()) {
-  if (!fs::is_regular_file(file)) throw std::runtime_error(file.string() + ": no such file");
   Network& net = *network_;
-  try {
-    net.head = cv::dnn::readNetFromONNX(file.string());
-  } catch (const cv::Exception& e) {
-    throw std::runtime_error(file.string() + ": cannot read the network: " + e.what());
-  }
+  net.head = read_onnx_network(file, "a square network");
   const auto unexpected = [&](const std::string& what) {
     return std::runtime_error(file.string() + ": not a square network (" + what + ")");
   };
-  if (net.head.empty()) throw unexpected("no layers");
-  net.head.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-  net.head.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-  const std::vector<std::string> names = net.head.getLayerNames();
+  const auto layers = network_layers(net.head);
   std::vector<size_t> convs;
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (net.head.getLayer(net.head.getLayerId(names[i]))->type == "Convolution") {
-      convs.push_back(i);
-    }
+  for (size_t i = 0; i < layers.size(); ++i) {
+    if (layers[i].second->type == "Convolution") convs.push_back(i);
   }
   if (convs.size() < 3) throw unexpected("fewer than three convolutions");
   const size_t conv_at = convs[convs.size() - 2];
-  const cv::dnn::Layer& conv = *net.head.getLayer(net.head.getLayerId(names[conv_at]));
-  const cv::dnn::Layer& logits = *net.head.getLayer(net.head.getLayerId(names[convs.back()]));
+  const cv::dnn::Layer& conv = *layers[conv_at].second;
+  const cv::dnn::Layer& logits = *layers[convs.back()].second;
   if (conv.blobs.size() != 2 || conv.blobs[0].dims != 4 || conv.blobs[0].size[2] != 3 ||
       conv.blobs[0].size[3] != 3) {
     throw unexpected("the second last convolution is not 3x3 with a bias");
@@ -128,7 +119,7 @@ SquareModel::SquareModel(const fs::path& file) : network_(std::make_unique<Netwo
       logits.blobs[0].size[2] != 1 || logits.blobs[0].size[3] != 1) {
     throw unexpected("the last convolution is not 1x1 to three classes");
   }
-  net.head_output = names[conv_at - 1];
+  net.head_output = layers[conv_at - 1].first;
   net.conv_weights = conv.blobs[0].clone();
   net.conv_bias = conv.blobs[1].clone();
   net.logit_weights = logits.blobs[0].clone();
