@@ -96,6 +96,7 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
       o.touched = clock.touched;
       if (clock.lever_down == vision::Lever::kWhite) o.down = rules::Color::kWhite;
       if (clock.lever_down == vision::Lever::kBlack) o.down = rules::Color::kBlack;
+      if (clock.travel) o.travel = *clock.travel;
       if (std::optional<capture::ClockEvent> press = detector.add(o)) {
         found[static_cast<int>(board)].push_back(*press);
       }

@@ -98,6 +98,7 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
     if (seen.lever_down == vision::Lever::kWhite) out.down = rules::Color::kWhite;
     if (seen.lever_down == vision::Lever::kBlack) out.down = rules::Color::kBlack;
     out.touched = seen.touched;
+    if (seen.travel) out.travel = *seen.travel;
     inputs.levers.push_back(out);
   }
   return inputs;

@@ -22,8 +22,8 @@ vision::FrameObservation two_boards() {
   }
   o.boards[1].squares[12] = {0.1f, 0.8f, 0.1f, false};  // e2 on A
   o.boards[0].squares[63] = {0.0f, 0.0f, 0.0f, true};   // h8 on B, covered
-  o.clocks.push_back({"A", vision::Lever::kBlack, 0.9f});
-  o.clocks.push_back({"B", vision::Lever::kUnknown, 0.0f});
+  o.clocks.push_back({"A", vision::Lever::kBlack, 0.9f, false, std::nullopt});
+  o.clocks.push_back({"B", vision::Lever::kUnknown, 0.0f, false, std::nullopt});
   return o;
 }
 

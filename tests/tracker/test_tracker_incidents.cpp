@@ -282,4 +282,44 @@ TEST(LeverPressDetector, AFlipSeenBetweenTwoFramesTimesThePress) {
   EXPECT_TRUE(detector.flush().empty());
 }
 
+TEST(LeverPressDetector, FramesShowingTheLeverPartWayTimeThePressWithinAFrame) {
+  using bugcam::rules::Color;
+  const auto lever = [](int frame, std::optional<Color> down, bool touched,
+                        std::optional<double> travel) {
+    bugcam::tracker::LeverObservation o;
+    o.t = frame / 30.0;
+    o.frame = frame;
+    o.down = down;
+    o.touched = touched;
+    o.travel = travel;
+    return o;
+  };
+  // A lever flipping in 0.08 s from Black's side down to White's, pressed at 0.4450 s:
+  // frames 14 and 15 show it 0.3 and 0.7 of the way.
+  bugcam::tracker::LeverPressDetector detector(2);
+  for (int f = 0; f < 12; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kBlack, false, 0.0)));
+  for (int f = 12; f < 14; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kBlack, true, 0.0)));
+  EXPECT_FALSE(detector.add(lever(14, Color::kBlack, true, 0.3)));
+  EXPECT_FALSE(detector.add(lever(15, Color::kWhite, true, 0.7)));
+  for (int f = 16; f < 20; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kWhite, true, 1.0)));
+  const auto press = detector.add(lever(20, Color::kWhite, false, 1.0));
+  ASSERT_TRUE(press.has_value());
+  EXPECT_EQ(press->side, Color::kWhite);
+  // Each part-way frame puts the flip's start its share of 0.08 s earlier: 0.4427 and
+  // 0.4433 s (halfway between the two readings, less the usual lag, would be 0.4533 s).
+  EXPECT_NEAR(press->t, 0.5 * (14 / 30.0 - 0.08 * 0.3 + 15 / 30.0 - 0.08 * 0.7), 1e-9);
+
+  // A lever hidden under the hand through its flip: a reading part way as the hand comes is
+  // the hand, not the flip, and the press is timed from the hand's visit.
+  bugcam::tracker::LeverPressDetector hidden(2);
+  for (int f = 0; f < 12; ++f) EXPECT_FALSE(hidden.add(lever(f, Color::kBlack, false, 0.0)));
+  EXPECT_FALSE(hidden.add(lever(12, Color::kBlack, true, 0.3)));
+  for (int f = 13; f < 25; ++f)
+    EXPECT_FALSE(hidden.add(lever(f, std::nullopt, true, std::nullopt)));
+  for (int f = 25; f < 28; ++f) EXPECT_FALSE(hidden.add(lever(f, Color::kWhite, true, 1.0)));
+  const auto later = hidden.add(lever(28, Color::kWhite, false, 1.0));
+  ASSERT_TRUE(later.has_value());
+  EXPECT_NEAR(later->t, 0.5 * (12 / 30.0 + 27 / 30.0) - 0.15, 1e-9);
+}
+
 }  // namespace

@@ -121,8 +121,15 @@ TEST(LeverReader, LearnsBothPositionsOfALeverASingleFrameMisreads) {
   // Pressed at White's end: once the new position has held a while, it reads as White's.
   EXPECT_EQ(hold(false, 60).lever_down, Lever::kWhite);
   // Both positions known: each reads at once.
-  EXPECT_EQ(hold(true, 1).lever_down, Lever::kBlack);
-  EXPECT_EQ(hold(false, 1).lever_down, Lever::kWhite);
+  const ClockObservation black_down = hold(true, 1);
+  EXPECT_EQ(black_down.lever_down, Lever::kBlack);
+  const ClockObservation white_down = hold(false, 1);
+  EXPECT_EQ(white_down.lever_down, Lever::kWhite);
+  // And the lever's travel between them: at either end.
+  ASSERT_TRUE(black_down.travel.has_value());
+  ASSERT_TRUE(white_down.travel.has_value());
+  EXPECT_LT(*black_down.travel, 0.1f);
+  EXPECT_GT(*white_down.travel, 0.9f);
 }
 
 }  // namespace

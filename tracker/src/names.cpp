@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <vector>
@@ -31,6 +32,37 @@ std::string ply_label(BoardId board, Color side, int number) {
          (side == Color::kWhite ? letter : static_cast<char>(letter - 'A' + 'a'));
 }
 
+std::optional<double> LeverPressDetector::flip_start_from_travel(const PerBoard& board,
+                                                                 const Waiting& waiting) {
+  // Readings of both sides far apart: the lever was hidden (a hand over it) through its
+  // flip, and a reading part way is the hand coming or going.
+  if (waiting.first_new_t - waiting.last_old_t > kLeverFlipSeconds + kFlipSeenGap) {
+    return std::nullopt;
+  }
+  const bool to_white = waiting.press.side == Color::kWhite;
+  std::vector<double> starts;
+  for (const auto& [t, travel] : board.travels) {
+    if (t < waiting.last_old_t - kLeverFlipSeconds || t > waiting.first_new_t + kLeverFlipSeconds) {
+      continue;
+    }
+    const double toward_new = to_white ? travel : 1.0 - travel;
+    if (toward_new <= kPartWay || toward_new >= 1.0 - kPartWay) continue;
+    const double start = t - kLeverFlipSeconds * toward_new;
+    // A hand over the lever also shifts the reading: only starts the two sides' readings
+    // allow count (each side is read from halfway through the flip).
+    const double halfway = 0.5 * kLeverFlipSeconds;
+    if (start < waiting.last_old_t - halfway - kTravelSlack ||
+        start > waiting.first_new_t - halfway + kTravelSlack) {
+      continue;
+    }
+    starts.push_back(start);
+  }
+  if (starts.empty()) return std::nullopt;
+  std::sort(starts.begin(), starts.end());
+  const std::size_t n = starts.size();
+  return n % 2 == 1 ? starts[n / 2] : 0.5 * (starts[n / 2 - 1] + starts[n / 2]);
+}
+
 ClockEvent LeverPressDetector::timed(const PerBoard& board, const Waiting& waiting) const {
   ClockEvent press = waiting.press;
   const double middle = 0.5 * (waiting.last_old_t + waiting.first_new_t);
@@ -41,7 +73,10 @@ ClockEvent LeverPressDetector::timed(const PerBoard& board, const Waiting& waiti
   }
   const bool flip_seen = waiting.first_new_t - waiting.last_old_t <= kFlipSeenGap;
   const double from_flip = middle - kFlipReadLag;
-  if (flip_seen && (!from_touch || std::abs(from_flip - *from_touch) <= kFlipTouchAgree)) {
+  const std::optional<double> from_travel = flip_start_from_travel(board, waiting);
+  if (from_travel && (!from_touch || std::abs(*from_travel - *from_touch) <= kFlipTouchAgree)) {
+    press.t = *from_travel;
+  } else if (flip_seen && (!from_touch || std::abs(from_flip - *from_touch) <= kFlipTouchAgree)) {
     press.t = from_flip;
   } else if (from_touch) {
     // Never after the lever was seen on its new side.
@@ -57,6 +92,11 @@ std::optional<ClockEvent> LeverPressDetector::add(const LeverObservation& observ
   if (observation.touched && !board.touching) board.touch_start = observation.t;
   if (observation.touched) board.touch_end = observation.t;
   board.touching = observation.touched;
+  if (observation.travel) board.travels.emplace_back(observation.t, *observation.travel);
+  while (!board.travels.empty() &&
+         board.travels.front().first < observation.t - kTravelKeptSeconds) {
+    board.travels.pop_front();
+  }
   std::optional<ClockEvent> out;
   if (board.waiting &&
       (!board.touching || observation.t > board.waiting->settled_t + kLongestWait)) {

@@ -394,6 +394,7 @@ class LeverPositions {
     out.lever_down = raised_white ? Lever::kBlack : Lever::kWhite;
     const double from_middle = std::abs(balance - 0.5 * (high.balance + low.balance));
     out.confidence = static_cast<float>(std::min(1.0, 2.0 * from_middle / separation));
+    out.travel = static_cast<float>(std::clamp((high.balance - balance) / separation, 0.0, 1.0));
     return out;
   }
 

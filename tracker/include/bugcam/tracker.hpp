@@ -9,12 +9,14 @@
 #pragma once
 
 #include <array>
+#include <deque>
 #include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -77,6 +79,9 @@ struct LeverObservation {
   // Something moves over the clock (a hand coming to press it), whether or not the lever
   // can be read.
   bool touched = false;
+  // How far the lever stands from Black's side down (0) to White's (1), where vision can
+  // tell: part way during a flip.
+  std::optional<double> travel;
 };
 
 // Probabilities of a piece's type, indexed by rules::PieceType (pawn..king).
@@ -231,9 +236,8 @@ class Tracker {
 
 // Turns lever observations into press events: a press when the lever comes down on the
 // other side and stays there for `stable_frames` readings (unknown ones neither confirm nor
-// break), timed halfway between the last reading of the old side and the first of the new
-// one, or, when something touched the clock meanwhile (a hand over the lever can show the
-// old side until it leaves), `reach_seconds` after the touch began if that is earlier.
+// break). Timed by what was seen of it: the frames that show the lever part way through its
+// flip; else the flip between two frames; else the hand's visit to the clock.
 // Four readings (0.13 s at 30 fps): a lever misread during a hand's pass rarely holds that
 // long, and a real press always does (bench/lever_eval: 9 spurious presses in 335 where two
 // readings gave 23, for 4 fewer found within 0.2 s).
@@ -261,6 +265,16 @@ class LeverPressDetector {
   static constexpr double kTouchMiddleLead = 0.15;
   // A flip read this far from the hand's visit's timing was a reading the hand disturbed.
   static constexpr double kFlipTouchAgree = 0.15;
+  // A lever takes this long to flip (the synthetic clips' levers; a real one about as
+  // long): a frame that shows it a share of the way through puts the press that share of
+  // the flip earlier.
+  static constexpr double kLeverFlipSeconds = 0.08;
+  // Travel within this of either end is the lever at rest (and reading noise).
+  static constexpr double kPartWay = 0.1;
+  // How far a start from the travel may lie outside what the two sides' readings allow.
+  static constexpr double kTravelSlack = 0.01;
+  // Travel readings kept per board.
+  static constexpr double kTravelKeptSeconds = 1.5;
   struct Waiting {
     ClockEvent press;
     double last_old_t = 0.0;   // the last reading of the old side
@@ -277,8 +291,11 @@ class LeverPressDetector {
     std::optional<double> touch_start;  // of the latest touch
     double touch_end = 0.0;             // its last touched frame
     std::optional<Waiting> waiting;
+    std::deque<std::pair<double, double>> travels;  // (t, travel) of the last readings
   };
   ClockEvent timed(const PerBoard& board, const Waiting& waiting) const;
+  static std::optional<double> flip_start_from_travel(const PerBoard& board,
+                                                      const Waiting& waiting);
   int stable_frames_;
   std::array<PerBoard, 2> boards_{};
 };

@@ -69,6 +69,9 @@ struct ClockObservation {
   float confidence = 0.0f;
   // Something moves over the clock (a hand coming to press it): LeverReader only.
   bool touched = false;
+  // How far the lever stands from Black's side down (0) to White's side down (1), once
+  // LeverReader has learnt both its positions: a frame during a flip shows it part way.
+  std::optional<float> travel;
 };
 
 struct FrameObservation {
