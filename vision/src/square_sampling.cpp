@@ -46,9 +46,6 @@ constexpr float kShadowMaxScale = 0.8f;
 // Colours nearer than this share of the board's threshold are one: the squares' common
 // colour and the pixels that show it.
 constexpr float kCommonColourNear = 0.5f;
-// The share of a square's middle that must show the common colour for it to be the
-// square's colour.
-constexpr float kCommonShare = 0.75f;
 
 // A learnt shadow may be this much deeper than the umbra seen in the start position.
 constexpr float kLearnedShadowDepth = 1.4f;
@@ -243,10 +240,9 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       background[static_cast<size_t>(sq)] = channel_median(local);
     }
   }
-  // A square's corners may lie in the shadow of the pieces around it (or under their bodies)
-  // while its middle is lit: its colour is the board's common colour when most of its middle
-  // shows that closely, and more of it than its corners' colour. (Not any majority: a white
-  // piece on a light square is much like it too, save for its shading.)
+  // A square's corners may lie in the shadow of the pieces around it while its middle is lit.
+  // (Taking the common colour as the square's when most of its middle shows it reads such
+  // squares better still, but lost a move on dev clip 1003.)
   const int side = 8 * square_px;
   const auto on_square = [&](int pixel) {
     return static_cast<size_t>((7 - (pixel / side) / square_px) * 8 + (pixel % side) / square_px);
@@ -254,18 +250,6 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
   std::array<float, 64> lit{};
   for (size_t sq = 0; sq < 64; ++sq) {
     const cv::Vec3f& common = (sq / 8 + sq % 8) % 2 == 0 ? common_even : common_odd;
-    const float near = kCommonColourNear * threshold;
-    int on = 0, like_corners = 0, like_common = 0;
-    for (const int pixel : plan.base[sq]) {
-      if (on_square(pixel) != sq) continue;
-      ++on;
-      like_corners += colour_distance(pixels[pixel], background[sq]) <= near ? 1 : 0;
-      like_common += colour_distance(pixels[pixel], common) <= near ? 1 : 0;
-    }
-    if (like_common > like_corners &&
-        static_cast<float>(like_common) >= kCommonShare * static_cast<float>(on)) {
-      background[sq] = common;
-    }
     // Corners that show the board a little shaded: a piece's lit side is brighter than the
     // board lit, not only than them.
     lit[sq] = colour_distance(background[sq], common) <= threshold
