@@ -43,6 +43,10 @@ constexpr double kSolidShare = 0.015;
 // counts as shadow.
 constexpr float kShadowMaxScale = 0.8f;
 
+// Colours nearer than this share of the board's threshold are one: the squares' common
+// colour and the pixels that show it.
+constexpr float kCommonColourNear = 0.5f;
+
 // A learnt shadow may be this much deeper than the umbra seen in the start position.
 constexpr float kLearnedShadowDepth = 1.4f;
 
@@ -73,6 +77,33 @@ std::array<cv::Vec3f, 64> corner_colours(const cv::Vec3f* pixels, const SquareSa
     corner_colour[sq] = channel_median(colours);
   }
   return corner_colour;
+}
+
+// The colour most squares of one parity (0: a1's) show at their corners: the one with the
+// most others near it, and the median of those. Unlike the median of all, it is not pulled
+// toward the pieces and their shadows when many squares' corners hold them (a middle game
+// seen from low, the back ranks of the start position).
+cv::Vec3f common_colour(const std::array<cv::Vec3f, 64>& corner_colour, int parity, float near) {
+  std::vector<cv::Vec3f> colours;
+  for (size_t sq = 0; sq < 64; ++sq) {
+    if (static_cast<int>((sq / 8 + sq % 8) % 2) == parity) colours.push_back(corner_colour[sq]);
+  }
+  size_t best = 0;
+  int best_count = -1;
+  for (size_t i = 0; i < colours.size(); ++i) {
+    int count = 0;
+    for (const cv::Vec3f& other : colours)
+      count += colour_distance(colours[i], other) < near ? 1 : 0;
+    if (count > best_count) {
+      best_count = count;
+      best = i;
+    }
+  }
+  std::vector<cv::Vec3f> group;
+  for (const cv::Vec3f& other : colours) {
+    if (colour_distance(colours[best], other) < near) group.push_back(other);
+  }
+  return channel_median(group);
 }
 
 }  // namespace
@@ -188,6 +219,9 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
   const cv::Vec3f odd = result.a1_is_dark ? result.light_bgr : result.dark_bgr;
   const float dark_limit = 0.6f * std::min(result.dark_luma, result.light_luma);
   const float midpoint = 0.5f * (result.dark_luma + result.light_luma);
+  // The squares' colours where nothing covers or shades them.
+  const cv::Vec3f common_even = common_colour(corner_colour, 0, kCommonColourNear * threshold);
+  const cv::Vec3f common_odd = common_colour(corner_colour, 1, kCommonColourNear * threshold);
 
   // Per pixel of each region: does it differ from the square's colour.
   std::array<std::vector<char>, 64> differs;
@@ -206,18 +240,33 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       background[static_cast<size_t>(sq)] = channel_median(local);
     }
   }
+  // A square's corners may lie in the shadow of the pieces around it while its middle is lit.
+  // (Taking the common colour as the square's when most of its middle shows it reads such
+  // squares better still, but lost a move on dev clip 1003.)
+  const int side = 8 * square_px;
+  const auto on_square = [&](int pixel) {
+    return static_cast<size_t>((7 - (pixel / side) / square_px) * 8 + (pixel % side) / square_px);
+  };
+  std::array<float, 64> lit{};
+  for (size_t sq = 0; sq < 64; ++sq) {
+    const cv::Vec3f& common = (sq / 8 + sq % 8) % 2 == 0 ? common_even : common_odd;
+    // Corners that show the board a little shaded: a piece's lit side is brighter than the
+    // board lit, not only than them.
+    lit[sq] = colour_distance(background[sq], common) <= threshold
+                  ? std::max(luma(background[sq]), luma(common))
+                  : luma(background[sq]);
+  }
   // A region may reach over the square's edge (the piece's body leans over it): pixels there
   // are compared with the board's colour of the square they lie on.
-  const int side = 8 * square_px;
   for (size_t sq = 0; sq < 64; ++sq) {
     const std::vector<int>& region = plan.base[sq];
     differs[sq].resize(region.size());
     for (size_t i = 0; i < region.size(); ++i) {
-      const int x = region[i] % side, y = region[i] / side;
-      const size_t on = static_cast<size_t>((7 - y / square_px) * 8 + x / square_px);
+      const size_t on = on_square(region[i]);
       const cv::Vec3f& p = pixels[region[i]];
       const cv::Vec3f& b = on == sq ? background[sq] : (on / 8 + on % 8) % 2 == 0 ? even : odd;
-      if (looks.bright_margin > 0 && luma(p) > luma(b) + looks.bright_margin) {
+      const float lit_luma = on == sq ? lit[sq] : luma(b);
+      if (looks.bright_margin > 0 && luma(p) > lit_luma + looks.bright_margin) {
         // A shadow only darkens: a pixel brighter than its square is a piece's lit side.
         differs[sq][i] = 1;
         continue;
