@@ -1074,16 +1074,19 @@ struct Tracker::Impl {
       next_parents = std::move(sorted_parents);
     }
     if (next.empty()) {
-      // Cannot happen (a resync or a pass is always possible), but never freeze: keep the
-      // hypotheses as they were, with an empty press.
-      for (Hypothesis& h : beam) {
+      // Every child was a duplicate of a better path or pruned (seen on a held-out clip with
+      // --clocks vision); never freeze: keep the hypotheses as they were, each its own
+      // parent, with an empty press.
+      for (std::size_t i = 0; i < beam.size(); ++i) {
+        Hypothesis h = beam[i];
         auto node = std::make_shared<Node>();
         node->parent = h.head;
         node->press = press.index;
         node->kind = NodeKind::kPressWithoutMove;
         h.head = std::move(node);
+        next.push_back(std::move(h));
+        next_parents.push_back(static_cast<int>(i));
       }
-      next = std::move(beam);
     }
     // Keep scores small: only differences matter.
     const double best = next.front().score;
