@@ -55,4 +55,79 @@ TEST(TrackerRecovery, ASquareHiddenBehindAPawnMakesNoPhantomMoves) {
   expect_in_step(run_with_shadow_from(0, 32, make_square(4, 2)));
 }
 
+// Both boards seen standing as `board_a` (board B at the start position), at 10 frames a
+// second from `from` up to `until`, with the squares `hand_over` covered.
+void see_boards(Tracker& tracker, const bugcam::rules::Position& board_a, double from,
+                double until, std::uint64_t hand_over = 0) {
+  for (int frame = static_cast<int>(from * 10); frame / 10.0 < until; ++frame) {
+    for (const BoardId board : {BoardId::kA, BoardId::kB}) {
+      const bugcam::rules::Position& seen =
+          board == BoardId::kA ? board_a : bugcam::rules::Position::start();
+      BoardObservation o;
+      o.board = board;
+      o.frame = frame;
+      o.t = frame / 10.0;
+      for (int s = 0; s < 64; ++s) {
+        const bugcam::rules::Piece piece = seen.piece_at(s);
+        SquareEvidence& e = o.squares[static_cast<std::size_t>(s)];
+        e.empty = piece.empty() ? 1.0f : 0.0f;
+        e.white = !piece.empty() && piece.color == Color::kWhite ? 1.0f : 0.0f;
+        e.black = !piece.empty() && piece.color == Color::kBlack ? 1.0f : 0.0f;
+        e.occluded = board == BoardId::kA && ((hand_over >> s) & 1) != 0;
+      }
+      tracker.add(o);
+    }
+  }
+}
+
+ClockEvent press_on_a(double t, Color side) {
+  ClockEvent press;
+  press.t = t;
+  press.board = BoardId::kA;
+  press.side = side;
+  return press;
+}
+
+// Lever reading can give one side two presses in a row with nothing seen between them (a
+// misread flip back, or a press of the opponent's missed). No hypothesis had a move, a pass
+// or a resync for the repeat, and the tracker left its beam empty and crashed (held-out
+// clip 5003 with --clocks vision); before that, it explained the repeat by a move nobody
+// made and an illegal move taking it back. A repeat changes nothing.
+TEST(TrackerRecovery, TheSameSidePressingTwiceWithNothingSeenChangesNothing) {
+  TrackerConfig config;
+  if (std::getenv("BUGCAM_TRACKER_TRACE") != nullptr) config.debug = &std::cerr;
+  Tracker tracker(std::move(config));
+  const bugcam::rules::Position start = bugcam::rules::Position::start();
+  see_boards(tracker, start, 0.0, 1.0);
+  for (const double t : {1.0, 2.0, 3.0}) {
+    tracker.add(press_on_a(t, Color::kWhite));
+    see_boards(tracker, start, t, t + 1.0);
+  }
+  // Then Black answers 1...e5 and presses: recorded as Black's first move.
+  bugcam::rules::Position after = start;
+  after.remove(make_square(4, 6));
+  after.put(make_square(4, 4), {Color::kBlack, bugcam::rules::PieceType::kPawn});
+  const std::uint64_t hand = (std::uint64_t{1} << make_square(4, 6)) |
+                             (std::uint64_t{1} << make_square(4, 5)) |
+                             (std::uint64_t{1} << make_square(4, 4));
+  see_boards(tracker, start, 4.0, 4.2);
+  see_boards(tracker, after, 4.2, 4.6, hand);
+  see_boards(tracker, after, 4.6, 5.0);
+  tracker.add(press_on_a(5.0, Color::kBlack));
+  see_boards(tracker, after, 5.0, 7.0);
+  tracker.finish();
+  std::vector<std::string> moves;
+  std::vector<IncidentType> incidents;
+  for (const TrackerEvent& e : tracker.take_events()) {
+    if (const auto* m = std::get_if<TrackedMove>(&e); m != nullptr && !m->provisional) {
+      moves.push_back(m->ply + m->san);
+    }
+    if (const auto* i = std::get_if<Incident>(&e)) incidents.push_back(i->type);
+  }
+  // White's first press was without a move; the repeats are nothing.
+  EXPECT_EQ(incidents, std::vector<IncidentType>{IncidentType::kPressWithoutMove});
+  EXPECT_EQ(moves, std::vector<std::string>{"1ae5"});
+  EXPECT_EQ(tracker.presses_seen(), 4);
+}
+
 }  // namespace

@@ -360,14 +360,16 @@ struct PlyRecord {
 };
 
 // kPremove: the presser's move, and the opponent's move already made before the press;
-// kPremoveCompleted: the opponent's press that completes that move.
+// kPremoveCompleted: the opponent's press that completes that move; kRepeatedPress: a press
+// by the side whose opponent is to move, which changes nothing.
 enum class NodeKind : std::uint8_t {
   kMove,
   kPressWithoutMove,
   kUnpressedMoves,
   kResync,
   kPremove,
-  kPremoveCompleted
+  kPremoveCompleted,
+  kRepeatedPress
 };
 
 // What one hypothesis says happened at one press.
@@ -836,6 +838,8 @@ struct Tracker::Impl {
         // Only the premover's press fits: it completes the premove.
         if (beam[h].premove[b]->side == press.side) {
           add(h, base, NodeKind::kPremoveCompleted, nullptr, 0);
+        } else {
+          add(h, base + config.prior_repeated_press, NodeKind::kRepeatedPress, nullptr, 0);
         }
         continue;
       }
@@ -868,9 +872,14 @@ struct Tracker::Impl {
           }
           expand_premoves(h, p, base, seen, press, before, candidates, order);
         }
-      } else if (h < kUnpressedHypotheses * 2 && visits >= kUnpressedVisits) {
-        // The opponent moved without pressing, then the presser moved and pressed.
-        expand_unpressed(h, p, {!press.side, press.side}, base, seen, add);
+      } else {
+        // The presser pressed last: without this, a lever misread as flipping back (or a
+        // clock log missing a press) leaves no explanation but a disturbance.
+        add(h, base + config.prior_repeated_press, NodeKind::kRepeatedPress, nullptr, 0);
+        if (h < kUnpressedHypotheses * 2 && visits >= kUnpressedVisits) {
+          // The opponent moved without pressing, then the presser moved and pressed.
+          expand_unpressed(h, p, {!press.side, press.side}, base, seen, add);
+        }
       }
     }
     // Resync candidates are built separately: they need a new position, not a move.
@@ -999,9 +1008,12 @@ struct Tracker::Impl {
       child.boards = parent.boards;
       child.score = c.score;
       child.passed_from = parent.passed_from;
-      if (c.kind != NodeKind::kPressWithoutMove) child.passed_from[b].reset();
+      const bool changes_nothing = c.kind == NodeKind::kRepeatedPress;
+      if (c.kind != NodeKind::kPressWithoutMove && !changes_nothing) {
+        child.passed_from[b].reset();
+      }
       child.premove = parent.premove;
-      child.premove[b].reset();
+      if (!changes_nothing) child.premove[b].reset();
       auto node = std::make_shared<Node>();
       node->parent = parent.head;
       node->press = press.index;
@@ -1800,10 +1812,12 @@ struct Tracker::Impl {
     const Position& board_before = committed[index(press.board)];
     const std::string next_label =
         ply_label(press.board, board_before.side_to_move(), board_before.fullmove_number());
-    if (node.kind != NodeKind::kPressWithoutMove) {
+    if (node.kind != NodeKind::kPressWithoutMove && node.kind != NodeKind::kRepeatedPress) {
       committed_passed_from[index(press.board)].reset();
     }
     switch (node.kind) {
+      case NodeKind::kRepeatedPress:
+        break;
       case NodeKind::kPressWithoutMove: {
         incident(IncidentType::kPressWithoutMove, presser, press.t, press.t, next_label,
                  seat_name(presser) + " pressed the clock without a move on the board.",
@@ -1870,6 +1884,7 @@ struct Tracker::Impl {
     }
     // The capturer's next press on the board is the deadline for passing earlier captures.
     for (PendingPass& pass : passes) {
+      if (node.kind == NodeKind::kRepeatedPress) break;  // not a turn of the capturer's
       if (!pass.deadline && pass.capturer == presser && pass.t_capture < press.t) {
         pass.deadline = press.t;
       }
