@@ -57,8 +57,8 @@ TEST(TrackerRecovery, ASquareHiddenBehindAPawnMakesNoPhantomMoves) {
 
 // Both boards seen standing as `board_a` (board B at the start position), at 10 frames a
 // second from `from` up to `until`, with the squares `hand_over` covered.
-void see_boards(Tracker& tracker, const bugcam::rules::Position& board_a, double from,
-                double until, std::uint64_t hand_over = 0) {
+void see_boards(Tracker& tracker, const bugcam::rules::Position& board_a, double from, double until,
+                std::uint64_t hand_over = 0) {
   for (int frame = static_cast<int>(from * 10); frame / 10.0 < until; ++frame) {
     for (const BoardId board : {BoardId::kA, BoardId::kB}) {
       const bugcam::rules::Position& seen =
