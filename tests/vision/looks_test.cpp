@@ -30,6 +30,8 @@ struct Tally {
   int empty_right = 0;   // empty squares read empty
   int empty_total = 0;
   int empty_white = 0;  // empty squares read white
+  int black_right = 0;  // black pieces read black
+  int black_total = 0;
 };
 
 Tally read_still(const samples::TrainingStill& still, const calibration::Calibration& calibration) {
@@ -49,6 +51,10 @@ Tally read_still(const samples::TrainingStill& still, const calibration::Calibra
       if (expected == 'w') {
         ++tally.white_total;
         tally.white_right += symbol == 'w' ? 1 : 0;
+      }
+      if (expected == 'b') {
+        ++tally.black_total;
+        tally.black_right += symbol == 'b' ? 1 : 0;
       }
       if (expected == '.') {
         ++tally.empty_total;
@@ -130,6 +136,28 @@ TEST(LearntLooks, ShadedCornersOfAnEmptySquareAreNotAWhitePiece) {
     // Before: 7 of 380.
     EXPECT_LE(empty_white, 0.01 * empty_total) << "seed " << seed << ": of " << empty_total;
   }
+}
+
+// Dark brown pieces on the dark grey squares of a grey board (the look of dev clip 1000):
+// their colour lies within the board's colour threshold of the square's, so only a few lit
+// pixels told a piece there, and on board B most of them read empty. Their hue is what
+// differs. Random positions of that scene, read with the looks learnt from its start.
+TEST(LearntLooks, BrownPiecesOnGreySquaresAreSeenByTheirHue) {
+  constexpr std::uint64_t kSeed = 1000;
+  const calibration::Calibration calibration = learnt_calibration(kSeed);
+  int black_right = 0, black_total = 0, empty_right = 0, empty_total = 0;
+  for (std::uint64_t variant = 1; variant <= 4; ++variant) {
+    const Tally game =
+        read_still(samples::render_training_still(kSeed, variant, 1280, 720), calibration);
+    black_right += game.black_right;
+    black_total += game.black_total;
+    empty_right += game.empty_right;
+    empty_total += game.empty_total;
+  }
+  // Before: 59 of 76 black pieces and 352 of 369 empty squares; now 67 and 359 (the rest
+  // unsure behind crowded pieces).
+  EXPECT_GE(black_right, 0.85 * black_total) << "of " << black_total;
+  EXPECT_GE(empty_right, 0.96 * empty_total) << "of " << empty_total;
 }
 
 // A position that is not the start position teaches nothing: the calibration is left as it

@@ -50,6 +50,22 @@ constexpr float kCommonColourNear = 0.5f;
 // A learnt shadow may be this much deeper than the umbra seen in the start position.
 constexpr float kLearnedShadowDepth = 1.4f;
 
+// Hue: red less green and green less blue, over the brightness (plus this much, so that
+// the noise of dark pixels does not count), which a shadow leaves nearly as it was.
+constexpr float kHueLumaOffset = 20.0f;
+// A pixel within the board's colour threshold of its square but this far from it in hue is
+// a piece (dark brown pieces on dark grey squares).
+constexpr float kPieceHue = 0.45f;
+// A square whose corners are unlike the board's common colour by more than its threshold and
+// this far from it in hue has its corners covered, not shaded: the common colour is its own.
+constexpr float kCoveredCornersHue = 0.1f;
+
+float hue_distance(const cv::Vec3f& p, const cv::Vec3f& q) {
+  const float lp = luma(p) + kHueLumaOffset, lq = luma(q) + kHueLumaOffset;
+  return std::abs((p[2] - p[1]) / lp - (q[2] - q[1]) / lq) +
+         std::abs((p[1] - p[0]) / lp - (q[1] - q[0]) / lq);
+}
+
 bool is_shadow(const cv::Vec3f& p, const cv::Vec3f& square) {
   return detail::is_shadow(p, square, kShadowMaxScale);
 }
@@ -247,12 +263,26 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
   const auto on_square = [&](int pixel) {
     return static_cast<size_t>((7 - (pixel / side) / square_px) * 8 + (pixel % side) / square_px);
   };
-  std::array<float, 64> lit{};
+  // Corners covered by the pieces around (a back rank's big pieces): the board's colour, not
+  // theirs, is the square's.
   for (size_t sq = 0; sq < 64; ++sq) {
     const cv::Vec3f& common = (sq / 8 + sq % 8) % 2 == 0 ? common_even : common_odd;
+    if (colour_distance(background[sq], common) > threshold &&
+        hue_distance(background[sq], common) > kCoveredCornersHue) {
+      background[sq] = common;
+    }
+  }
+  std::array<float, 64> lit{};
+  std::array<bool, 64> shaded{};
+  const float near_common = kCommonColourNear * threshold;
+  for (size_t sq = 0; sq < 64; ++sq) {
+    const cv::Vec3f& common = (sq / 8 + sq % 8) % 2 == 0 ? common_even : common_odd;
+    // Corners in the pieces' shadow while the middle is lit: pixels showing the board's lit
+    // colour are the board there, and a piece's lit side is brighter than that.
+    shaded[sq] = luma(common) > luma(background[sq]) + near_common;
     // Corners that show the board a little shaded: a piece's lit side is brighter than the
     // board lit, not only than them.
-    lit[sq] = colour_distance(background[sq], common) <= threshold
+    lit[sq] = shaded[sq] || colour_distance(background[sq], common) <= threshold
                   ? std::max(luma(background[sq]), luma(common))
                   : luma(background[sq]);
   }
@@ -271,9 +301,17 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
         differs[sq][i] = 1;
         continue;
       }
+      if (on == sq && shaded[sq]) {
+        const cv::Vec3f& common = (sq / 8 + sq % 8) % 2 == 0 ? common_even : common_odd;
+        if (colour_distance(p, common) <= near_common) {
+          differs[sq][i] = 0;
+          continue;
+        }
+      }
       const bool shadow =
           is_shadow(p, b) || (learned_shadow && is_learned_shadow(p, b, looks.shadow_ratio));
       differs[sq][i] = colour_distance(p, b) <= threshold ? 0 : shadow ? 2 : 1;
+      if (differs[sq][i] == 0 && hue_distance(p, b) > kPieceHue) differs[sq][i] = 1;
     }
   }
 
