@@ -89,7 +89,7 @@ ClockEvent press_on_a(double t, Color side) {
 }
 
 // Lever reading can give one side two presses in a row with nothing seen between them (a
-// misread flip back, or a press of the opponent's missed). No hypothesis had a move, a pass
+// misread flip back). No hypothesis had a move, a pass
 // or a resync for the repeat, and the tracker left its beam empty and crashed (held-out
 // clip 5003 with --clocks vision); before that, it explained the repeat by a move nobody
 // made and an illegal move taking it back. A repeat changes nothing.
@@ -128,6 +128,56 @@ TEST(TrackerRecovery, TheSameSidePressingTwiceWithNothingSeenChangesNothing) {
   EXPECT_EQ(incidents, std::vector<IncidentType>{IncidentType::kPressWithoutMove});
   EXPECT_EQ(moves, std::vector<std::string>{"1ae5"});
   EXPECT_EQ(tracker.presses_seen(), 4);
+}
+
+// The same with the opponent's move made before the repeat: the repeat must leave that
+// move's readings to the opponent's press, which records it.
+TEST(TrackerRecovery, ARepeatedPressDuringTheOpponentsMoveLeavesItToTheirPress) {
+  TrackerConfig config;
+  config.base_seconds = 180.0;
+  if (std::getenv("BUGCAM_TRACKER_TRACE") != nullptr) config.debug = &std::cerr;
+  Tracker tracker(std::move(config));
+  using bugcam::rules::PieceType;
+  const std::uint64_t e2_e4 = (std::uint64_t{1} << make_square(4, 1)) |
+                              (std::uint64_t{1} << make_square(4, 2)) |
+                              (std::uint64_t{1} << make_square(4, 3));
+  const std::uint64_t e7_e5 = (std::uint64_t{1} << make_square(4, 6)) |
+                              (std::uint64_t{1} << make_square(4, 5)) |
+                              (std::uint64_t{1} << make_square(4, 4));
+  bugcam::rules::Position after_e4 = bugcam::rules::Position::start();
+  after_e4.remove(make_square(4, 1));
+  after_e4.put(make_square(4, 3), {Color::kWhite, PieceType::kPawn});
+  bugcam::rules::Position after_e5 = after_e4;
+  after_e5.remove(make_square(4, 6));
+  after_e5.put(make_square(4, 4), {Color::kBlack, PieceType::kPawn});
+  see_boards(tracker, bugcam::rules::Position::start(), 0.0, 1.0);
+  see_boards(tracker, after_e4, 1.0, 1.4, e2_e4);
+  see_boards(tracker, after_e4, 1.4, 2.0);
+  tracker.add(press_on_a(2.0, Color::kWhite));
+  see_boards(tracker, after_e4, 2.0, 3.0);
+  see_boards(tracker, after_e5, 3.0, 3.4, e7_e5);
+  see_boards(tracker, after_e5, 3.4, 4.0);
+  tracker.add(press_on_a(4.0, Color::kWhite));  // the repeat, after Black's move
+  see_boards(tracker, after_e5, 4.0, 5.0);
+  tracker.add(press_on_a(5.0, Color::kBlack));
+  see_boards(tracker, after_e5, 5.0, 7.0);
+  tracker.finish();
+  std::vector<std::string> moves;
+  std::vector<double> clocks;
+  int incidents = 0;
+  for (const TrackerEvent& e : tracker.take_events()) {
+    if (const auto* m = std::get_if<TrackedMove>(&e); m != nullptr && !m->provisional) {
+      moves.push_back(m->ply + m->san);
+      clocks.push_back(m->clock.value_or(-1.0));
+    }
+    if (std::holds_alternative<Incident>(e)) ++incidents;
+  }
+  EXPECT_EQ(moves, (std::vector<std::string>{"1Ae4", "1ae5"}));
+  EXPECT_EQ(incidents, 0);
+  // White's clock ran 2 s before the press, Black's 3 s: the repeat charged nobody.
+  ASSERT_EQ(clocks.size(), 2u);
+  EXPECT_NEAR(clocks[0], 178.0, 1e-6);
+  EXPECT_NEAR(clocks[1], 177.0, 1e-6);
 }
 
 }  // namespace

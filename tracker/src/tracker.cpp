@@ -371,6 +371,7 @@ enum class NodeKind : std::uint8_t {
   kPremoveCompleted,
   kRepeatedPress
 };
+constexpr std::size_t kNodeKinds = static_cast<std::size_t>(NodeKind::kRepeatedPress) + 1;
 
 // What one hypothesis says happened at one press.
 struct Node {
@@ -466,6 +467,7 @@ void sort_best_first(std::vector<Candidate>& candidates) {
 struct ClockState {
   std::array<std::optional<double>, 2> remaining;
   double last_t = 0.0;
+  std::optional<Color> last_side;  // who pressed last
   bool flagged[2] = {false, false};
 };
 
@@ -586,11 +588,18 @@ struct Tracker::Impl {
         press.frame = evidence[index(e.board)].frame_at(e.t);
         press.previous_press_t = last_press_t[index(e.board)];
         press.earlier_press_t = earlier_press_t[index(e.board)];
-        earlier_press_t[index(e.board)] = last_press_t[index(e.board)];
-        last_press_t[index(e.board)] = e.t;
+        // The side that pressed last pressing again does not flip the clock (a misread lever,
+        // or the opponent's press missed): the opponent's turn and clock go on from the
+        // earlier press.
+        const bool repeat = clock.last_side == side;
+        if (!repeat) {
+          earlier_press_t[index(e.board)] = last_press_t[index(e.board)];
+          last_press_t[index(e.board)] = e.t;
+        }
+        clock.last_side = side;
         std::optional<double>& mine = clock.remaining[index(side)];
         const std::optional<int> reported = side == Color::kWhite ? e.white_ms : e.black_ms;
-        if (mine) {
+        if (mine && !repeat) {
           const double before_press = *mine - (e.t - clock.last_t);
           if (before_press < 0.0) report_flag(e.board, side, clock.last_t + *mine, press.frame);
           mine = before_press + config.increment_seconds;
@@ -598,7 +607,7 @@ struct Tracker::Impl {
         if (reported) mine = *reported / 1000.0;
         const std::optional<int> other_ms = side == Color::kWhite ? e.black_ms : e.white_ms;
         if (other_ms) clock.remaining[index(!side)] = *other_ms / 1000.0;
-        clock.last_t = e.t;
+        if (!repeat) clock.last_t = e.t;
         press.clock = mine;
         pending.push_back(press);
         break;
@@ -808,6 +817,8 @@ struct Tracker::Impl {
         hand_left && *hand_left > press.previous_press_t.value_or(0.0) ? *hand_left : press.t;
     // Only what changed since the previous press can be a disturbance: a square that has
     // read the same all along and disagrees with the board is vision's error there.
+    // A repeated press must leave the readings it saw to the opponent's press.
+    const std::array<CountedReading, 64> counted_before = counted_readings[b];
     const PressEvidence seen_on_board = press_evidence(press, evidence_t, before);
     // Each move of an unpressed sequence is a hand over the board: fewer visits since the
     // previous press than it has plies rule it out.
@@ -873,9 +884,14 @@ struct Tracker::Impl {
           expand_premoves(h, p, base, seen, press, before, candidates, order);
         }
       } else {
-        // The presser pressed last: without this, a lever misread as flipping back (or a
-        // clock log missing a press) leaves no explanation but a disturbance.
-        add(h, base + config.prior_repeated_press, NodeKind::kRepeatedPress, nullptr, 0);
+        // The presser pressed last: without this, a lever misread as flipping back leaves no
+        // explanation but a disturbance. The opponent may be moving meanwhile: their move,
+        // which their press will record, is not held against the repeat.
+        p.legal_moves(rules, moves);
+        double opponent_move = 0.0;
+        for (Move m : moves) opponent_move = std::max(opponent_move, move_delta(p, m, seen, rules));
+        add(h, base + opponent_move + config.prior_repeated_press, NodeKind::kRepeatedPress,
+            nullptr, 0);
         if (h < kUnpressedHypotheses * 2 && visits >= kUnpressedVisits) {
           // The opponent moved without pressing, then the presser moved and pressed.
           expand_unpressed(h, p, {!press.side, press.side}, base, seen, add);
@@ -957,7 +973,7 @@ struct Tracker::Impl {
                       << inc[1] << "," << inc[2] << "]";
       }
       *config.debug << "\n";
-      std::array<bool, 6> kind_shown{};
+      std::array<bool, kNodeKinds> kind_shown{};
       for (std::size_t i = 0; i < candidates.size(); ++i) {
         const Candidate& c = candidates[i];
         // The first 6, and the best of each other kind below them.
@@ -989,6 +1005,8 @@ struct Tracker::Impl {
             *config.debug << " [" << n.press << " resync " << n.resync_detail << "]";
           } else if (n.kind == NodeKind::kPressWithoutMove) {
             *config.debug << " [" << n.press << " pass]";
+          } else if (n.kind == NodeKind::kRepeatedPress) {
+            *config.debug << " [" << n.press << " repeat]";
           } else if (!n.plies.empty() && n.plies.front().board == press.board) {
             *config.debug << " [" << n.press << " " << node_san(n) << "]";
           }
@@ -1086,15 +1104,15 @@ struct Tracker::Impl {
       next_parents = std::move(sorted_parents);
     }
     if (next.empty()) {
-      // Every child was a duplicate of a better path or pruned (seen on a held-out clip with
-      // --clocks vision); never freeze: keep the hypotheses as they were, each its own
-      // parent, with an empty press.
+      // Cannot happen since repeated presses (a held-out clip with --clocks vision crashed
+      // here before them), but never freeze: keep the hypotheses as they were, each its own
+      // parent, the press changing nothing.
       for (std::size_t i = 0; i < beam.size(); ++i) {
         Hypothesis h = beam[i];
         auto node = std::make_shared<Node>();
         node->parent = h.head;
         node->press = press.index;
-        node->kind = NodeKind::kPressWithoutMove;
+        node->kind = NodeKind::kRepeatedPress;
         h.head = std::move(node);
         next.push_back(std::move(h));
         next_parents.push_back(static_cast<int>(i));
@@ -1103,7 +1121,11 @@ struct Tracker::Impl {
     // Keep scores small: only differences matter.
     const double best = next.front().score;
     for (Hypothesis& h : next) h.score -= best;
-    learn_agreed(press, next, next_parents);
+    if (next.front().head->kind == NodeKind::kRepeatedPress) {
+      counted_readings[b] = counted_before;
+    } else {
+      learn_agreed(press, next, next_parents);
+    }
     beam = std::move(next);
     publish_provisional(press);
   }
@@ -1884,7 +1906,7 @@ struct Tracker::Impl {
     }
     // The capturer's next press on the board is the deadline for passing earlier captures.
     for (PendingPass& pass : passes) {
-      if (node.kind == NodeKind::kRepeatedPress) break;  // not a turn of the capturer's
+      if (node.kind == NodeKind::kRepeatedPress) continue;  // not a turn of the capturer's
       if (!pass.deadline && pass.capturer == presser && pass.t_capture < press.t) {
         pass.deadline = press.t;
       }

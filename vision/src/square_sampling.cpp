@@ -50,18 +50,19 @@ constexpr float kCommonColourNear = 0.5f;
 // A learnt shadow may be this much deeper than the umbra seen in the start position.
 constexpr float kLearnedShadowDepth = 1.4f;
 
-// Hue: red less green and green less blue, over the brightness (plus this much, so that
-// the noise of dark pixels does not count), which a shadow leaves nearly as it was.
-constexpr float kHueLumaOffset = 20.0f;
-// A pixel within the board's colour threshold of its square but this far from it in hue is
-// a piece (dark brown pieces on dark grey squares).
-constexpr float kPieceHue = 0.45f;
+// Chroma: red less green and green less blue, over the brightness plus this much (so that
+// dark pixels' noise counts less), which a shadow changes little but in the darkest pixels.
+constexpr float kChromaLumaOffset = 20.0f;
+// A pixel within the board's colour threshold of its square but this far from it in chroma
+// is a piece (dark brown pieces on dark grey squares).
+constexpr float kPieceChroma = 0.45f;
 // A square whose corners are unlike the board's common colour by more than its threshold and
-// this far from it in hue has its corners covered, not shaded: the common colour is its own.
-constexpr float kCoveredCornersHue = 0.1f;
+// this far from it in chroma has its corners covered, not shaded: the common colour is its
+// own. (Not checked on warm-tinted shadows: the looks rendered so far have neutral ones.)
+constexpr float kCoveredCornersChroma = 0.1f;
 
-float hue_distance(const cv::Vec3f& p, const cv::Vec3f& q) {
-  const float lp = luma(p) + kHueLumaOffset, lq = luma(q) + kHueLumaOffset;
+float chroma_distance(const cv::Vec3f& p, const cv::Vec3f& q) {
+  const float lp = luma(p) + kChromaLumaOffset, lq = luma(q) + kChromaLumaOffset;
   return std::abs((p[2] - p[1]) / lp - (q[2] - q[1]) / lq) +
          std::abs((p[1] - p[0]) / lp - (q[1] - q[0]) / lq);
 }
@@ -256,9 +257,8 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       background[static_cast<size_t>(sq)] = channel_median(local);
     }
   }
-  // A square's corners may lie in the shadow of the pieces around it while its middle is lit.
-  // (Taking the common colour as the square's when most of its middle shows it reads such
-  // squares better still, but lost a move on dev clip 1003.)
+  // (Taking the common colour as the square's whenever most of its middle shows it lost a
+  // move on dev clip 1003 once; below it is taken only for covered corners.)
   const int side = 8 * square_px;
   const auto on_square = [&](int pixel) {
     return static_cast<size_t>((7 - (pixel / side) / square_px) * 8 + (pixel % side) / square_px);
@@ -268,7 +268,7 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
   for (size_t sq = 0; sq < 64; ++sq) {
     const cv::Vec3f& common = (sq / 8 + sq % 8) % 2 == 0 ? common_even : common_odd;
     if (colour_distance(background[sq], common) > threshold &&
-        hue_distance(background[sq], common) > kCoveredCornersHue) {
+        chroma_distance(background[sq], common) > kCoveredCornersChroma) {
       background[sq] = common;
     }
   }
@@ -311,7 +311,7 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       const bool shadow =
           is_shadow(p, b) || (learned_shadow && is_learned_shadow(p, b, looks.shadow_ratio));
       differs[sq][i] = colour_distance(p, b) <= threshold ? 0 : shadow ? 2 : 1;
-      if (differs[sq][i] == 0 && hue_distance(p, b) > kPieceHue) differs[sq][i] = 1;
+      if (differs[sq][i] == 0 && chroma_distance(p, b) > kPieceChroma) differs[sq][i] = 1;
     }
   }
 

@@ -177,8 +177,9 @@ struct TrackerConfig {
   // ... and of the opponent pressing back right after one, the usual way to put it right
   // (both are press_without_move incidents).
   double prior_press_back = -3.0;
-  // A press by the side that pressed last on the board: a clock does not flip for it, so
-  // it is a misread lever or a press of the opponent's missed, and no incident.
+  // A press by the side whose opponent is to move: a clock does not flip for it (a player
+  // pressing their own pressed button, a misread lever), so it changes nothing and is no
+  // incident. (The opponent's press missed with a move made is a move without a press.)
   double prior_repeated_press = -9.0;
   // The opponent moved before the presser's press (premove).
   double prior_premove = -9.0;
