@@ -88,15 +88,55 @@ ClockEvent press_on_a(double t, Color side) {
   return press;
 }
 
-// Lever reading can give one side two presses in a row with nothing seen between them (a
-// misread flip back). No hypothesis had a move, a pass
-// or a resync for the repeat, and the tracker left its beam empty and crashed (held-out
-// clip 5003 with --clocks vision); before that, it explained the repeat by a move nobody
-// made and an illegal move taking it back. A repeat changes nothing.
-TEST(TrackerRecovery, TheSameSidePressingTwiceWithNothingSeenChangesNothing) {
-  TrackerConfig config;
+// `position` with the pawn on `from` moved to `to` (nothing captured), as vision sees it.
+bugcam::rules::Position pawn_moved(bugcam::rules::Position position, bugcam::rules::Square from,
+                                   bugcam::rules::Square to) {
+  const bugcam::rules::Piece pawn = position.piece_at(from);
+  position.remove(from);
+  position.put(to, pawn);
+  return position;
+}
+
+// The squares a hand covers moving a pawn along the e-file between two ranks (0-based).
+std::uint64_t hand_over_e_file(int from_rank, int to_rank) {
+  std::uint64_t covered = 0;
+  for (int rank = std::min(from_rank, to_rank); rank <= std::max(from_rank, to_rank); ++rank) {
+    covered |= std::uint64_t{1} << make_square(4, rank);
+  }
+  return covered;
+}
+
+// What the tracker committed: moves as "1ae5", their clocks, the incidents' types.
+struct Committed {
+  std::vector<std::string> moves;
+  std::vector<double> clocks;
+  std::vector<IncidentType> incidents;
+};
+
+Committed take_committed(Tracker& tracker) {
+  Committed out;
+  for (const TrackerEvent& e : tracker.take_events()) {
+    if (const auto* m = std::get_if<TrackedMove>(&e); m != nullptr && !m->provisional) {
+      out.moves.push_back(m->ply + m->san);
+      out.clocks.push_back(m->clock.value_or(-1.0));
+    }
+    if (const auto* i = std::get_if<Incident>(&e)) out.incidents.push_back(i->type);
+  }
+  return out;
+}
+
+Tracker traced_tracker(TrackerConfig config = {}) {
   if (std::getenv("BUGCAM_TRACKER_TRACE") != nullptr) config.debug = &std::cerr;
-  Tracker tracker(std::move(config));
+  return Tracker(std::move(config));
+}
+
+// Lever reading can give one side two presses in a row with nothing seen between them (a
+// misread flip back). No hypothesis had a move, a pass or a resync for the repeat, and the
+// tracker left its beam empty and crashed (held-out clip 5003 with --clocks vision); before
+// that, it explained the repeat by a move nobody made and an illegal move taking it back.
+// A repeat changes nothing.
+TEST(TrackerRecovery, TheSameSidePressingTwiceWithNothingSeenChangesNothing) {
+  Tracker tracker = traced_tracker();
   const bugcam::rules::Position start = bugcam::rules::Position::start();
   see_boards(tracker, start, 0.0, 1.0);
   for (const double t : {1.0, 2.0, 3.0}) {
@@ -104,80 +144,49 @@ TEST(TrackerRecovery, TheSameSidePressingTwiceWithNothingSeenChangesNothing) {
     see_boards(tracker, start, t, t + 1.0);
   }
   // Then Black answers 1...e5 and presses: recorded as Black's first move.
-  bugcam::rules::Position after = start;
-  after.remove(make_square(4, 6));
-  after.put(make_square(4, 4), {Color::kBlack, bugcam::rules::PieceType::kPawn});
-  const std::uint64_t hand = (std::uint64_t{1} << make_square(4, 6)) |
-                             (std::uint64_t{1} << make_square(4, 5)) |
-                             (std::uint64_t{1} << make_square(4, 4));
+  const bugcam::rules::Position after = pawn_moved(start, make_square(4, 6), make_square(4, 4));
   see_boards(tracker, start, 4.0, 4.2);
-  see_boards(tracker, after, 4.2, 4.6, hand);
+  see_boards(tracker, after, 4.2, 4.6, hand_over_e_file(6, 4));
   see_boards(tracker, after, 4.6, 5.0);
   tracker.add(press_on_a(5.0, Color::kBlack));
   see_boards(tracker, after, 5.0, 7.0);
   tracker.finish();
-  std::vector<std::string> moves;
-  std::vector<IncidentType> incidents;
-  for (const TrackerEvent& e : tracker.take_events()) {
-    if (const auto* m = std::get_if<TrackedMove>(&e); m != nullptr && !m->provisional) {
-      moves.push_back(m->ply + m->san);
-    }
-    if (const auto* i = std::get_if<Incident>(&e)) incidents.push_back(i->type);
-  }
+  const Committed committed = take_committed(tracker);
   // White's first press was without a move; the repeats are nothing.
-  EXPECT_EQ(incidents, std::vector<IncidentType>{IncidentType::kPressWithoutMove});
-  EXPECT_EQ(moves, std::vector<std::string>{"1ae5"});
+  EXPECT_EQ(committed.incidents, std::vector<IncidentType>{IncidentType::kPressWithoutMove});
+  EXPECT_EQ(committed.moves, std::vector<std::string>{"1ae5"});
   EXPECT_EQ(tracker.presses_seen(), 4);
 }
 
 // The same with the opponent's move made before the repeat: the repeat must leave that
-// move's readings to the opponent's press, which records it.
+// move's readings to the opponent's press, which records it, and charge nobody's clock.
 TEST(TrackerRecovery, ARepeatedPressDuringTheOpponentsMoveLeavesItToTheirPress) {
   TrackerConfig config;
   config.base_seconds = 180.0;
-  if (std::getenv("BUGCAM_TRACKER_TRACE") != nullptr) config.debug = &std::cerr;
-  Tracker tracker(std::move(config));
-  using bugcam::rules::PieceType;
-  const std::uint64_t e2_e4 = (std::uint64_t{1} << make_square(4, 1)) |
-                              (std::uint64_t{1} << make_square(4, 2)) |
-                              (std::uint64_t{1} << make_square(4, 3));
-  const std::uint64_t e7_e5 = (std::uint64_t{1} << make_square(4, 6)) |
-                              (std::uint64_t{1} << make_square(4, 5)) |
-                              (std::uint64_t{1} << make_square(4, 4));
-  bugcam::rules::Position after_e4 = bugcam::rules::Position::start();
-  after_e4.remove(make_square(4, 1));
-  after_e4.put(make_square(4, 3), {Color::kWhite, PieceType::kPawn});
-  bugcam::rules::Position after_e5 = after_e4;
-  after_e5.remove(make_square(4, 6));
-  after_e5.put(make_square(4, 4), {Color::kBlack, PieceType::kPawn});
-  see_boards(tracker, bugcam::rules::Position::start(), 0.0, 1.0);
-  see_boards(tracker, after_e4, 1.0, 1.4, e2_e4);
+  Tracker tracker = traced_tracker(std::move(config));
+  const bugcam::rules::Position start = bugcam::rules::Position::start();
+  const bugcam::rules::Position after_e4 = pawn_moved(start, make_square(4, 1), make_square(4, 3));
+  const bugcam::rules::Position after_e5 =
+      pawn_moved(after_e4, make_square(4, 6), make_square(4, 4));
+  see_boards(tracker, start, 0.0, 1.0);
+  see_boards(tracker, after_e4, 1.0, 1.4, hand_over_e_file(1, 3));
   see_boards(tracker, after_e4, 1.4, 2.0);
   tracker.add(press_on_a(2.0, Color::kWhite));
   see_boards(tracker, after_e4, 2.0, 3.0);
-  see_boards(tracker, after_e5, 3.0, 3.4, e7_e5);
+  see_boards(tracker, after_e5, 3.0, 3.4, hand_over_e_file(6, 4));
   see_boards(tracker, after_e5, 3.4, 4.0);
   tracker.add(press_on_a(4.0, Color::kWhite));  // the repeat, after Black's move
   see_boards(tracker, after_e5, 4.0, 5.0);
   tracker.add(press_on_a(5.0, Color::kBlack));
   see_boards(tracker, after_e5, 5.0, 7.0);
   tracker.finish();
-  std::vector<std::string> moves;
-  std::vector<double> clocks;
-  int incidents = 0;
-  for (const TrackerEvent& e : tracker.take_events()) {
-    if (const auto* m = std::get_if<TrackedMove>(&e); m != nullptr && !m->provisional) {
-      moves.push_back(m->ply + m->san);
-      clocks.push_back(m->clock.value_or(-1.0));
-    }
-    if (std::holds_alternative<Incident>(e)) ++incidents;
-  }
-  EXPECT_EQ(moves, (std::vector<std::string>{"1Ae4", "1ae5"}));
-  EXPECT_EQ(incidents, 0);
-  // White's clock ran 2 s before the press, Black's 3 s: the repeat charged nobody.
-  ASSERT_EQ(clocks.size(), 2u);
-  EXPECT_NEAR(clocks[0], 178.0, 1e-6);
-  EXPECT_NEAR(clocks[1], 177.0, 1e-6);
+  const Committed committed = take_committed(tracker);
+  EXPECT_EQ(committed.moves, (std::vector<std::string>{"1Ae4", "1ae5"}));
+  EXPECT_TRUE(committed.incidents.empty());
+  // White's clock ran 2 s before the press, Black's 3 s.
+  ASSERT_EQ(committed.clocks.size(), 2u);
+  EXPECT_NEAR(committed.clocks[0], 178.0, 1e-6);
+  EXPECT_NEAR(committed.clocks[1], 177.0, 1e-6);
 }
 
 }  // namespace
