@@ -1904,10 +1904,11 @@ struct Tracker::Impl {
         commit_plies(node, press);
         break;
     }
-    // The capturer's next press on the board is the deadline for passing earlier captures.
+    // The capturer's next press on the board is the deadline for passing earlier captures
+    // (a repeated press is not a turn of theirs).
     for (PendingPass& pass : passes) {
-      if (node.kind == NodeKind::kRepeatedPress) continue;  // not a turn of the capturer's
-      if (!pass.deadline && pass.capturer == presser && pass.t_capture < press.t) {
+      if (node.kind != NodeKind::kRepeatedPress && !pass.deadline && pass.capturer == presser &&
+          pass.t_capture < press.t) {
         pass.deadline = press.t;
       }
     }

@@ -237,8 +237,12 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
   const float dark_limit = 0.6f * std::min(result.dark_luma, result.light_luma);
   const float midpoint = 0.5f * (result.dark_luma + result.light_luma);
   // The squares' colours where nothing covers or shades them.
-  const cv::Vec3f common_even = common_colour(corner_colour, 0, kCommonColourNear * threshold);
-  const cv::Vec3f common_odd = common_colour(corner_colour, 1, kCommonColourNear * threshold);
+  const float near_common = kCommonColourNear * threshold;
+  const cv::Vec3f common_even = common_colour(corner_colour, 0, near_common);
+  const cv::Vec3f common_odd = common_colour(corner_colour, 1, near_common);
+  const auto common_of = [&](size_t sq) -> const cv::Vec3f& {
+    return (sq / 8 + sq % 8) % 2 == 0 ? common_even : common_odd;
+  };
 
   // Per pixel of each region: does it differ from the square's colour.
   std::array<std::vector<char>, 64> differs;
@@ -257,16 +261,15 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       background[static_cast<size_t>(sq)] = channel_median(local);
     }
   }
-  // (Taking the common colour as the square's whenever most of its middle shows it lost a
-  // move on dev clip 1003 once; below it is taken only for covered corners.)
   const int side = 8 * square_px;
   const auto on_square = [&](int pixel) {
     return static_cast<size_t>((7 - (pixel / side) / square_px) * 8 + (pixel % side) / square_px);
   };
   // Corners covered by the pieces around (a back rank's big pieces): the board's colour, not
-  // theirs, is the square's.
+  // theirs, is the square's. (Taking it whenever most of the square's middle shows it lost a
+  // move on dev clip 1003.)
   for (size_t sq = 0; sq < 64; ++sq) {
-    const cv::Vec3f& common = (sq / 8 + sq % 8) % 2 == 0 ? common_even : common_odd;
+    const cv::Vec3f& common = common_of(sq);
     if (colour_distance(background[sq], common) > threshold &&
         chroma_distance(background[sq], common) > kCoveredCornersChroma) {
       background[sq] = common;
@@ -274,9 +277,8 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
   }
   std::array<float, 64> lit{};
   std::array<bool, 64> shaded{};
-  const float near_common = kCommonColourNear * threshold;
   for (size_t sq = 0; sq < 64; ++sq) {
-    const cv::Vec3f& common = (sq / 8 + sq % 8) % 2 == 0 ? common_even : common_odd;
+    const cv::Vec3f& common = common_of(sq);
     // Corners in the pieces' shadow while the middle is lit: pixels showing the board's lit
     // colour are the board there, and a piece's lit side is brighter than that.
     shaded[sq] = luma(common) > luma(background[sq]) + near_common;
@@ -301,12 +303,9 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
         differs[sq][i] = 1;
         continue;
       }
-      if (on == sq && shaded[sq]) {
-        const cv::Vec3f& common = (sq / 8 + sq % 8) % 2 == 0 ? common_even : common_odd;
-        if (colour_distance(p, common) <= near_common) {
-          differs[sq][i] = 0;
-          continue;
-        }
+      if (on == sq && shaded[sq] && colour_distance(p, common_of(sq)) <= near_common) {
+        differs[sq][i] = 0;
+        continue;
       }
       const bool shadow =
           is_shadow(p, b) || (learned_shadow && is_learned_shadow(p, b, looks.shadow_ratio));
