@@ -67,6 +67,7 @@ void BoardTracker::reset() {
   reference_.release();
   confirmed_.fill('?');
   covered_.fill(false);
+  visited_.fill(false);
   still_frames_.fill(0);
   candidate_.fill('?');
   candidate_frames_.fill(0);
@@ -172,6 +173,7 @@ std::array<SquareObservation, 64> BoardTracker::update(
       out[i] = single_frame[i];
       out[i].occluded = true;
       candidate_frames_[i] = 0;
+      visited_[i] = true;
       continue;
     }
     const bool still = still_frames_[i] >= options_.confirm_frames;
@@ -182,6 +184,7 @@ std::array<SquareObservation, 64> BoardTracker::update(
         changed_square || confirmed_[i] == '?' ? options_.confirm_frames : options_.override_frames;
     if (single == '?' || single == confirmed_[i]) {
       candidate_frames_[i] = 0;
+      if (single == confirmed_[i] && still) visited_[i] = false;
       if (single == confirmed_[i] && changed_square && still) {
         // The same reading over a changed view (a nudged piece, a shadow that stays).
         now(cell).copyTo(reference_(cell));
@@ -200,11 +203,13 @@ std::array<SquareObservation, 64> BoardTracker::update(
     if (still && candidate_frames_[i] >= needed) {
       confirmed_[i] = single;
       candidate_frames_[i] = 0;
+      visited_[i] = false;
       now(cell).copyTo(reference_(cell));
       out[i] = confirmed_observation(single);
     } else {
-      // Changed and not yet confirmed: unsure. Unchanged: keep the confirmed reading.
-      out[i] = confirmed_observation(changed_square ? '?' : confirmed_[i]);
+      // Changed, or left by a hand, and not yet confirmed: unsure. Unchanged: keep the
+      // confirmed reading.
+      out[i] = confirmed_observation(changed_square || visited_[i] ? '?' : confirmed_[i]);
     }
   }
   cv::accumulateWeighted(now, reference_, kReferenceRate, adapt_mask);

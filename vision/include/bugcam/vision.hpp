@@ -318,8 +318,11 @@ struct TrackerOptions {
 // it (differs from both the previous frame and its still view) until it matches its still
 // view again or, nothing having moved nearby, the single-frame reading sees it clear. A
 // square that stopped matching its still view with nothing over it changes its reading once
-// the new reading has held for a few frames. Shadows (the still view darkened, hue kept)
-// are not changes. Deterministic: the same frames in the same order give the same output.
+// the new reading has held for a few frames. A square a hand has left that reads otherwise
+// than before is unsure ('?') until the new reading is confirmed, even where its still view
+// barely changed (a pale piece on a pale square, whose body stands over the next square
+// under a tilted camera). Shadows (the still view darkened, hue kept) are not changes.
+// Deterministic: the same frames in the same order give the same output.
 class BoardTracker {
  public:
   explicit BoardTracker(TrackerOptions options = {});
@@ -340,6 +343,9 @@ class BoardTracker {
   cv::Mat reference_;  // still view, CV_32FC3
   std::array<char, 64> confirmed_{};
   std::array<bool, 64> covered_{};
+  // Covered since its reading was last confirmed or seen as before: what a hand left there
+  // is not known yet.
+  std::array<bool, 64> visited_{};
   std::array<int, 64> still_frames_{};  // frames since something moved in the 3x3 around
   std::array<char, 64> candidate_{};
   std::array<int, 64> candidate_frames_{};
