@@ -207,9 +207,11 @@ std::array<SquareObservation, 64> BoardTracker::update(
       now(cell).copyTo(reference_(cell));
       out[i] = confirmed_observation(single);
     } else {
-      // Changed, or left by a hand, and not yet confirmed: unsure. Unchanged: keep the
-      // confirmed reading.
-      out[i] = confirmed_observation(changed_square || visited_[i] ? '?' : confirmed_[i]);
+      // Changed, or a piece seen where a hand left an empty square, and not yet confirmed:
+      // unsure. Unchanged: keep the confirmed reading. (A piece that seems gone from an
+      // unchanged view is more often hidden by the neighbour a hand just put down.)
+      const bool appeared = visited_[i] && confirmed_[i] == '.';
+      out[i] = confirmed_observation(changed_square || appeared ? '?' : confirmed_[i]);
     }
   }
   cv::accumulateWeighted(now, reference_, kReferenceRate, adapt_mask);
