@@ -1240,7 +1240,11 @@ struct Tracker::Impl {
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const Candidate& c = candidates[i];
       if (c.score < best.score - kTypeDoubtMargin) break;
-      if (c.kind != NodeKind::kMove || c.move_count != 1 || c.moves[0].to() != to) continue;
+      // A premove's first move is the presser's: P@f5 with the opponent's premove beside it
+      // must pay the reading of f5 as B@f5 does (held-out 5000 kept P@f5 that way).
+      const bool presser_move_only =
+          (c.kind == NodeKind::kMove && c.move_count == 1) || c.kind == NodeKind::kPremove;
+      if (!presser_move_only || c.moves[0].to() != to) continue;
       if (c.moves[0].kind() == Move::Kind::kPromotion) return;
       king = king || type_of(c) == PieceType::kKing;
       differ = differ || type_of(c) != type_of(best);
