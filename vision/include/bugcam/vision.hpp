@@ -318,8 +318,8 @@ struct TrackerOptions {
 // it (differs from both the previous frame and its still view) until it matches its still
 // view again or, nothing having moved nearby, the single-frame reading sees it clear. A
 // square that stopped matching its still view with nothing over it changes its reading once
-// the new reading has held for a few frames. A square a hand has left that reads otherwise
-// than before is unsure ('?') until the new reading is confirmed, even where its still view
+// the new reading has held for a few frames. An empty square a hand has left that reads as
+// a piece is unsure ('?') until the new reading is confirmed, even where its still view
 // barely changed (a pale piece on a pale square, whose body stands over the next square
 // under a tilted camera). Shadows (the still view darkened, hue kept) are not changes.
 // Deterministic: the same frames in the same order give the same output.
