@@ -5,8 +5,11 @@
 // asked then gets no answer.
 //
 //   tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] [--without-leans]
-//                [--lean HEIGHT,RADIUS]
+//                [--lean HEIGHT,RADIUS] [--square BOARD:SQUARE]
 // --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt;
+// --square A:e4 writes what vision reported for that square in every frame to
+// CLIP/NAME/square-A-e4.txt (time, frame, empty/white/black, occluded, the seats whose arm is over
+// the board);
 // --without-holdings leaves out the holding areas of a log saved with `record_eval
 // --holdings`, as `bugcam record` runs by default. The squares pieces hide from the camera
 // (TrackerConfig::leans_over) come from the calibration the recording used,
@@ -17,6 +20,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -36,8 +40,24 @@ using namespace bugcam;
 [[noreturn]] void usage(const std::string& what) {
   std::cerr << "tracker_replay: " << what
             << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] "
-               "[--without-leans] [--lean HEIGHT,RADIUS]\n";
+               "[--without-leans] [--lean HEIGHT,RADIUS] [--square BOARD:SQUARE]\n";
   std::exit(2);
+}
+
+// A square whose readings are written out frame by frame.
+struct WatchedSquare {
+  std::string name;  // "A:e4"
+  rules::BoardId board = rules::BoardId::kA;
+  int square = 0;  // rank * 8 + file
+};
+
+std::optional<WatchedSquare> parse_square(const std::string& text) {
+  if (text.size() != 4 || (text[0] != 'A' && text[0] != 'B') || text[1] != ':' || text[2] < 'a' ||
+      text[2] > 'h' || text[3] < '1' || text[3] > '8') {
+    return std::nullopt;
+  }
+  return WatchedSquare{text, text[0] == 'A' ? rules::BoardId::kA : rules::BoardId::kB,
+                       (text[3] - '1') * 8 + (text[2] - 'a')};
 }
 
 struct Result {
@@ -46,7 +66,8 @@ struct Result {
 };
 
 Result replay(const fs::path& clip, const std::string& out_name, bool trace, bool holdings,
-              bool leans, double lean_height, double lean_radius) {
+              bool leans, double lean_height, double lean_radius,
+              const std::optional<WatchedSquare>& watched) {
   const std::vector<pipeline::LoggedInput> inputs =
       pipeline::read_observation_log(clip / "observations.bin");
   tracker::TrackerConfig config;
@@ -80,6 +101,12 @@ Result replay(const fs::path& clip, const std::string& out_name, bool trace, boo
     trace_file.open(out / "trace.txt");
     config.debug = &trace_file;
   }
+  std::ofstream square_file;
+  if (watched) {
+    square_file.open(out / ("square-" + std::string(1, watched->name[0]) + "-" +
+                            watched->name.substr(2) + ".txt"));
+    square_file << "# t frame empty white black occluded arms\n";
+  }
   tracker::Tracker tracker(config);
   Result result;
   const auto drain = [&] {
@@ -95,6 +122,18 @@ Result replay(const fs::path& clip, const std::string& out_name, bool trace, boo
       tracker.add(*e);
       recorder.record(*e);
     } else if (const auto* b = std::get_if<tracker::BoardObservation>(&input)) {
+      if (watched && b->board == watched->board) {
+        const tracker::SquareEvidence& seen = b->squares[static_cast<std::size_t>(watched->square)];
+        char line[96];
+        std::snprintf(line, sizeof line, "%.3f %d %.3f %.3f %.3f %d", b->t, b->frame, seen.empty,
+                      seen.white, seen.black, seen.occluded ? 1 : 0);
+        square_file << line;
+        for (const tracker::Seat& seat : b->hands) {
+          square_file << ' ' << rules::board_letter(seat.board)
+                      << (seat.color == rules::Color::kWhite ? 'w' : 'b');
+        }
+        square_file << '\n';
+      }
       tracker.add(*b);
     } else if (const auto* h = std::get_if<tracker::HoldingsObservation>(&input); h && holdings) {
       tracker.add(*h);
@@ -116,6 +155,7 @@ int main(int argc, char** argv) {
   bool holdings = true;
   bool leans = true;
   double lean_height = pipeline::kHidingHeight, lean_radius = pipeline::kHidingRadius;
+  std::optional<WatchedSquare> watched;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--out") {
@@ -136,6 +176,10 @@ int main(int argc, char** argv) {
             "--lean needs HEIGHT,RADIUS: a height above 0 and a radius between 0 and 1 "
             "(from 1 on, a square's neighbours count as hidden with no lean)");
       }
+    } else if (arg == "--square") {
+      if (i + 1 >= argc || !(watched = parse_square(argv[++i]))) {
+        usage("--square needs BOARD:SQUARE, such as A:e4");
+      }
     } else if (arg.starts_with("--")) {
       usage("unknown argument " + arg);
     } else {
@@ -148,7 +192,8 @@ int main(int argc, char** argv) {
   double press_error_max = 0.0;
   for (const fs::path& clip : clips) {
     try {
-      const Result r = replay(clip, out_name, trace, holdings, leans, lean_height, lean_radius);
+      const Result r =
+          replay(clip, out_name, trace, holdings, leans, lean_height, lean_radius, watched);
       const pipeline::Accuracy& a = r.accuracy;
       right += a.moves_right;
       compared += a.moves_compared;

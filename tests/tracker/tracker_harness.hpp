@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <initializer_list>
 #include <iostream>
 #include <sstream>
@@ -48,14 +49,18 @@ struct Outcome {
 };
 
 // `leans_later`: given to the tracker after it is made (Tracker::set_leans), if any.
+// `edit`: changes what vision reports before the tracker sees it (a misread the simulation
+// does not make).
 inline Outcome run_tracker(
     const rules::BpgnGame& game, const SimulationOptions& options, TrackerConfig config = {},
-    std::optional<std::array<std::array<std::uint64_t, 64>, 2>> leans_later = std::nullopt) {
+    std::optional<std::array<std::array<std::uint64_t, 64>, 2>> leans_later = std::nullopt,
+    const std::function<void(std::vector<SimulatedInput>&)>& edit = {}) {
   Outcome out;
   Tracker* tracker_ptr = nullptr;
   std::optional<Tracker> tracker;
   std::vector<SimulatedInput> inputs;
   out.sim = simulate(game, options, [&](const SimulatedInput& input) { inputs.push_back(input); });
+  if (edit) edit(inputs);
   // No time control: the simulation stretches games to keep causes before effects, so
   // clocks derived from the real game's time control would run out early.
   if (std::getenv("BUGCAM_TRACKER_TRACE") != nullptr) config.debug = &std::cerr;
