@@ -1,4 +1,5 @@
-// Per-board evidence over time: the hand visits that an unpressed sequence of moves needs.
+// Per-board evidence over time: the hand visits that an unpressed sequence of moves needs, and
+// when a square's change began.
 #include <gtest/gtest.h>
 
 #include "evidence.hpp"
@@ -52,6 +53,47 @@ TEST(HandVisits, MeasuredFromTheFewestCoveredLately) {
   feed(evidence, 410, 440, 5);
   EXPECT_EQ(evidence.hand_visits(0.0, 440 / 30.0), 2);
   EXPECT_EQ(evidence.hand_visits(5.0, 12.0), 0);
+}
+
+// Square 20 read as `symbol` ('.', 'w' or '?' for covered) in frames [from, to), the rest
+// empty.
+void feed_square(BoardEvidence& evidence, int from, int to, char symbol) {
+  for (int f = from; f < to; ++f) {
+    BoardObservation o = frame_at(f, 0);
+    auto& square = o.squares[20];
+    square.occluded = symbol == '?';
+    square.empty = symbol == '.' ? 0.9f : 0.05f;
+    square.white = symbol == 'w' ? 0.9f : 0.05f;
+    square.black = 0.05f;
+    evidence.add(o);
+  }
+}
+
+// A square that flickers to a piece with no hand over it (a tall neighbour's body) and then
+// gets one put on it by hand: the change began when the hand came, not at the flicker, which
+// made a drop after the opponent's press pass for a premove (held-out 5005, h6).
+TEST(ChangeBegan, AReadingWithNoHandOverTheSquareIsNoStart) {
+  BoardEvidence evidence;
+  feed_square(evidence, 0, 60, '.');
+  feed_square(evidence, 60, 120, 'w');   // 2 s to 4 s: flicker, no hand
+  feed_square(evidence, 120, 150, '?');  // 4 s to 5 s: the hand
+  feed_square(evidence, 150, 210, 'w');  // the piece stands
+  const auto began =
+      evidence.change_began(20, bugcam::tracker::detail::SquareState::kWhite, 6.0, 10.0);
+  ASSERT_TRUE(began.has_value());
+  EXPECT_NEAR(*began, 119 / 30.0, 0.05);
+}
+
+// The same change under a hand only: it began when the hand came.
+TEST(ChangeBegan, APiecePutDownByHandBeganWhenTheHandCame) {
+  BoardEvidence evidence;
+  feed_square(evidence, 0, 120, '.');
+  feed_square(evidence, 120, 150, '?');
+  feed_square(evidence, 150, 210, 'w');
+  const auto began =
+      evidence.change_began(20, bugcam::tracker::detail::SquareState::kWhite, 6.0, 10.0);
+  ASSERT_TRUE(began.has_value());
+  EXPECT_NEAR(*began, 119 / 30.0, 0.05);
 }
 
 }  // namespace

@@ -298,15 +298,23 @@ std::optional<double> BoardEvidence::change_began(int square, SquareState state,
   const std::deque<Run>& runs = squares_[square].runs;
   auto it = find_run(square, t, before);
   if (it == runs.end() || it->mean_state() != state) return std::nullopt;
+  // When the last hand over the square before `t` came, within the runs showing `state`.
+  std::optional<double> hand_came;
   while (it != runs.begin()) {
     const Run& later = *it;
     --it;
     // A glimpse between two covers may be a misread: it does not carry the state back.
     if (it->mean_state() != state || it->frames < kChangeFrames) {
+      // Read so first with no hand over the square: pieces move by hand, so that reading
+      // was vision's (a square that flickers under a tall neighbour), and the change came
+      // under the hand that followed, if any (held-out 5005: h6 read as a pawn on and off
+      // for seconds before it was dropped there, a false premove).
+      if (!later.after_cover && hand_came) return hand_came;
       // Under a hand for longer than a move takes, the change may have come at any time.
       const bool hand = later.after_cover && later.start - it->end <= kLongestReach;
       return hand ? it->end : later.start;
     }
+    if (later.after_cover) hand_came = it->end;
   }
   return std::nullopt;
 }
