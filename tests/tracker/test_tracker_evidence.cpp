@@ -96,4 +96,22 @@ TEST(ChangeBegan, APiecePutDownByHandBeganWhenTheHandCame) {
   EXPECT_NEAR(*began, 119 / 30.0, 0.05);
 }
 
+// A press's evidence is in when the hand has left the board, and a square it just left has
+// been seen for a few frames: a reading of one frame counts next to nothing (fresh clip 7000:
+// e4 seen one frame before the press was decided, so a misread of b1 decided 11A. Nb1 for Ne4).
+TEST(HandStillOver, UntilTheSquaresItLeftHaveBeenSeenAWhile) {
+  BoardEvidence evidence;
+  feed_square(evidence, 0, 60, '.');
+  feed_square(evidence, 60, 90, '?');
+  EXPECT_TRUE(evidence.hand_still_over(1.0));
+  feed_square(evidence, 90, 91, 'w');
+  EXPECT_TRUE(evidence.hand_still_over(1.0));
+  feed_square(evidence, 91, 96, 'w');
+  EXPECT_FALSE(evidence.hand_still_over(1.0));
+  // A square uncovered before `since` does not hold the press back.
+  feed_square(evidence, 96, 126, '?');
+  feed_square(evidence, 126, 127, 'w');
+  EXPECT_FALSE(evidence.hand_still_over(127 / 30.0));
+}
+
 }  // namespace

@@ -21,6 +21,9 @@ constexpr double kVisitsKeptSeconds = 600.0;
 // seconds late).
 constexpr double kFramesKeptSeconds = 10.0;
 constexpr int kChangeFrames = 10;
+// Frames a square must have been seen since a hand left it for a press's evidence to be in
+// (0.2 s at 30 fps).
+constexpr int kSettledFrames = 6;
 // A hand making a move covers its squares for at most about this long (seconds).
 constexpr double kLongestReach = 2.0;
 // Floor of a state's probability: one square's evidence can cost a hypothesis at most
@@ -202,7 +205,13 @@ std::array<std::optional<BoardEvidence::SquareReading>, 64> BoardEvidence::readi
 
 bool BoardEvidence::hand_still_over(double since) const {
   return std::any_of(squares_.begin(), squares_.end(), [&](const SquareTimeline& line) {
-    return !line.open && !line.runs.empty() && line.runs.back().end > since;
+    if (line.runs.empty()) return false;
+    const Run& last = line.runs.back();
+    // Or only just left: a reading of a frame or two would count next to nothing (fresh
+    // 7000: the knight on e4 seen one frame before the press was taken, so a misread of b1
+    // decided 11A. Nb1 for Ne4).
+    return (!line.open && last.end > since) ||
+           (line.open && last.after_cover && last.start > since && last.frames < kSettledFrames);
   });
 }
 

@@ -95,7 +95,8 @@ class BoardEvidence {
   // word. Stretches must come in time order; frames up to `t1` are dropped.
   void learn(double t0, double t1, const std::array<SquareState, 64>& states, std::uint64_t skip);
   // Whether a square is covered in the latest frame that was seen uncovered after `since`
-  // (a hand still over the board, not a square that is never seen).
+  // (a hand still over the board, not a square that is never seen), or was uncovered only a
+  // few frames ago.
   bool hand_still_over(double since) const;
   // When a hand first came over the board: the first frame with two squares more covered
   // than the first frame (where pieces' shadows may already cover some); nullopt if none yet.
