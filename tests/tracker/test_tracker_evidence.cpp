@@ -2,6 +2,10 @@
 // when a square's change began.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <optional>
+#include <utility>
+
 #include "evidence.hpp"
 
 namespace {
@@ -69,31 +73,29 @@ void feed_square(BoardEvidence& evidence, int from, int to, char symbol) {
   }
 }
 
-// A square that flickers to a piece with no hand over it (a tall neighbour's body) and then
-// gets one put on it by hand: the change began when the hand came, not at the flicker, which
-// made a drop after the opponent's press pass for a premove (held-out 5005, h6).
-TEST(ChangeBegan, AReadingWithNoHandOverTheSquareIsNoStart) {
+// When square 20's change to a white piece began, read at 6 s, after `spans` of frames
+// (end frame, reading) from frame 0.
+std::optional<double> white_began(std::initializer_list<std::pair<int, char>> spans) {
   BoardEvidence evidence;
-  feed_square(evidence, 0, 60, '.');
-  feed_square(evidence, 60, 120, 'w');   // 2 s to 4 s: flicker, no hand
-  feed_square(evidence, 120, 150, '?');  // 4 s to 5 s: the hand
-  feed_square(evidence, 150, 210, 'w');  // the piece stands
-  const auto began =
-      evidence.change_began(20, bugcam::tracker::detail::SquareState::kWhite, 6.0, 10.0);
-  ASSERT_TRUE(began.has_value());
-  EXPECT_NEAR(*began, 119 / 30.0, 0.05);
+  int from = 0;
+  for (const auto& [to, symbol] : spans) {
+    feed_square(evidence, from, to, symbol);
+    from = to;
+  }
+  return evidence.change_began(20, bugcam::tracker::detail::SquareState::kWhite, 6.0, 10.0);
 }
 
-// The same change under a hand only: it began when the hand came.
-TEST(ChangeBegan, APiecePutDownByHandBeganWhenTheHandCame) {
-  BoardEvidence evidence;
-  feed_square(evidence, 0, 120, '.');
-  feed_square(evidence, 120, 150, '?');
-  feed_square(evidence, 150, 210, 'w');
-  const auto began =
-      evidence.change_began(20, bugcam::tracker::detail::SquareState::kWhite, 6.0, 10.0);
-  ASSERT_TRUE(began.has_value());
-  EXPECT_NEAR(*began, 119 / 30.0, 0.05);
+// A square that flickers to a piece with no hand over it (a tall neighbour's body) and then
+// gets one put on it by hand: the change began when the hand came (frame 120), not at the
+// flicker (frame 60), which made a drop after the opponent's press pass for a premove
+// (held-out 5005, h6). The same change under a hand only began when the hand came too.
+TEST(ChangeBegan, AReadingWithNoHandOverTheSquareIsNoStart) {
+  const auto flicker_first = white_began({{60, '.'}, {120, 'w'}, {150, '?'}, {210, 'w'}});
+  ASSERT_TRUE(flicker_first.has_value());
+  EXPECT_NEAR(*flicker_first, 119 / 30.0, 0.05);
+  const auto hand_only = white_began({{120, '.'}, {150, '?'}, {210, 'w'}});
+  ASSERT_TRUE(hand_only.has_value());
+  EXPECT_NEAR(*hand_only, 119 / 30.0, 0.05);
 }
 
 // A press's evidence is in when the hand has left the board, and a square it just left has
