@@ -62,6 +62,12 @@ constexpr int kUnpressedAnswerVisits = 3;
 // drop went to), so they tie; unbounded, they filled the beam and pushed out the plain move
 // that later evidence favoured (held-out 5004: 24 of 24 places).
 constexpr int kIncidentVariants = 3;
+// How many children of one hypothesis at one press may tie exactly. A press whose move showed
+// nothing makes every move that changes only unread squares fit as well (fresh 7005: 13B.
+// Q@c8+ was seen only later, and B@b1, B@c1, B@f1... tied); unbounded, they took the beam
+// from the plain moves that later presses favoured (11A. Nc3 went, N@c3 stayed). With two,
+// moves read only after their press at the end of the footage were lost (TrackerEnd test).
+constexpr int kTiedVariants = 3;
 // A typed alternative of a drop or promotion this far behind the best candidate (log-
 // likelihood) keeps a place in the beam.
 constexpr double kTypedAlternativeMargin = 8.0;
@@ -1025,6 +1031,8 @@ struct Tracker::Impl {
     std::vector<std::uint64_t> keys;
     // Per parent: unpressed sequences and premoves taken so far.
     std::vector<std::array<int, 2>> variants(beam.size(), {0, 0});
+    // Per parent: the scores of the children taken, and how many took each.
+    std::vector<std::vector<std::pair<double, int>>> ties(beam.size());
     for (const std::size_t rank : beam_order(candidates, press)) {
       const Candidate& c = candidates[rank];
       if (static_cast<int>(next.size()) >= config.beam_width) break;
@@ -1034,6 +1042,12 @@ struct Tracker::Impl {
         if (taken >= kIncidentVariants) continue;
         ++taken;
       }
+      // Children of one hypothesis that tie exactly differ only where nothing was seen.
+      auto& tied = ties[static_cast<std::size_t>(c.parent)];
+      const auto same = std::find_if(tied.begin(), tied.end(), [&](const auto& score_count) {
+        return std::abs(score_count.first - c.score) < 1e-9;
+      });
+      if (same != tied.end() && same->second >= kTiedVariants) continue;
       const Hypothesis& parent = beam[c.parent];
       Hypothesis child;
       child.boards = parent.boards;
@@ -1096,6 +1110,11 @@ struct Tracker::Impl {
           mix(state_key(child.boards), (child.premove[0] ? 1u : 0u) | (child.premove[1] ? 2u : 0u));
       if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;  // a better path
       keys.push_back(key);
+      if (same == tied.end()) {
+        tied.emplace_back(c.score, 1);
+      } else {
+        ++same->second;
+      }
       child.head = std::move(node);
       next.push_back(std::move(child));
       next_parents.push_back(c.parent);
