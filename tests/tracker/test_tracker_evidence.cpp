@@ -73,16 +73,17 @@ void feed_square(BoardEvidence& evidence, int from, int to, char symbol) {
   }
 }
 
-// When square 20's change to a white piece began, read at 6 s, after `spans` of frames
+// When square 20's change to a white piece began, read at `t`, after `spans` of frames
 // (end frame, reading) from frame 0.
-std::optional<double> white_began(std::initializer_list<std::pair<int, char>> spans) {
+std::optional<double> white_began(std::initializer_list<std::pair<int, char>> spans,
+                                  double t = 6.0) {
   BoardEvidence evidence;
   int from = 0;
   for (const auto& [to, symbol] : spans) {
     feed_square(evidence, from, to, symbol);
     from = to;
   }
-  return evidence.change_began(20, bugcam::tracker::detail::SquareState::kWhite, 6.0, 10.0);
+  return evidence.change_began(20, bugcam::tracker::detail::SquareState::kWhite, t, 20.0);
 }
 
 // A square that flickers to a piece with no hand over it (a tall neighbour's body) and then
@@ -96,6 +97,11 @@ TEST(ChangeBegan, AReadingWithNoHandOverTheSquareIsNoStart) {
   const auto hand_only = white_began({{120, '.'}, {150, '?'}, {210, 'w'}});
   ASSERT_TRUE(hand_only.has_value());
   EXPECT_NEAR(*hand_only, 119 / 30.0, 0.05);
+  // Under the hand longer than a move takes (3 s), the change may have come at any time in
+  // it: the latest, when the hand left.
+  const auto long_hand = white_began({{60, '.'}, {120, 'w'}, {210, '?'}, {270, 'w'}}, 8.5);
+  ASSERT_TRUE(long_hand.has_value());
+  EXPECT_NEAR(*long_hand, 210 / 30.0, 0.05);
 }
 
 // A press's evidence is in when the hand has left the board, and a square it just left has

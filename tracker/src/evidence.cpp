@@ -307,7 +307,8 @@ std::optional<double> BoardEvidence::change_began(int square, SquareState state,
   const std::deque<Run>& runs = squares_[square].runs;
   auto it = find_run(square, t, before);
   if (it == runs.end() || it->mean_state() != state) return std::nullopt;
-  // When the last hand over the square before `t` came, within the runs showing `state`.
+  // Going back through the runs showing `state`: when the earliest hand over the square among
+  // them came (or, under it longer than a move takes, when it left).
   std::optional<double> hand_came;
   while (it != runs.begin()) {
     const Run& later = *it;
@@ -323,7 +324,9 @@ std::optional<double> BoardEvidence::change_began(int square, SquareState state,
       const bool hand = later.after_cover && later.start - it->end <= kLongestReach;
       return hand ? it->end : later.start;
     }
-    if (later.after_cover) hand_came = it->end;
+    if (later.after_cover) {
+      hand_came = later.start - it->end <= kLongestReach ? it->end : later.start;
+    }
   }
   return std::nullopt;
 }

@@ -78,9 +78,10 @@ class BoardEvidence {
   std::optional<double> since(int square, SquareState state, double t, double before) const;
   // When the change to `state` may have begun: the end of the last reading of another state
   // before the consecutive runs that show `state` from the run used at `t` (the moment a hand
-  // came over the square), or the first reading of `state` where no hand was seen or the
-  // square stayed covered longer than a move takes; nullopt if the square showed nothing
-  // else before.
+  // came over the square), or the first reading of `state` where the square stayed covered
+  // longer than a move takes. Where `state` was first read with no hand over the square (a
+  // flicker, not a move), the first hand over it after that instead, if any, else that first
+  // reading; nullopt if the square showed nothing else before.
   std::optional<double> change_began(int square, SquareState state, double t, double before) const;
   // When the hand of `seat` last left the board at or before `t` (the end of its last
   // stretch of frames over the board that started before `t`), if vision attributed one.

@@ -1029,25 +1029,28 @@ struct Tracker::Impl {
     std::vector<int> next_parents;
     std::vector<std::size_t> next_ranks;  // in `candidates`
     std::vector<std::uint64_t> keys;
-    // Per parent: unpressed sequences and premoves taken so far.
+    // Per parent: unpressed sequences and premoves kept so far.
     std::vector<std::array<int, 2>> variants(beam.size(), {0, 0});
-    // Per parent: the scores of the children taken, and how many took each.
+    // Per parent: the scores of the children kept, and how many have each.
     std::vector<std::vector<std::pair<double, int>>> ties(beam.size());
     for (const std::size_t rank : beam_order(candidates, press)) {
       const Candidate& c = candidates[rank];
       if (static_cast<int>(next.size()) >= config.beam_width) break;
-      if (c.kind == NodeKind::kUnpressedMoves || c.kind == NodeKind::kPremove) {
-        int& taken =
-            variants[static_cast<std::size_t>(c.parent)][c.kind == NodeKind::kPremove ? 1 : 0];
-        if (taken >= kIncidentVariants) continue;
-        ++taken;
-      }
-      // Children of one hypothesis that tie exactly differ only where nothing was seen.
+      const bool incident = c.kind == NodeKind::kUnpressedMoves || c.kind == NodeKind::kPremove;
+      int& taken =
+          variants[static_cast<std::size_t>(c.parent)][c.kind == NodeKind::kPremove ? 1 : 0];
+      if (incident && taken >= kIncidentVariants) continue;
+      // Children of one hypothesis that tie (within 1e-9) mostly differ where nothing was seen.
+      // The places beam_order keeps for typed alternatives count too: it keeps one for every
+      // drop, and the unseen drops of 7005 were those.
       auto& tied = ties[static_cast<std::size_t>(c.parent)];
-      const auto same = std::find_if(tied.begin(), tied.end(), [&](const auto& score_count) {
-        return std::abs(score_count.first - c.score) < 1e-9;
-      });
-      if (same != tied.end() && same->second >= kTiedVariants) continue;
+      const std::size_t same = static_cast<std::size_t>(
+          std::find_if(tied.begin(), tied.end(),
+                       [&](const auto& score_count) {
+                         return std::abs(score_count.first - c.score) < 1e-9;
+                       }) -
+          tied.begin());
+      if (same < tied.size() && tied[same].second >= kTiedVariants) continue;
       const Hypothesis& parent = beam[c.parent];
       Hypothesis child;
       child.boards = parent.boards;
@@ -1110,10 +1113,11 @@ struct Tracker::Impl {
           mix(state_key(child.boards), (child.premove[0] ? 1u : 0u) | (child.premove[1] ? 2u : 0u));
       if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;  // a better path
       keys.push_back(key);
-      if (same == tied.end()) {
-        tied.emplace_back(c.score, 1);
+      if (incident) ++taken;
+      if (same < tied.size()) {
+        ++tied[same].second;
       } else {
-        ++same->second;
+        tied.emplace_back(c.score, 1);
       }
       child.head = std::move(node);
       next.push_back(std::move(child));
@@ -1427,7 +1431,7 @@ struct Tracker::Impl {
       const int to = m.to();
       const detail::BoardEvidence& seen = evidence[index(press.board)];
       const double now = std::min(seen.latest_t(), before);
-      const detail::Run* landed = seen.run_at(to, now, kInfinity);
+      const detail::Run* landed = seen.run_at(to, now, before);
       if (landed != nullptr && landed->mean_state() != state_of(o.white_after, o.black_after, to)) {
         return std::nullopt;
       }
