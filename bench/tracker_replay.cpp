@@ -46,18 +46,16 @@ using namespace bugcam;
 
 // A square whose readings are written out frame by frame.
 struct WatchedSquare {
-  std::string name;  // "A:e4"
   rules::BoardId board = rules::BoardId::kA;
-  int square = 0;  // rank * 8 + file
+  rules::Square square = 0;
 };
 
-std::optional<WatchedSquare> parse_square(const std::string& text) {
-  if (text.size() != 4 || (text[0] != 'A' && text[0] != 'B') || text[1] != ':' || text[2] < 'a' ||
-      text[2] > 'h' || text[3] < '1' || text[3] > '8') {
-    return std::nullopt;
-  }
-  return WatchedSquare{text, text[0] == 'A' ? rules::BoardId::kA : rules::BoardId::kB,
-                       (text[3] - '1') * 8 + (text[2] - 'a')};
+// "A:e4" or "B:h1".
+std::optional<WatchedSquare> parse_watched(const std::string& text) {
+  if (text.size() < 3 || (text[0] != 'A' && text[0] != 'B') || text[1] != ':') return std::nullopt;
+  const std::optional<rules::Square> square = rules::parse_square(text.substr(2));
+  if (!square) return std::nullopt;
+  return WatchedSquare{text[0] == 'A' ? rules::BoardId::kA : rules::BoardId::kB, *square};
 }
 
 struct Result {
@@ -103,8 +101,8 @@ Result replay(const fs::path& clip, const std::string& out_name, bool trace, boo
   }
   std::ofstream square_file;
   if (watched) {
-    square_file.open(out / ("square-" + std::string(1, watched->name[0]) + "-" +
-                            watched->name.substr(2) + ".txt"));
+    square_file.open(out / ("square-" + std::string(1, rules::board_letter(watched->board)) + "-" +
+                            rules::square_name(watched->square) + ".txt"));
     square_file << "# t frame empty white black occluded arms\n";
   }
   tracker::Tracker tracker(config);
@@ -177,7 +175,7 @@ int main(int argc, char** argv) {
             "(from 1 on, a square's neighbours count as hidden with no lean)");
       }
     } else if (arg == "--square") {
-      if (i + 1 >= argc || !(watched = parse_square(argv[++i]))) {
+      if (i + 1 >= argc || !(watched = parse_watched(argv[++i]))) {
         usage("--square needs BOARD:SQUARE, such as A:e4");
       }
     } else if (arg.starts_with("--")) {

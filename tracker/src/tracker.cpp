@@ -149,6 +149,11 @@ Seat partner_of(Seat s) {
   return Seat{rules::other(s.board), !s.color};
 }
 
+// What a square holding a piece of `colour` reads as.
+SquareState state_of(Color colour) {
+  return colour == Color::kWhite ? SquareState::kWhite : SquareState::kBlack;
+}
+
 SquareState state_of(std::uint64_t white, std::uint64_t black, int s) {
   const std::uint64_t bit = std::uint64_t{1} << s;
   if (white & bit) return SquareState::kWhite;
@@ -1426,13 +1431,12 @@ struct Tracker::Impl {
     // A square misread before the press and read right after would otherwise pass for the
     // start of any answer from it (held-out 5004: a misread e2 filled the beam with 22 moves
     // of a queen to squares that all read empty, and pushed the true drop of board A out).
+    // Any move but castling leaves a piece of the mover's colour on its `to` square.
     if (m.kind() != Move::Kind::kCastle) {
-      const Occupancy o = occupancy_of(p, m, *config.rules);
-      const int to = m.to();
       const detail::BoardEvidence& seen = evidence[index(press.board)];
       const double now = std::min(seen.latest_t(), before);
-      const detail::Run* landed = seen.run_at(to, now, before);
-      if (landed != nullptr && landed->mean_state() != state_of(o.white_after, o.black_after, to)) {
+      const detail::Run* landed = seen.run_at(m.to(), now, before);
+      if (landed != nullptr && landed->mean_state() != state_of(p.side_to_move())) {
         return std::nullopt;
       }
     }
@@ -1449,10 +1453,8 @@ struct Tracker::Impl {
     const double from = press.earlier_press_t.value_or(-kInfinity);
     std::optional<double> began = move_began(p, m, press.board, press.t, before, from,
                                              *press.previous_press_t - kPremoveCoverSlack);
-    const SquareState colour =
-        p.side_to_move() == Color::kWhite ? SquareState::kWhite : SquareState::kBlack;
     const std::optional<double> placed =
-        evidence[index(press.board)].since(m.to(), colour, press.t, before);
+        evidence[index(press.board)].since(m.to(), state_of(p.side_to_move()), press.t, before);
     if (placed && *placed > from && *placed < *press.previous_press_t - kPremoveSlack &&
         (!began || *placed < *began)) {
       began = placed;
@@ -1811,8 +1813,7 @@ struct Tracker::Impl {
   // pawn..queen: the piece was dropped or promoted.
   std::optional<PieceTypeScores> read_type(const Press& press, Square square, Color mover) {
     std::vector<int> frames = {press.frame};
-    const detail::SquareState colour =
-        mover == Color::kWhite ? SquareState::kWhite : SquareState::kBlack;
+    const detail::SquareState colour = state_of(mover);
     // The piece's first steady reading after the press: a drop may read only once the hand
     // has gone, after the settling time.
     const detail::BoardEvidence& board = evidence[index(press.board)];
