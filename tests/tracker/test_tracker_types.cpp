@@ -249,3 +249,148 @@ TEST(TrackerTypes, TypeIsAskedWhenAKingsMoveIsAmongTheRivals) {
 }
 
 }  // namespace
+
+namespace {
+
+// A pawn's one-step move to a square where its player could as well have dropped their one
+// pawn in hand, with a piece of the player's beside the pawn's first square, and that
+// player's next pawn drop on the board `min_gap` to `max_gap` plies (presses) later, none
+// of those squares touched in between.
+struct PawnMoveThenDrop {
+  std::size_t game = 0;
+  int move_ply = 0;
+  int drop_ply = 0;
+  bugcam::rules::Square neighbour = 0;
+};
+
+std::optional<bugcam::rules::Square> neighbour_of_side(const bugcam::rules::Replay& replay,
+                                                       std::size_t i, std::size_t j) {
+  const auto& ply = replay.plies[i];
+  const Move m = ply.move;
+  for (const int step : {-9, -8, -7, -1, 1, 7, 8, 9}) {
+    const int n = m.from() + step;
+    if (n < 0 || n >= 64 || n == m.to() ||
+        std::abs(bugcam::rules::file_of(static_cast<bugcam::rules::Square>(n)) -
+                 bugcam::rules::file_of(m.from())) > 1) {
+      continue;
+    }
+    const auto square = static_cast<bugcam::rules::Square>(n);
+    const bugcam::rules::Piece piece = ply.before.piece_at(square);
+    if (!piece.empty() && piece.color == ply.before.side_to_move() &&
+        squares_untouched(replay, ply.board, i + 1, j, {m.from(), m.to(), square})) {
+      return square;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<PawnMoveThenDrop> find_pawn_move_then_drop(
+    const std::vector<bugcam::rules::BpgnGame>& games, int min_gap, int max_gap) {
+  for (std::size_t g = 0; g < games.size(); ++g) {
+    const bugcam::rules::Replay replay = bugcam::rules::replay(games[g]);
+    const auto& plies = replay.plies;
+    for (std::size_t i = 0; i < plies.size(); ++i) {
+      const Move m = plies[i].move;
+      const bugcam::rules::Position& p = plies[i].before;
+      const Color mover = p.side_to_move();
+      if (m.is_drop() || m.kind() != Move::Kind::kNormal || std::abs(m.to() - m.from()) != 8 ||
+          p.piece_at(m.from()).type != PieceType::kPawn ||
+          p.holding(mover, PieceType::kPawn) != 1) {
+        continue;
+      }
+      for (std::size_t j = i + 1; j < plies.size(); ++j) {
+        const Move later = plies[j].move;
+        if (plies[j].board != plies[i].board || !later.is_drop() ||
+            later.piece() != PieceType::kPawn || plies[j].before.side_to_move() != mover) {
+          continue;
+        }
+        // Still the one pawn: dropped instead at ply i, none would be left for this drop.
+        const int gap = static_cast<int>(j - i);
+        if (plies[j].before.holding(mover, PieceType::kPawn) != 1 || gap < min_gap ||
+            gap > max_gap) {
+          break;
+        }
+        if (const auto neighbour = neighbour_of_side(replay, i, j)) {
+          return PawnMoveThenDrop{g, static_cast<int>(i), static_cast<int>(j), *neighbour};
+        }
+        break;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// A sure type reader: of a square at a frame, the type of the piece the last move (or drop)
+// there put on it. `truth` (a simulation's, in press order) gives the times, `replay` the
+// moved pieces.
+std::function<std::optional<PieceTypeScores>(BoardId, bugcam::rules::Square, int)> read_types_right(
+    const std::vector<TrackedMove>& truth, const bugcam::rules::Replay& replay, double fps) {
+  struct Landing {
+    BoardId board;
+    bugcam::rules::Square square;
+    double t;
+    PieceType type;
+  };
+  std::vector<Landing> landings;
+  for (std::size_t k = 0; k < truth.size() && k < replay.plies.size(); ++k) {
+    const auto& ply = replay.plies[k];
+    if (truth[k].move != ply.move || truth[k].board != ply.board) break;
+    const PieceType type = ply.move.is_drop() || ply.move.kind() == Move::Kind::kPromotion
+                               ? ply.move.piece()
+                               : ply.before.piece_at(ply.move.from()).type;
+    landings.push_back({ply.board, ply.move.to(), truth[k].t, type});
+  }
+  return [landings, fps](BoardId board, bugcam::rules::Square square,
+                         int frame) -> std::optional<PieceTypeScores> {
+    // Read at and after the press.
+    const double t = frame / fps + 0.5;
+    std::optional<PieceTypeScores> types;
+    for (const Landing& l : landings) {
+      if (l.t > t) break;
+      if (l.board != board || l.square != square) continue;
+      types = PieceTypeScores{0.006f, 0.006f, 0.006f, 0.006f, 0.006f, 0.006f};
+      (*types)[static_cast<std::size_t>(l.type)] = 0.97f;
+    }
+    return types;
+  };
+}
+
+// The pawn's first square reads as its colour after the move: the pawn, now in front of it,
+// hides it from a tilted camera, as the piece beside it did before (the tracker is told so;
+// 7002's 4b. d6, d7 hidden by the pawn and by the knight on c6). By the squares, the
+// player's pawn in hand dropped there explains the change as well, better by the lean's
+// cost. Only the player's next pawn drop, its type read as a pawn, shows that the pawn was
+// still in hand; it comes later than the commit lag, so the move's press must wait for it.
+TEST(TrackerTypes, APawnDropLaterShowsThatAPawnWasMovedNotDropped) {
+  const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
+  TrackerConfig defaults;
+  const std::optional<PawnMoveThenDrop> found =
+      find_pawn_move_then_drop(games, defaults.commit_lag + 2, 3 * defaults.commit_lag - 2);
+  ASSERT_TRUE(found) << "no pawn move beside a pawn drop with a pawn drop later in the games";
+  const bugcam::rules::BpgnGame& game = games[found->game];
+  const bugcam::rules::Replay replay = bugcam::rules::replay(game);
+  const auto& moved = replay.plies[static_cast<std::size_t>(found->move_ply)];
+
+  SimulationOptions options;
+  options.misread = 0.01;
+  options.seed = 17;
+  options.max_plies = found->drop_ply + 4;
+  options.holdings = false;
+  options.shadowed.push_back(
+      ShadowedSquare{moved.board, moved.move.from(), moved.before.side_to_move(), found->move_ply});
+  TrackerConfig config;
+  auto& leans = config.leans_over[static_cast<std::size_t>(moved.board)];
+  leans[moved.move.to()] = std::uint64_t{1} << moved.move.from();
+  leans[found->neighbour] = std::uint64_t{1} << moved.move.from();
+  // The same simulation run ahead gives the moves' times.
+  const Simulation ahead = simulate(game, options, [](const SimulatedInput&) {});
+  config.piece_types = read_types_right(ahead.truth, replay, options.fps);
+  const auto outcome = run_tracker(game, options, config);
+
+  ASSERT_GT(outcome.sim.truth.size(), static_cast<std::size_t>(found->drop_ply));
+  for (const int ply : {found->move_ply, found->drop_ply}) {
+    expect_committed_as_played(outcome.committed, outcome.sim.truth[static_cast<std::size_t>(ply)]);
+  }
+}
+
+}  // namespace

@@ -1737,7 +1737,7 @@ struct Tracker::Impl {
       // A piece whose type is in doubt may yet move and say what it is: its press waits
       // longer, while hypotheses of both types stay in the beam.
       if (!agreed && !force_all && newest - press.index < kTypeDoubtLagFactor * config.commit_lag &&
-          type_doubt(press)) {
+          (type_doubt(press) || hand_doubt(press))) {
         break;
       }
       if (!agreed) best = resolve_type_doubt(press);
@@ -1777,6 +1777,25 @@ struct Tracker::Impl {
           -h.score + (without_press_reading ? n->type_bonus - best->type_bonus : 0.0);
       if (o != m && o.to() == m.to() && o.kind() == m.kind() && o.from() == m.from() &&
           behind < kTypeDoubtMargin) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether likely hypotheses differ at `press` in where a piece came from: dropped from the
+  // hand, or moved on the board to the same square (P@d6 or d7d6, when d7 stays hidden
+  // behind the pawn on d6). The squares may never tell, but the hypotheses hold different
+  // pieces in hand, and the mover's next drops, whose types are read, do tell.
+  bool hand_doubt(const Press& press) const {
+    const Node* best = node_at(beam.front().head, press.index);
+    if (best == nullptr || best->kind != NodeKind::kMove || best->plies.size() != 1) return false;
+    const Move m = best->plies[0].move;
+    for (const Hypothesis& h : beam) {
+      const Node* n = node_at(h.head, press.index);
+      if (n == nullptr || n->kind != NodeKind::kMove || n->plies.size() != 1) continue;
+      const Move o = n->plies[0].move;
+      if (o.to() == m.to() && o.is_drop() != m.is_drop() && -h.score < kTypeDoubtMargin) {
         return true;
       }
     }
