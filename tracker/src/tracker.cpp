@@ -37,6 +37,13 @@ constexpr int kUnpressedHypotheses = 4;
 constexpr double kPremoveSlack = 0.1;
 // ... and so is a move whose squares went under the hand this much before it.
 constexpr double kPremoveCoverSlack = 0.3;
+// A premove is made before the opponent's press, so its player has no need to reach over its
+// square again before their own press. A hand over it then (from this long after the
+// opponent's press, when their hand has left) is the move being made after all, and what
+// showed the piece there before was a misread (held-out 5000: f4 read as a black piece under
+// White's hand, 2 s before Black's N@f4). It costs about as much as that misread does.
+constexpr double kPremoveRetouchAfter = 0.5;
+constexpr double kPremoveRetouched = -4.0;
 // An oracle is asked when the best hypothesis leads the alternatives by less than this.
 constexpr double kTypeDoubtMargin = 4.0;
 // A passed piece may be grabbed for a drop as it arrives, never seen lying in the holding
@@ -844,6 +851,12 @@ struct Tracker::Impl {
     const HoldingsFalls fell = holdings_falls(press);
     const HoldingsObservation* seen_after = holdings_after(press);
 
+    std::optional<std::uint64_t> retouched_squares;
+    const auto retouched = [&] {
+      if (!retouched_squares) retouched_squares = retouched_after_opponent(press, before);
+      return *retouched_squares;
+    };
+
     std::vector<Candidate> candidates;
     int order = 0;
     const auto add = [&](int parent, double score, NodeKind kind, const Move* moves, int count) {
@@ -864,7 +877,9 @@ struct Tracker::Impl {
       if (beam[h].premove[b]) {
         // Only the premover's press fits: it completes the premove.
         if (beam[h].premove[b]->side == press.side) {
-          add(h, base, NodeKind::kPremoveCompleted, nullptr, 0);
+          const std::uint64_t square = std::uint64_t{1} << beam[h].premove[b]->move.to();
+          add(h, base + ((retouched() & square) != 0 ? kPremoveRetouched : 0.0),
+              NodeKind::kPremoveCompleted, nullptr, 0);
         } else {
           add(h, base + config.prior_repeated_press, NodeKind::kRepeatedPress, nullptr, 0);
         }
@@ -1444,11 +1459,21 @@ struct Tracker::Impl {
                       press.previous_press_t.value_or(-kInfinity), press.t - kPremoveCoverSlack);
   }
 
+  // The squares a hand came over after the opponent's press (the previous one on the board),
+  // once the opponent's hand had left: see kPremoveRetouched.
+  std::uint64_t retouched_after_opponent(const Press& press, double before) const {
+    const double t0 = press.previous_press_t.value_or(-kInfinity) + kPremoveRetouchAfter;
+    return t0 < press.t ? evidence[index(press.board)].changes(t0, press.t, before).touched : 0;
+  }
+
   // The presser's move `m` (on `p`, before it) was under way well before the opponent's
   // press (the previous one on the board), after the presser's own previous press: a premove.
   // Also when the moved piece was seen standing on its square before that press.
   std::optional<double> premove_began(const Position& before_move, Move m, const Press& press,
                                       double before) const {
+    if ((retouched_after_opponent(press, before) & (std::uint64_t{1} << m.to())) != 0) {
+      return std::nullopt;
+    }
     Position p = before_move;
     const double from = press.earlier_press_t.value_or(-kInfinity);
     std::optional<double> began = move_began(p, m, press.board, press.t, before, from,
