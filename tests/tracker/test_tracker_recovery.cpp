@@ -291,53 +291,56 @@ TEST(TrackerRecovery, APieceGlimpsedBesideAMoveForTwoSecondsMakesNoMoves) {
   EXPECT_GE(runs, 12);
 }
 
-}  // namespace
-
-namespace {
-
 // Records `game` with the square that board A's move `board_a_move` (0-based) lands on,
 // empty before it, covered from 0.6 s before the previous press on board A to 0.2 s after
 // (the opponent's arm passing over it) and then read as the mover's piece until the move
 // puts it there (held-out clip 5000: f4 read as a black piece under White's hand, 2 s before
 // Black dropped a knight on it). Returns nothing when the square is not empty before, or the
-// mover's hand comes less than a second after that press.
+// mover's hand comes less than 0.8 s after that press.
 std::optional<Outcome> run_with_early_reading(const bugcam::rules::BpgnGame& game,
                                               const bugcam::rules::ReplayedPly& played,
                                               int board_a_move) {
-  const bugcam::rules::Square square = played.move.to();
-  if (!played.before.piece_at(square).empty()) return std::nullopt;
+  const std::size_t square = played.move.to();
+  if (!played.before.piece_at(played.move.to()).empty()) return std::nullopt;
   const bool white = played.before.side_to_move() == Color::kWhite;
   SimulationOptions options;
   options.misread = 0.0;
   options.max_plies = 60;
   options.attribute_hands = false;  // as recordings are
+  // When the previous press on board A came, and when the mover's hand reached the square
+  // (the simulation run ahead: the same inputs as the recorded run's).
   std::optional<double> previous_press;
   std::optional<double> mover_hand;
-  const auto edit = [&](std::vector<SimulatedInput>& inputs) {
-    int presses = 0;
-    for (const SimulatedInput& input : inputs) {
-      const auto* e = std::get_if<ClockEvent>(&input);
-      if (e == nullptr || e->kind != ClockEvent::Kind::kPress || e->board != BoardId::kA) continue;
-      if (++presses == board_a_move) previous_press = e->t;
+  int presses = 0;
+  simulate(game, options, [&](const SimulatedInput& input) {
+    if (const auto* e = std::get_if<ClockEvent>(&input)) {
+      if (e->kind == ClockEvent::Kind::kPress && e->board == BoardId::kA &&
+          ++presses == board_a_move) {
+        previous_press = e->t;
+      }
+    } else if (const auto* o = std::get_if<BoardObservation>(&input)) {
+      if (previous_press && !mover_hand && o->board == BoardId::kA &&
+          o->t >= *previous_press + 0.2 &&
+          (o->squares[square].occluded || o->squares[square].empty < 0.5f)) {
+        mover_hand = o->t;
+      }
     }
-    if (!previous_press) return;
+  });
+  if (!previous_press || !mover_hand || *mover_hand < *previous_press + 0.8) return std::nullopt;
+  const auto edit = [&](std::vector<SimulatedInput>& inputs) {
     for (SimulatedInput& input : inputs) {
       auto* o = std::get_if<BoardObservation>(&input);
       if (o == nullptr || o->board != BoardId::kA || o->t < *previous_press - 0.6) continue;
-      SquareEvidence& seen = o->squares[static_cast<std::size_t>(square)];
+      if (o->t >= *mover_hand) break;
+      SquareEvidence& seen = o->squares[square];
       if (o->t < *previous_press + 0.2) {
         seen.occluded = true;
-      } else if (seen.occluded || seen.empty < 0.5f) {
-        mover_hand = o->t;  // the move is being made
-        break;
       } else {
         seen = {0.05f, white ? 0.9f : 0.05f, white ? 0.05f : 0.9f, false};
       }
     }
   };
-  Outcome outcome = run_tracker(game, options, {}, std::nullopt, edit);
-  if (!previous_press || !mover_hand || *mover_hand < *previous_press + 0.8) return std::nullopt;
-  return outcome;
+  return run_tracker(game, options, {}, std::nullopt, edit);
 }
 
 // A move is made after the opponent's press, though its square read as the piece from

@@ -284,6 +284,16 @@ BoardEvidence::Changes BoardEvidence::changes(std::optional<double> t_previous, 
   return out;
 }
 
+bool BoardEvidence::covered_and_left(int square, double t0, double t1) const {
+  bool seen = false;
+  for (const Run& run : squares_[square].runs) {
+    if (run.start > t1) break;
+    if (seen && run.after_cover && run.start > t0) return true;
+    if (run.end >= t0) seen = true;
+  }
+  return false;
+}
+
 std::optional<double> BoardEvidence::since(int square, SquareState state, double t,
                                            double before) const {
   const std::deque<Run>& runs = squares_[square].runs;

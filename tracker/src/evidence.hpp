@@ -83,6 +83,10 @@ class BoardEvidence {
   // flicker, not a move), the first hand over it after that instead, if any, else that first
   // reading; nullopt if the square showed nothing else before.
   std::optional<double> change_began(int square, SquareState state, double t, double before) const;
+  // Whether a hand came over `square` and left it again between `t0` and `t1`: a run begun
+  // after a cover starts in (t0, t1], after a run seen at or after `t0` (so not an arm that
+  // already covered the square at `t0`, nor one still over it at `t1`).
+  bool covered_and_left(int square, double t0, double t1) const;
   // When the hand of `seat` last left the board at or before `t` (the end of its last
   // stretch of frames over the board that started before `t`), if vision attributed one.
   std::optional<double> hand_left(Seat seat, double t) const;

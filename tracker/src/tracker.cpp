@@ -37,13 +37,14 @@ constexpr int kUnpressedHypotheses = 4;
 constexpr double kPremoveSlack = 0.1;
 // ... and so is a move whose squares went under the hand this much before it.
 constexpr double kPremoveCoverSlack = 0.3;
-// A premove is made before the opponent's press, so its player has no need to reach over its
-// square again before their own press. A hand over it then (from this long after the
-// opponent's press, when their hand has left) is the move being made after all, and what
-// showed the piece there before was a misread (held-out 5000: f4 read as a black piece under
-// White's hand, 2 s before Black's N@f4). It costs about as much as that misread does.
+// A premove is made before the opponent's press; its player has little reason to reach over
+// its square again and leave before their own press. A hand that does so (from this long
+// after the opponent's press; an arm still over it at the press may be on its way to the
+// clock) is the move being made after all, and what showed the piece there before was a misread
+// (held-out 5000: f4 read as a black piece under White's hand, 2 s before Black's N@f4). A premove
+// completed then costs about as much as that misread does.
 constexpr double kPremoveRetouchAfter = 0.5;
-constexpr double kPremoveRetouched = -4.0;
+constexpr double kPremoveRetouchedPrior = -4.0;
 // An oracle is asked when the best hypothesis leads the alternatives by less than this.
 constexpr double kTypeDoubtMargin = 4.0;
 // A passed piece may be grabbed for a drop as it arrives, never seen lying in the holding
@@ -83,7 +84,8 @@ constexpr double kTypedAlternativeMargin = 8.0;
 // not changed since the previous press on the board.
 constexpr double kResyncMargin = 2.0;
 constexpr double kResyncStaleMargin = 3.0;
-// A press whose move's piece type is in doubt waits up to this many times the commit lag.
+// A press whose move's piece type is in doubt, or whether its piece came from the hand,
+// waits up to this many times the commit lag.
 constexpr int kTypeDoubtLagFactor = 3;
 // Frames between two views of a piece whose type is read (one second at 30 fps).
 constexpr int kTypeViewSpacing = 30;
@@ -851,12 +853,6 @@ struct Tracker::Impl {
     const HoldingsFalls fell = holdings_falls(press);
     const HoldingsObservation* seen_after = holdings_after(press);
 
-    std::optional<std::uint64_t> retouched_squares;
-    const auto retouched = [&] {
-      if (!retouched_squares) retouched_squares = retouched_after_opponent(press, before);
-      return *retouched_squares;
-    };
-
     std::vector<Candidate> candidates;
     int order = 0;
     const auto add = [&](int parent, double score, NodeKind kind, const Move* moves, int count) {
@@ -877,9 +873,9 @@ struct Tracker::Impl {
       if (beam[h].premove[b]) {
         // Only the premover's press fits: it completes the premove.
         if (beam[h].premove[b]->side == press.side) {
-          const std::uint64_t square = std::uint64_t{1} << beam[h].premove[b]->move.to();
-          add(h, base + ((retouched() & square) != 0 ? kPremoveRetouched : 0.0),
-              NodeKind::kPremoveCompleted, nullptr, 0);
+          const bool retouched = retouched_after_opponent(press, beam[h].premove[b]->move.to());
+          add(h, base + (retouched ? kPremoveRetouchedPrior : 0.0), NodeKind::kPremoveCompleted,
+              nullptr, 0);
         } else {
           add(h, base + config.prior_repeated_press, NodeKind::kRepeatedPress, nullptr, 0);
         }
@@ -1459,11 +1455,12 @@ struct Tracker::Impl {
                       press.previous_press_t.value_or(-kInfinity), press.t - kPremoveCoverSlack);
   }
 
-  // The squares a hand came over after the opponent's press (the previous one on the board),
-  // once the opponent's hand had left: see kPremoveRetouched.
-  std::uint64_t retouched_after_opponent(const Press& press, double before) const {
-    const double t0 = press.previous_press_t.value_or(-kInfinity) + kPremoveRetouchAfter;
-    return t0 < press.t ? evidence[index(press.board)].changes(t0, press.t, before).touched : 0;
+  // Whether a hand came over `square` and left again after the opponent's press (the previous
+  // one on the board), the square seen in between: see kPremoveRetouchedPrior.
+  bool retouched_after_opponent(const Press& press, Square square) const {
+    if (!press.previous_press_t) return false;
+    return evidence[index(press.board)].covered_and_left(
+        square, *press.previous_press_t + kPremoveRetouchAfter, press.t);
   }
 
   // The presser's move `m` (on `p`, before it) was under way well before the opponent's
@@ -1471,9 +1468,7 @@ struct Tracker::Impl {
   // Also when the moved piece was seen standing on its square before that press.
   std::optional<double> premove_began(const Position& before_move, Move m, const Press& press,
                                       double before) const {
-    if ((retouched_after_opponent(press, before) & (std::uint64_t{1} << m.to())) != 0) {
-      return std::nullopt;
-    }
+    if (retouched_after_opponent(press, m.to())) return std::nullopt;
     Position p = before_move;
     const double from = press.earlier_press_t.value_or(-kInfinity);
     std::optional<double> began = move_began(p, m, press.board, press.t, before, from,
@@ -1759,10 +1754,11 @@ struct Tracker::Impl {
         }
       }
       if (!agreed && !force_all && newest - press.index < config.commit_lag) break;
-      // A piece whose type is in doubt may yet move and say what it is: its press waits
-      // longer, while hypotheses of both types stay in the beam.
+      // A piece whose type is in doubt may yet move and say what it is, and a later drop may
+      // show which pieces were in hand: its press waits longer, while hypotheses of both
+      // kinds stay in the beam.
       if (!agreed && !force_all && newest - press.index < kTypeDoubtLagFactor * config.commit_lag &&
-          (type_doubt(press) || hand_doubt(press))) {
+          (type_doubt(press) || drop_or_move_doubt(press))) {
         break;
       }
       if (!agreed) best = resolve_type_doubt(press);
@@ -1812,7 +1808,7 @@ struct Tracker::Impl {
   // hand, or moved on the board to the same square (P@d6 or d7d6, when d7 stays hidden
   // behind the pawn on d6). The squares may never tell, but the hypotheses hold different
   // pieces in hand, and the mover's next drops, whose types are read, do tell.
-  bool hand_doubt(const Press& press) const {
+  bool drop_or_move_doubt(const Press& press) const {
     const Node* best = node_at(beam.front().head, press.index);
     if (best == nullptr || best->kind != NodeKind::kMove || best->plies.size() != 1) return false;
     const Move m = best->plies[0].move;
