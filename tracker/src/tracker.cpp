@@ -1779,29 +1779,36 @@ struct Tracker::Impl {
     for (BoardEvidence& e : evidence) e.forget_before(keep_from - 30.0);
   }
 
-  // Where hypotheses differ only in the type of a dropped or promoted piece, asks the
-  // oracle and lets its answer reorder them. Returns the node to commit.
+  // A hypothesis's node at a press that is one move of the presser (not an incident).
+  static bool one_move(const Node* n) {
+    return n != nullptr && n->kind == NodeKind::kMove && n->plies.size() == 1;
+  }
+
+  // Whether some hypothesis's one-move node at `press` `rivals` the best hypothesis's:
+  // rivals(best, node, behind), `behind` how far that hypothesis trails the best.
+  template <typename Rivals>
+  bool any_rival(const Press& press, Rivals rivals) const {
+    const Node* best = node_at(beam.front().head, press.index);
+    if (!one_move(best)) return false;
+    for (const Hypothesis& h : beam) {
+      const Node* n = node_at(h.head, press.index);
+      if (one_move(n) && rivals(*best, *n, -h.score)) return true;
+    }
+    return false;
+  }
+
   // Whether likely hypotheses differ at `press` only in the type of a dropped or promoted
   // piece: close on their scores, or, `without_press_reading`, on all but the press's type
   // reading (which read_type reads again in more views). A press waits for a later move only
   // in the first case: a sure reading needs no wait, but is still read again.
   bool type_doubt(const Press& press, bool without_press_reading = false) const {
-    const Node* best = node_at(beam.front().head, press.index);
-    if (best == nullptr || best->kind != NodeKind::kMove || best->plies.size() != 1) return false;
-    const Move m = best->plies[0].move;
-    if (!m.is_drop() && m.kind() != Move::Kind::kPromotion) return false;
-    for (const Hypothesis& h : beam) {
-      const Node* n = node_at(h.head, press.index);
-      if (n == nullptr || n->kind != NodeKind::kMove || n->plies.size() != 1) continue;
-      const Move o = n->plies[0].move;
-      const double behind =
-          -h.score + (without_press_reading ? n->type_bonus - best->type_bonus : 0.0);
-      if (o != m && o.to() == m.to() && o.kind() == m.kind() && o.from() == m.from() &&
-          behind < kTypeDoubtMargin) {
-        return true;
-      }
-    }
-    return false;
+    return any_rival(press, [&](const Node& best, const Node& n, double behind) {
+      const Move m = best.plies[0].move;
+      const Move o = n.plies[0].move;
+      if (without_press_reading) behind += n.type_bonus - best.type_bonus;
+      return (m.is_drop() || m.kind() == Move::Kind::kPromotion) && o != m && o.to() == m.to() &&
+             o.kind() == m.kind() && o.from() == m.from() && behind < kTypeDoubtMargin;
+    });
   }
 
   // Whether likely hypotheses differ at `press` in where a piece came from: dropped from the
@@ -1809,20 +1816,15 @@ struct Tracker::Impl {
   // behind the pawn on d6). The squares may never tell, but the hypotheses hold different
   // pieces in hand, and the mover's next drops, whose types are read, do tell.
   bool drop_or_move_doubt(const Press& press) const {
-    const Node* best = node_at(beam.front().head, press.index);
-    if (best == nullptr || best->kind != NodeKind::kMove || best->plies.size() != 1) return false;
-    const Move m = best->plies[0].move;
-    for (const Hypothesis& h : beam) {
-      const Node* n = node_at(h.head, press.index);
-      if (n == nullptr || n->kind != NodeKind::kMove || n->plies.size() != 1) continue;
-      const Move o = n->plies[0].move;
-      if (o.to() == m.to() && o.is_drop() != m.is_drop() && -h.score < kTypeDoubtMargin) {
-        return true;
-      }
-    }
-    return false;
+    return any_rival(press, [](const Node& best, const Node& n, double behind) {
+      const Move m = best.plies[0].move;
+      const Move o = n.plies[0].move;
+      return o.to() == m.to() && o.is_drop() != m.is_drop() && behind < kTypeDoubtMargin;
+    });
   }
 
+  // Where hypotheses differ only in the type of a dropped or promoted piece, asks the
+  // oracle and lets its answer reorder them. Returns the node to commit.
   const Node* resolve_type_doubt(const Press& press) {
     const Node* best = node_at(beam.front().head, press.index);
     if (!config.piece_types || !type_doubt(press, true)) return best;
@@ -1832,7 +1834,7 @@ struct Tracker::Impl {
     double best_score = -kInfinity;
     for (Hypothesis& h : beam) {
       const Node* n = node_at(h.head, press.index);
-      if (n == nullptr || n->kind != NodeKind::kMove || n->plies.size() != 1) continue;
+      if (!one_move(n)) continue;
       const Move o = n->plies[0].move;
       if (o.to() != m.to() || o.kind() != m.kind() || o.from() != m.from()) continue;
       // The reading replaces the press's own (counted once).
