@@ -1,6 +1,7 @@
 // Clock presses read from the levers in the picture (`--clocks vision`) against a synthetic
 // clip's clock log: per board, presses found within 0.2 s of a true one, missed, and
-// spurious, and the lever state per frame. Only the clocks are read, so a clip takes
+// spurious, the lever state per frame, and the clocks' starts (the first tick of White's
+// display). Only the clocks are read, so a clip takes
 // seconds: for tuning the lever reading and tracker::LeverPressDetector.
 //
 // usage: lever_eval CLIP_DIR... [--verbose]
@@ -40,6 +41,10 @@ struct Score {
   // Pairs of matched presses on the two boards this close in truth, and of them those found
   // in the other order (the BPGN lists moves in press order: a game is exact only with none).
   int close_pairs = 0;
+  // Clock starts (kStart in the log or found by the detector), found ones and the worst error.
+  int starts = 0;
+  int starts_found = 0;
+  double start_error_max = 0.0;
   int pairs_swapped = 0;
 };
 
@@ -78,9 +83,12 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
   }
   const calibration::Calibration calibration = calibration::calibrate(first->image);
   std::array<std::vector<capture::ClockEvent>, 2> truth;
+  std::array<std::optional<double>, 2> true_start;
   for (const capture::ClockEvent& e : log) {
     if (e.kind == capture::ClockEvent::Kind::kPress) truth[static_cast<int>(e.board)].push_back(e);
+    if (e.kind == capture::ClockEvent::Kind::kStart) true_start[static_cast<int>(e.board)] = e.t;
   }
+  std::array<std::optional<double>, 2> found_start;
   std::array<std::vector<capture::ClockEvent>, 2> found;
   tracker::LeverPressDetector detector;
   vision::LeverReader reader(calibration);
@@ -97,8 +105,13 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
       if (clock.lever_down == vision::Lever::kWhite) o.down = rules::Color::kWhite;
       if (clock.lever_down == vision::Lever::kBlack) o.down = rules::Color::kBlack;
       if (clock.travel) o.travel = *clock.travel;
-      if (std::optional<capture::ClockEvent> press = detector.add(o)) {
-        found[static_cast<int>(board)].push_back(*press);
+      o.half_change = {clock.half_change[0], clock.half_change[1]};
+      if (std::optional<capture::ClockEvent> event = detector.add(o)) {
+        if (event->kind == capture::ClockEvent::Kind::kStart) {
+          found_start[static_cast<int>(board)] = event->t;
+        } else {
+          found[static_cast<int>(board)].push_back(*event);
+        }
       }
       // The truth: Black's side is down until the first press, then the last presser's.
       std::optional<rules::Color> down = rules::Color::kBlack;
@@ -182,6 +195,20 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
       score.spurious, 100.0 * score.frames_right / std::max(1, score.frames),
       100.0 * score.frames_unknown / std::max(1, score.frames), error_summary(score.errors).c_str(),
       kClosePairSeconds, score.pairs_swapped, score.close_pairs);
+  for (int b = 0; b < 2; ++b) {
+    if (!true_start[b] && !found_start[b]) continue;
+    char line[160];
+    std::snprintf(line, sizeof line, "  clock %c start: %s, found %s\n", b == 0 ? 'A' : 'B',
+                  true_start[b] ? std::to_string(*true_start[b]).c_str() : "none",
+                  found_start[b] ? std::to_string(*found_start[b]).c_str() : "none");
+    std::printf("%s", line);
+    ++total.starts;
+    if (true_start[b] && found_start[b]) {
+      const double error = std::abs(*found_start[b] - *true_start[b]);
+      total.starts_found += 1;
+      total.start_error_max = std::max(total.start_error_max, error);
+    }
+  }
   total.close_pairs += score.close_pairs;
   total.pairs_swapped += score.pairs_swapped;
   total.errors.insert(total.errors.end(), score.errors.begin(), score.errors.end());
@@ -234,6 +261,8 @@ int main(int argc, char** argv) {
         100.0 * total.frames_unknown / std::max(1, total.frames),
         error_summary(total.errors).c_str(), kClosePairSeconds, total.pairs_swapped,
         total.close_pairs);
+    std::printf("all: clock starts %d, found %d, worst error %.3f s\n", total.starts,
+                total.starts_found, total.start_error_max);
   }
   return 0;
 }

@@ -99,6 +99,7 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
     if (seen.lever_down == vision::Lever::kBlack) out.down = rules::Color::kBlack;
     out.touched = seen.touched;
     if (seen.travel) out.travel = *seen.travel;
+    out.half_change = {seen.half_change[0], seen.half_change[1]};
     inputs.levers.push_back(out);
   }
   return inputs;

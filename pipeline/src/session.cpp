@@ -509,6 +509,7 @@ RecordSummary record(const RecordOptions& options) {
   std::optional<vision::TrackingReader> reader;
   reader.emplace(calibration, vision_options);
   tracker::LeverPressDetector levers;
+  if (options.resume) levers.clocks_running();
 
   std::optional<capture::ClockEvent> flag;
   std::size_t next_clock = 0;

@@ -40,6 +40,7 @@ TEST(ClockVision, SampleClipPressesAreFoundAndFedAmongTheObservationsByTime) {
   pipeline::record(options);
 
   std::vector<capture::ClockEvent> found;
+  std::vector<capture::ClockEvent> starts;
   int out_of_order = 0;
   double last_observation_t = -1.0;
   double last_press_t = -1.0;
@@ -50,6 +51,7 @@ TEST(ClockVision, SampleClipPressesAreFoundAndFedAmongTheObservationsByTime) {
       if (board->t < last_press_t) ++out_of_order;
       last_observation_t = board->t;
     } else if (const auto* press = std::get_if<capture::ClockEvent>(&input)) {
+      if (press->kind == capture::ClockEvent::Kind::kStart) starts.push_back(*press);
       if (press->kind != capture::ClockEvent::Kind::kPress) continue;
       found.push_back(*press);
       // A press fed after the observation of a frame from its time on.
@@ -72,6 +74,11 @@ TEST(ClockVision, SampleClipPressesAreFoundAndFedAmongTheObservationsByTime) {
   EXPECT_EQ(matched, 40);
   EXPECT_EQ(found.size(), 40u);
   EXPECT_EQ(out_of_order, 0);
+  // Both clocks start 1 s into the video; White's displays tick from 5:00 to 4:59 between
+  // frames 30 and 31.
+  ASSERT_EQ(starts.size(), 2u);
+  for (const capture::ClockEvent& start : starts) EXPECT_NEAR(start.t, 1.0, 1.0 / 30.0);
+  EXPECT_NE(starts[0].board, starts[1].board);
 
   const pipeline::Accuracy a = pipeline::evaluate(options.out, clip);
   EXPECT_EQ(a.truth_moves, 40);
@@ -81,12 +88,10 @@ TEST(ClockVision, SampleClipPressesAreFoundAndFedAmongTheObservationsByTime) {
   // went to c1, and 10a. Nxb5 became Nb5).
   EXPECT_EQ(a.moves_right, 40) << pipeline::to_text(a);
   EXPECT_LE(a.press_error_max, 0.2) << pipeline::to_text(a);
-  // Remaining clocks derived from the time control and the presses. The levers do not show
-  // when the clocks were started (here 1 s into the video), so clocks count from the first
-  // frame and White's run up to 1 s short; and each of a player's moves takes the errors of
-  // two press times, which add up over the game (1.39 s at worst here).
+  // Remaining clocks derived from the time control, the clocks' starts and the presses:
+  // each of a player's moves takes the errors of two press times, which add up over the game.
   EXPECT_EQ(a.clocks_missing, 0) << pipeline::to_text(a);
-  EXPECT_LE(a.clock_error_max, 1.0 + 0.5) << pipeline::to_text(a);
+  EXPECT_LE(a.clock_error_max, 0.5) << pipeline::to_text(a);
 }
 
 }  // namespace

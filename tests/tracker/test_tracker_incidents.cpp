@@ -322,4 +322,67 @@ TEST(LeverPressDetector, FramesShowingTheLeverPartWayTimeThePressWithinAFrame) {
   EXPECT_NEAR(later->t, 0.5 * (12 / 30.0 + 27 / 30.0) - 0.15, 1e-9);
 }
 
+// The clock's start is read from White's display: its first tick (whole seconds rounded
+// down go from 3:00 to 2:59 as it starts) after a quiet while, followed by a quiet frame. A
+// change that a hand leaving the clock ends with, a tick of Black's display, and a tick after
+// the board's first press are no start; nor is any tick once a resumed recording says the
+// clocks run.
+TEST(LeverPressDetector, TheFirstTickOfWhitesDisplayStartsTheClock) {
+  using bugcam::rules::Color;
+  using Kind = bugcam::capture::ClockEvent::Kind;
+  const auto lever = [](int frame, double white_change, double black_change, bool touched,
+                        Color down = Color::kBlack) {
+    bugcam::tracker::LeverObservation o;
+    o.t = frame / 30.0;
+    o.frame = frame;
+    o.down = down;
+    o.touched = touched;
+    o.half_change = {white_change, black_change};
+    return o;
+  };
+  bugcam::tracker::LeverPressDetector detector(2);
+  for (int f = 0; f < 31; ++f) EXPECT_FALSE(detector.add(lever(f, 0.0, 0.0, false)));
+  // The digits change between frames 30 and 31; the touched flag may come with a bright
+  // display's change.
+  EXPECT_FALSE(detector.add(lever(31, 0.03, 0.0, true)));
+  const auto start = detector.add(lever(32, 0.0, 0.0, false));
+  ASSERT_TRUE(start.has_value());
+  EXPECT_EQ(start->kind, Kind::kStart);
+  EXPECT_EQ(start->board, bugcam::rules::BoardId::kA);
+  EXPECT_NEAR(start->t, 30.5 / 30.0, 1e-9);
+  // The next ticks are the running clock.
+  for (int f = 33; f < 100; ++f) {
+    EXPECT_FALSE(detector.add(lever(f, f % 30 == 1 ? 0.01 : 0.0, 0.0, false)));
+  }
+
+  // A tick right after a hand (a missed press) or one that goes on changing (a hand coming),
+  // a tick of Black's half, and a tick after the first press: none is a start.
+  bugcam::tracker::LeverPressDetector late(2);
+  for (int f = 0; f < 20; ++f) EXPECT_FALSE(late.add(lever(f, 0.0, 0.0, false)));
+  for (int f = 20; f < 25; ++f) EXPECT_FALSE(late.add(lever(f, 0.3, 0.3, true)));
+  EXPECT_FALSE(late.add(lever(25, 0.02, 0.0, false)));
+  EXPECT_FALSE(late.add(lever(26, 0.0, 0.0, false)));
+  for (int f = 27; f < 40; ++f) EXPECT_FALSE(late.add(lever(f, 0.0, 0.0, false)));
+  EXPECT_FALSE(late.add(lever(40, 0.02, 0.0, false)));
+  EXPECT_FALSE(late.add(lever(41, 0.05, 0.04, true)));
+  for (int f = 42; f < 60; ++f) EXPECT_FALSE(late.add(lever(f, 0.0, 0.0, false)));
+  EXPECT_FALSE(late.add(lever(60, 0.0, 0.02, false)));
+  EXPECT_FALSE(late.add(lever(61, 0.0, 0.0, false)));
+  EXPECT_FALSE(late.add(lever(62, 0.0, 0.0, false, Color::kWhite)));
+  const auto press = late.add(lever(63, 0.0, 0.0, false, Color::kWhite));
+  ASSERT_TRUE(press.has_value());
+  EXPECT_EQ(press->kind, Kind::kPress);
+  for (int f = 64; f < 80; ++f) {
+    EXPECT_FALSE(late.add(lever(f, 0.0, 0.0, false, Color::kWhite)));
+  }
+  EXPECT_FALSE(late.add(lever(80, 0.02, 0.0, false, Color::kWhite)));
+  EXPECT_FALSE(late.add(lever(81, 0.0, 0.0, false, Color::kWhite)));
+
+  bugcam::tracker::LeverPressDetector resumed(2);
+  resumed.clocks_running();
+  for (int f = 0; f < 31; ++f) EXPECT_FALSE(resumed.add(lever(f, 0.0, 0.0, false)));
+  EXPECT_FALSE(resumed.add(lever(31, 0.03, 0.0, false)));
+  EXPECT_FALSE(resumed.add(lever(32, 0.0, 0.0, false)));
+}
+
 }  // namespace

@@ -87,8 +87,44 @@ ClockEvent LeverPressDetector::timed(const PerBoard& board, const Waiting& waiti
   return press;
 }
 
+std::optional<ClockEvent> LeverPressDetector::start_from_tick(PerBoard& board,
+                                                              const LeverObservation& observation) {
+  const std::optional<double> previous_t = board.previous_t;
+  board.previous_t = observation.t;
+  const std::optional<double> tick_t = board.tick_t;
+  board.tick_t.reset();
+  const double white = observation.half_change[0];
+  const double black = observation.half_change[1];
+  const int quiet_before = board.quiet_frames;
+  const bool quiet = white < kTickLeast && black < kTickLeast && !observation.touched;
+  board.quiet_frames = quiet ? board.quiet_frames + 1 : 0;
+  if (!board.awaiting_start || !previous_t || board.waiting) return std::nullopt;
+  if (tick_t && white < kTickLeast && black < kTickLeast) {
+    board.awaiting_start = false;
+    ClockEvent start;
+    start.board = observation.board;
+    start.kind = ClockEvent::Kind::kStart;
+    start.t = *tick_t;
+    return start;
+  }
+  if (quiet_before >= kTickQuietFrames && white >= kTickLeast && white <= kTickMost &&
+      black <= kTickOtherShare * white) {
+    // The digits changed between the two frames.
+    board.tick_t = 0.5 * (*previous_t + observation.t);
+  }
+  return std::nullopt;
+}
+
 std::optional<ClockEvent> LeverPressDetector::add(const LeverObservation& observation) {
   PerBoard& board = boards_[static_cast<int>(observation.board)];
+  const std::optional<ClockEvent> start = start_from_tick(board, observation);
+  const std::optional<ClockEvent> press = press_from(board, observation);
+  // A frame cannot show both: a lever's flip changes both halves more than a tick does.
+  return start ? start : press;
+}
+
+std::optional<ClockEvent> LeverPressDetector::press_from(PerBoard& board,
+                                                         const LeverObservation& observation) {
   if (observation.touched && !board.touching) board.touch_start = observation.t;
   if (observation.touched) board.touch_end = observation.t;
   board.touching = observation.touched;
@@ -128,6 +164,7 @@ std::optional<ClockEvent> LeverPressDetector::add(const LeverObservation& observ
   board.candidate_frames = 0;
   // The first state seen is where the lever stood, not a press.
   if (!was_settled) return out;
+  board.awaiting_start = false;
   waiting.press.board = observation.board;
   waiting.press.kind = ClockEvent::Kind::kPress;
   waiting.press.side = down;

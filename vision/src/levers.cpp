@@ -322,6 +322,13 @@ constexpr double kReferenceRate = 0.3;
 // was moved, the light changed); that view becomes the reference.
 constexpr int kAdoptAfterFrames = 8;
 constexpr double kStillShare = 0.01;
+// The halves of the clock's area are compared at this many pixels across the clock and along
+// each half (White's end first): finer than kPatchPx, since one digit of the display changing
+// is a small part of the area.
+constexpr int kHalfAcrossPx = 48;
+constexpr int kHalfAlongPx = 48;
+// A pixel whose luma differs this much from the previous frame's has changed.
+constexpr float kTickLuma = 30.0f;
 
 // The lever's two positions, learnt per clock from the balance of lever pixels between its
 // halves (bright_lever_ends) in quiet frames. A clock's own look (a bright display, a board's
@@ -419,11 +426,10 @@ class LeverPositions {
   LeverPosition candidate_;
 };
 
-double changed_share(const cv::Mat& a, const cv::Mat& b) {
+double changed_share(const cv::Mat& a, const cv::Mat& b, float luma = kChangedLuma) {
   cv::Mat difference;
   cv::absdiff(a, b, difference);
-  return static_cast<double>(cv::countNonZero(difference > kChangedLuma)) /
-         static_cast<double>(a.total());
+  return static_cast<double>(cv::countNonZero(difference > luma)) / static_cast<double>(a.total());
 }
 
 }  // namespace
@@ -432,8 +438,10 @@ struct LeverReader::Impl {
   struct PerClock {
     calibration::Clock clock;
     cv::Mat image_to_patch;
-    cv::Mat reference;  // CV_32F luma of the last uncovered views
-    cv::Mat previous;   // CV_32F luma of the last frame
+    cv::Mat image_to_halves;  // the area, White's half over Black's (kHalfAlongPx each)
+    cv::Mat halves_previous;  // CV_32F luma of the last frame
+    cv::Mat reference;        // CV_32F luma of the last uncovered views
+    cv::Mat previous;         // CV_32F luma of the last frame
     int covered_frames = 0;
     LeverPositions positions;
   };
@@ -450,6 +458,9 @@ LeverReader::LeverReader(calibration::Calibration calibration) : impl_(std::make
       for (const cv::Point2d& p : clock.region) from.emplace_back(cv::Point2f(p));
       const std::vector<cv::Point2f> to{{0, 0}, {s, 0}, {s, s}, {0, s}};
       per.image_to_patch = cv::getPerspectiveTransform(from, to);
+      const float across = kHalfAcrossPx, along = 2 * kHalfAlongPx;
+      const std::vector<cv::Point2f> halves{{0, 0}, {across, 0}, {across, along}, {0, along}};
+      per.image_to_halves = cv::getPerspectiveTransform(from, halves);
     }
     impl_->clocks.push_back(std::move(per));
   }
@@ -510,6 +521,19 @@ std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr,
       }
     }
     patch.copyTo(per.previous);
+    cv::Mat halves;
+    cv::warpPerspective(grey, halves, per.image_to_halves,
+                        cv::Size(kHalfAcrossPx, 2 * kHalfAlongPx), cv::INTER_AREA,
+                        cv::BORDER_REPLICATE);
+    halves.convertTo(halves, CV_32F);
+    if (!per.halves_previous.empty()) {
+      for (int side = 0; side < 2; ++side) {
+        const cv::Rect half(0, side * kHalfAlongPx, kHalfAcrossPx, kHalfAlongPx);
+        seen.half_change[static_cast<std::size_t>(side)] =
+            static_cast<float>(changed_share(halves(half), per.halves_previous(half), kTickLuma));
+      }
+    }
+    halves.copyTo(per.halves_previous);
     out.push_back(seen);
   }
   return out;

@@ -82,6 +82,9 @@ struct LeverObservation {
   // How far the lever stands from Black's side down (0) to White's (1), where vision can
   // tell: part way during a flip.
   std::optional<double> travel;
+  // Share of White's and of Black's half of the clock that changed since the last frame
+  // (a display's digits, a lever, a hand).
+  std::array<double, 2> half_change{};
 };
 
 // Probabilities of a piece's type, indexed by rules::PieceType (pawn..king).
@@ -251,9 +254,18 @@ class LeverPressDetector {
   // A press is returned once the lever has settled on the other side and the hand that
   // pressed it has left the clock (at most kLongestWait after), timed by what was seen: the
   // lever's flip when it showed between two frames, else the middle of the hand's visit.
+  // Before a board's first press, its clock's start (kStart, without times) is returned at
+  // the first tick of White's display: a small change of White's half of the clock, far
+  // less of Black's, after a quiet while and before a quiet frame. A display that shows whole
+  // seconds rounded down ticks at the start; one that rounds up ticks a second later, and a clock
+  // already running when the footage begins ticks within its first second.
   std::optional<ClockEvent> add(const LeverObservation& observation);
   // The presses still waiting for their hand to leave, at the end of the footage.
   std::vector<ClockEvent> flush();
+  // The clocks run already (a resumed recording has their start): look for no start.
+  void clocks_running() {
+    for (PerBoard& board : boards_) board.awaiting_start = false;
+  }
 
  private:
   // A touch that began this long before the last reading of the old side still counts.
@@ -279,6 +291,17 @@ class LeverPressDetector {
   static constexpr double kTravelSlack = 0.01;
   // Travel readings kept per board.
   static constexpr double kTravelKeptSeconds = 1.5;
+  // A tick of White's display: at least this share of White's half of the clock changed
+  // (the renders' digits change 2-3 % at the start; compression noise leaves none), at most
+  // kTickMost (a lever or a hand changes far more), and Black's half at most kTickOtherShare
+  // as much. A hand's reflection may move on the clock at the same time, so neither the
+  // clock's touched flag nor a quiet other half is asked for.
+  static constexpr double kTickLeast = 0.005;
+  static constexpr double kTickMost = 0.06;
+  static constexpr double kTickOtherShare = 0.5;
+  // A tick counts after this many quiet frames (no change, nothing over the clock): a hand
+  // leaving the clock after a press that was missed also ends in a small change.
+  static constexpr int kTickQuietFrames = 10;
   struct Waiting {
     ClockEvent press;
     double last_old_t = 0.0;   // the last reading of the old side
@@ -296,7 +319,17 @@ class LeverPressDetector {
     double touch_end = 0.0;             // its last touched frame
     std::optional<Waiting> waiting;
     std::deque<std::pair<double, double>> travels;  // (t, travel) of the last readings
+    // Until the clock's start or the board's first press: looking for the start.
+    bool awaiting_start = true;
+    std::optional<double> previous_t;  // of the last observation
+    // A tick seen in the last observation: the start if this one is quiet (a hand coming to
+    // the clock goes on changing it).
+    std::optional<double> tick_t;
+    int quiet_frames = 0;  // observations in a row without change
   };
+  static std::optional<ClockEvent> start_from_tick(PerBoard& board,
+                                                   const LeverObservation& observation);
+  std::optional<ClockEvent> press_from(PerBoard& board, const LeverObservation& observation);
   ClockEvent timed(const PerBoard& board, const Waiting& waiting) const;
   static std::optional<double> flip_start_from_travel(const PerBoard& board,
                                                       const Waiting& waiting);

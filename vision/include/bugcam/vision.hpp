@@ -72,6 +72,9 @@ struct ClockObservation {
   // How far the lever stands from Black's side down (0) to White's side down (1), once
   // LeverReader has learnt both its positions: a frame during a flip shows it part way.
   std::optional<float> travel;
+  // Share of White's and of Black's half of the clock's area that changed since the last
+  // frame (LeverReader only): a display's digits changing, a lever flipping, a hand.
+  std::array<float, 2> half_change{};
 };
 
 struct FrameObservation {
