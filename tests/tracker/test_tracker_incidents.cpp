@@ -202,24 +202,31 @@ TEST(TrackerIncidents, SameInputSameOutput) {
 
 TEST(LeverPressDetector, PressWhenTheLeverComesDownOnTheOtherSide) {
   LeverPressDetector detector(2);
-  const auto lever = [](double t, std::optional<bugcam::rules::Color> down) {
+  const auto lever = [](double t, std::optional<bugcam::rules::Color> down, bool touched = false) {
     LeverObservation o;
     o.t = t;
     o.down = down;
+    o.touched = touched;
     return o;
   };
   using bugcam::rules::Color;
   EXPECT_FALSE(detector.add(lever(0.0, Color::kBlack)));
   EXPECT_FALSE(detector.add(lever(0.1, Color::kBlack)));  // the starting state, no press
   EXPECT_FALSE(detector.add(lever(0.2, Color::kBlack)));
-  EXPECT_FALSE(detector.add(lever(0.3, std::nullopt)));
-  EXPECT_FALSE(detector.add(lever(0.4, Color::kWhite)));  // one frame is not yet a press
+  EXPECT_FALSE(detector.add(lever(0.3, std::nullopt, true)));  // the hand over the lever
+  EXPECT_FALSE(detector.add(lever(0.4, Color::kWhite)));       // one frame is not yet a press
   const auto press = detector.add(lever(0.5, Color::kWhite));
   ASSERT_TRUE(press.has_value());
   EXPECT_EQ(press->side, Color::kWhite);
-  EXPECT_DOUBLE_EQ(press->t, 0.3);  // halfway between 0.2 (black) and 0.4 (white)
+  // The flip was not seen between two frames: timed from the hand's visit, a little before.
+  EXPECT_NEAR(press->t, 0.3 - 0.15, 1e-9);
   EXPECT_FALSE(detector.add(lever(0.6, Color::kBlack)));  // a one-frame flicker
   EXPECT_FALSE(detector.add(lever(0.7, Color::kWhite)));
+  // Read on the other side for a while, no hand having come: the reading changed (a display
+  // ticking beside a lever read by its halves' likeness), not the lever.
+  for (int i = 0; i < 40; ++i) EXPECT_FALSE(detector.add(lever(0.8 + 0.1 * i, Color::kWhite)));
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(detector.add(lever(5.0 + 0.1 * i, Color::kBlack)));
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(detector.add(lever(6.0 + 0.1 * i, Color::kWhite)));
 }
 
 }  // namespace
@@ -245,12 +252,13 @@ TEST(LeverPressDetector, AHandOverTheLeverTimesThePressFromItsVisit) {
   ASSERT_TRUE(press.has_value());
   // A little before the middle of its visit (1.35), not when the lever showed (1.75).
   EXPECT_NEAR(press->t, 1.2, 1e-9);
-  // Without a touch, the flip unseen between two readings: halfway between them.
+  // A hand seen in one frame only, the lever flipping unseen between two readings: the press
+  // comes the usual lead before the middle of that visit.
   EXPECT_FALSE(detector.add(lever(3.0, Color::kWhite, false)));
-  EXPECT_FALSE(detector.add(lever(3.1, Color::kBlack, false)));
+  EXPECT_FALSE(detector.add(lever(3.1, Color::kBlack, true)));
   const auto back = detector.add(lever(3.2, Color::kBlack, false));
   ASSERT_TRUE(back.has_value());
-  EXPECT_NEAR(back->t, 3.05, 1e-9);
+  EXPECT_NEAR(back->t, 3.1 - 0.15, 1e-9);
 }
 
 TEST(LeverPressDetector, AFlipSeenBetweenTwoFramesTimesThePress) {

@@ -164,6 +164,11 @@ std::optional<ClockEvent> LeverPressDetector::press_from(PerBoard& board,
   board.candidate_frames = 0;
   // The first state seen is where the lever stood, not a press.
   if (!was_settled) return out;
+  // No hand came to the clock: the reading changed, not the lever (a display's digits
+  // ticking beside a lever read by its halves' likeness).
+  const bool hand_came = board.touching || (board.touch_start.has_value() &&
+                                            board.touch_end >= waiting.last_old_t - kTouchLookback);
+  if (!hand_came) return out;
   board.awaiting_start = false;
   waiting.press.board = observation.board;
   waiting.press.kind = ClockEvent::Kind::kPress;
