@@ -82,15 +82,13 @@ std::string describe(const vision::SquareObservation& square) {
 }
 
 int run(Options options) {
-  const calibration::Calibration calibration =
-      calibration::load_calibration(options.calibration);
+  const calibration::Calibration calibration = calibration::load_calibration(options.calibration);
   std::size_t board = calibration.boards.size();
   for (std::size_t b = 0; b < calibration.boards.size(); ++b) {
     if (calibration.boards[b].name == options.board) board = b;
   }
   if (board == calibration.boards.size()) {
-    std::cerr << "square_trace: " << options.calibration << ": no board " << options.board
-              << "\n";
+    std::cerr << "square_trace: " << options.calibration << ": no board " << options.board << "\n";
     return 1;
   }
   vision::VisionOptions vision_options;
@@ -122,9 +120,8 @@ int run(Options options) {
       }
       options.warp.clear();
     }
-    std::printf("%6d %8.3f  single %-24s tracked %-24s confirmed %c\n", frame->index,
-                frame->t, describe(one).c_str(), describe(kept).c_str(),
-                tracker.confirmed()[square]);
+    std::printf("%6d %8.3f  single %-24s tracked %-24s confirmed %c\n", frame->index, frame->t,
+                describe(one).c_str(), describe(kept).c_str(), tracker.confirmed()[square]);
   }
   return 0;
 }
