@@ -7,9 +7,12 @@
 //                     [--from SECONDS] [--to SECONDS] [--changes] [--warp PNG]
 // --changes prints only the frames where either reading's symbol changes; --warp writes the
 // board's top-down warp at the first frame printed.
+#include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,10 +54,15 @@ std::optional<Options> parse(int argc, char** argv) {
       }
       options.board = value.substr(0, 1);
       options.square = (value[3] - '1') * 8 + (value[2] - 'a');
-    } else if (arg == "--from" && has_value) {
-      options.from = std::stod(argv[++i]);
-    } else if (arg == "--to" && has_value) {
-      options.to = std::stod(argv[++i]);
+    } else if ((arg == "--from" || arg == "--to") && has_value) {
+      const std::string value = argv[++i];
+      char* end = nullptr;
+      const double seconds = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0') {
+        std::cerr << "square_trace: " << arg << " " << value << ": expected seconds\n";
+        return std::nullopt;
+      }
+      (arg == "--from" ? options.from : options.to) = seconds;
     } else if (arg == "--warp" && has_value) {
       options.warp = argv[++i];
     } else if (arg == "--changes") {
@@ -68,7 +76,7 @@ std::optional<Options> parse(int argc, char** argv) {
   }
   if (options.video.empty() || options.calibration.empty() || options.square < 0) {
     std::cerr << "usage: square_trace VIDEO --calibration FILE --square A:b1 [--from S] "
-                 "[--to S] [--changes]\n";
+                 "[--to S] [--changes] [--warp PNG]\n";
     return std::nullopt;
   }
   return options;

@@ -509,7 +509,10 @@ RecordSummary record(const RecordOptions& options) {
   std::optional<vision::TrackingReader> reader;
   reader.emplace(calibration, vision_options);
   tracker::LeverPressDetector levers;
-  if (options.resume) levers.clocks_running();
+  // A resumed recording has the clocks' start, unless it had no move yet (then the footage
+  // plays again from its first frame).
+  if (options.resume && resume_t > 0.0) levers.clocks_running();
+  if (config.base_seconds) levers.set_time_control(*config.base_seconds, config.increment_seconds);
 
   std::optional<capture::ClockEvent> flag;
   std::size_t next_clock = 0;

@@ -222,11 +222,20 @@ TEST(LeverPressDetector, PressWhenTheLeverComesDownOnTheOtherSide) {
   EXPECT_NEAR(press->t, 0.3 - 0.15, 1e-9);
   EXPECT_FALSE(detector.add(lever(0.6, Color::kBlack)));  // a one-frame flicker
   EXPECT_FALSE(detector.add(lever(0.7, Color::kWhite)));
+  // The hand seen only once the lever shows the new side: the flip, unseen between two
+  // readings, is timed halfway between them.
+  EXPECT_FALSE(detector.add(lever(0.8, Color::kWhite)));
+  EXPECT_FALSE(detector.add(lever(1.0, Color::kBlack, true)));
+  EXPECT_FALSE(detector.add(lever(1.1, Color::kBlack, true)));
+  const auto halfway = detector.add(lever(1.2, Color::kBlack));
+  ASSERT_TRUE(halfway.has_value());
+  EXPECT_EQ(halfway->side, Color::kBlack);
+  EXPECT_NEAR(halfway->t, 0.9, 1e-9);
   // Read on the other side for a while, no hand having come: the reading changed (a display
   // ticking beside a lever read by its halves' likeness), not the lever.
-  for (int i = 0; i < 40; ++i) EXPECT_FALSE(detector.add(lever(0.8 + 0.1 * i, Color::kWhite)));
-  for (int i = 0; i < 5; ++i) EXPECT_FALSE(detector.add(lever(5.0 + 0.1 * i, Color::kBlack)));
+  for (int i = 0; i < 40; ++i) EXPECT_FALSE(detector.add(lever(1.3 + 0.1 * i, Color::kBlack)));
   for (int i = 0; i < 5; ++i) EXPECT_FALSE(detector.add(lever(6.0 + 0.1 * i, Color::kWhite)));
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(detector.add(lever(7.0 + 0.1 * i, Color::kBlack)));
 }
 
 }  // namespace
@@ -331,10 +340,10 @@ TEST(LeverPressDetector, FramesShowingTheLeverPartWayTimeThePressWithinAFrame) {
 }
 
 // The clock's start is read from White's display: its first tick (whole seconds rounded
-// down go from 3:00 to 2:59 as it starts) after a quiet while, followed by a quiet frame. A
-// change that a hand leaving the clock ends with, a tick of Black's display, and a tick after
-// the board's first press are no start; nor is any tick once a resumed recording says the
-// clocks run.
+// down go from 3:00 to 2:59 as it starts) after a quiet while, followed by a quiet frame.
+// Changes unlike a tick, a tick of Black's display, a tick after a hand was at the clock or
+// after the board's first press are no start; nor is any tick once a resumed recording says
+// the clocks run.
 TEST(LeverPressDetector, TheFirstTickOfWhitesDisplayStartsTheClock) {
   using bugcam::rules::Color;
   using Kind = bugcam::capture::ClockEvent::Kind;
@@ -363,34 +372,85 @@ TEST(LeverPressDetector, TheFirstTickOfWhitesDisplayStartsTheClock) {
     EXPECT_FALSE(detector.add(lever(f, f % 30 == 1 ? 0.01 : 0.0, 0.0, false)));
   }
 
-  // A tick right after a hand (a missed press) or one that goes on changing (a hand coming),
-  // a tick of Black's half, and a tick after the first press: none is a start.
+  // Too large a change for digits (a shadow), a change of both halves (a reflection), a
+  // tick that goes on changing (a hand coming), a tick of Black's display: none is a start.
   bugcam::tracker::LeverPressDetector late(2);
-  for (int f = 0; f < 20; ++f) EXPECT_FALSE(late.add(lever(f, 0.0, 0.0, false)));
-  for (int f = 20; f < 25; ++f) EXPECT_FALSE(late.add(lever(f, 0.3, 0.3, true)));
-  EXPECT_FALSE(late.add(lever(25, 0.02, 0.0, false)));
-  EXPECT_FALSE(late.add(lever(26, 0.0, 0.0, false)));
-  for (int f = 27; f < 40; ++f) EXPECT_FALSE(late.add(lever(f, 0.0, 0.0, false)));
-  EXPECT_FALSE(late.add(lever(40, 0.02, 0.0, false)));
-  EXPECT_FALSE(late.add(lever(41, 0.05, 0.04, true)));
-  for (int f = 42; f < 60; ++f) EXPECT_FALSE(late.add(lever(f, 0.0, 0.0, false)));
+  for (int f = 0; f < 15; ++f) EXPECT_FALSE(late.add(lever(f, 0.0, 0.0, false)));
+  EXPECT_FALSE(late.add(lever(15, 0.08, 0.0, false)));
+  for (int f = 16; f < 30; ++f) EXPECT_FALSE(late.add(lever(f, 0.0, 0.0, false)));
+  EXPECT_FALSE(late.add(lever(30, 0.02, 0.015, false)));
+  for (int f = 31; f < 45; ++f) EXPECT_FALSE(late.add(lever(f, 0.0, 0.0, false)));
+  EXPECT_FALSE(late.add(lever(45, 0.02, 0.0, false)));
+  EXPECT_FALSE(late.add(lever(46, 0.01, 0.0, false)));
+  for (int f = 47; f < 60; ++f) EXPECT_FALSE(late.add(lever(f, 0.0, 0.0, false)));
   EXPECT_FALSE(late.add(lever(60, 0.0, 0.02, false)));
   EXPECT_FALSE(late.add(lever(61, 0.0, 0.0, false)));
-  EXPECT_FALSE(late.add(lever(62, 0.0, 0.0, false, Color::kWhite)));
-  const auto press = late.add(lever(63, 0.0, 0.0, false, Color::kWhite));
+  // A hand at the clock (it may start it), then a tick: no start either. The hand presses:
+  // the lever comes down on White's side.
+  for (int f = 62; f < 75; ++f) EXPECT_FALSE(late.add(lever(f, 0.0, 0.0, false)));
+  for (int f = 75; f < 78; ++f) EXPECT_FALSE(late.add(lever(f, 0.3, 0.3, true)));
+  for (int f = 78; f < 89; ++f) EXPECT_FALSE(late.add(lever(f, 0.0, 0.0, false)));
+  EXPECT_FALSE(late.add(lever(89, 0.02, 0.0, false)));
+  EXPECT_FALSE(late.add(lever(90, 0.0, 0.0, true)));
+  EXPECT_FALSE(late.add(lever(91, 0.0, 0.0, false, Color::kWhite)));
+  const auto press = late.add(lever(92, 0.0, 0.0, false, Color::kWhite));
   ASSERT_TRUE(press.has_value());
   EXPECT_EQ(press->kind, Kind::kPress);
-  for (int f = 64; f < 80; ++f) {
+  for (int f = 93; f < 110; ++f) {
     EXPECT_FALSE(late.add(lever(f, 0.0, 0.0, false, Color::kWhite)));
   }
-  EXPECT_FALSE(late.add(lever(80, 0.02, 0.0, false, Color::kWhite)));
-  EXPECT_FALSE(late.add(lever(81, 0.0, 0.0, false, Color::kWhite)));
+  EXPECT_FALSE(late.add(lever(110, 0.02, 0.0, false, Color::kWhite)));
+  EXPECT_FALSE(late.add(lever(111, 0.0, 0.0, false, Color::kWhite)));
 
   bugcam::tracker::LeverPressDetector resumed(2);
   resumed.clocks_running();
   for (int f = 0; f < 31; ++f) EXPECT_FALSE(resumed.add(lever(f, 0.0, 0.0, false)));
   EXPECT_FALSE(resumed.add(lever(31, 0.03, 0.0, false)));
   EXPECT_FALSE(resumed.add(lever(32, 0.0, 0.0, false)));
+}
+
+// With the time control known, presses carry the remaining times. A clock whose start was
+// not seen (a hand at the clock) counts from the first frame, 0.2 s early here; its display's
+// ticks, where a whole number of seconds remained, set it right.
+TEST(LeverPressDetector, TicksOfTheRunningDisplaySetItsRemainingTime) {
+  using bugcam::rules::Color;
+  constexpr double kStart = 0.2;  // the clocks' true start
+  constexpr double kBase = 120.0;
+  const auto run = [&](bool ticks) {
+    bugcam::tracker::LeverPressDetector detector(2);
+    detector.set_time_control(kBase, 0.0);
+    std::vector<bugcam::capture::ClockEvent> events;
+    for (int f = 0; f < 130; ++f) {
+      bugcam::tracker::LeverObservation o;
+      o.t = f / 30.0;
+      o.frame = f;
+      // White presses at 3.5 s: the lever shows White's side down from frame 106.
+      o.down = f <= 105 ? Color::kBlack : Color::kWhite;
+      o.touched = f <= 5 || (f >= 100 && f <= 110);
+      if (o.touched) {
+        o.half_change = {0.3, 0.3};
+      } else if (ticks && (f == 37 || f == 67 || f == 97)) {
+        // White's display goes from 1:59 to 1:58 (and on) between frames 36 and 37, 1.2 s.
+        o.half_change = {0.02, 0.0};
+      }
+      if (const auto event = detector.add(o)) events.push_back(*event);
+    }
+    for (const auto& event : detector.flush()) events.push_back(event);
+    return events;
+  };
+  const std::vector<bugcam::capture::ClockEvent> with_ticks = run(true);
+  ASSERT_EQ(with_ticks.size(), 1u);  // no start: the tick after the hand came too soon
+  const bugcam::capture::ClockEvent& press = with_ticks[0];
+  EXPECT_EQ(press.side, Color::kWhite);
+  ASSERT_TRUE(press.white_ms && press.black_ms);
+  EXPECT_EQ(*press.black_ms, 120000);
+  const double truth = kBase - (press.t - kStart);
+  EXPECT_NEAR(*press.white_ms / 1000.0, truth, 0.05);
+  // Without the ticks, the time counted from the first frame.
+  const std::vector<bugcam::capture::ClockEvent> without = run(false);
+  ASSERT_EQ(without.size(), 1u);
+  ASSERT_TRUE(without[0].white_ms);
+  EXPECT_NEAR(*without[0].white_ms / 1000.0, kBase - without[0].t, 0.001);
 }
 
 }  // namespace

@@ -87,40 +87,100 @@ ClockEvent LeverPressDetector::timed(const PerBoard& board, const Waiting& waiti
   return press;
 }
 
-std::optional<ClockEvent> LeverPressDetector::start_from_tick(PerBoard& board,
-                                                              const LeverObservation& observation) {
+std::optional<ClockEvent> LeverPressDetector::ticks_from(PerBoard& board,
+                                                         const LeverObservation& observation) {
   const std::optional<double> previous_t = board.previous_t;
   board.previous_t = observation.t;
-  const std::optional<double> tick_t = board.tick_t;
-  board.tick_t.reset();
-  const double white = observation.half_change[0];
-  const double black = observation.half_change[1];
+  if (!board.first_t) board.first_t = observation.t;
+  const std::optional<std::pair<int, double>> pending = board.pending_tick;
+  board.pending_tick.reset();
+  const std::array<double, 2>& change = observation.half_change;
   const int quiet_before = board.quiet_frames;
-  const bool quiet = white < kTickLeast && black < kTickLeast && !observation.touched;
-  board.quiet_frames = quiet ? board.quiet_frames + 1 : 0;
-  if (!board.awaiting_start || !previous_t || board.waiting) return std::nullopt;
-  if (tick_t && white < kTickLeast && black < kTickLeast) {
-    board.awaiting_start = false;
-    ClockEvent start;
-    start.board = observation.board;
-    start.kind = ClockEvent::Kind::kStart;
-    start.t = *tick_t;
-    return start;
+  const bool still = change[0] < kTickLeast && change[1] < kTickLeast;
+  board.quiet_frames = still && !observation.touched ? board.quiet_frames + 1 : 0;
+  if (!previous_t) return std::nullopt;
+  std::optional<ClockEvent> start;
+  if (pending && still) {
+    const auto [side, t] = *pending;
+    board.ticks[static_cast<std::size_t>(side)].push_back(t);
+    if (side == 0 && board.awaiting_start) {
+      board.awaiting_start = false;
+      start.emplace();
+      start->board = observation.board;
+      start->kind = ClockEvent::Kind::kStart;
+      start->t = t;
+      if (base_seconds_) {
+        board.remaining = {*base_seconds_, *base_seconds_};
+        board.running = Color::kWhite;
+        board.running_since = t;
+        start->white_ms = start->black_ms = static_cast<int>(std::lround(*base_seconds_ * 1000));
+      }
+    }
   }
-  if (quiet_before >= kTickQuietFrames && white >= kTickLeast && white <= kTickMost &&
-      black <= kTickOtherShare * white) {
-    // The digits changed between the two frames.
-    board.tick_t = 0.5 * (*previous_t + observation.t);
+  for (int side = 0; side < 2; ++side) {
+    const double mine = change[static_cast<std::size_t>(side)];
+    const double other = change[static_cast<std::size_t>(1 - side)];
+    if (quiet_before >= kTickQuietFrames && mine >= kTickLeast && mine <= kTickMost &&
+        other <= kTickOtherShare * mine) {
+      // The digits changed between the two frames.
+      board.pending_tick = std::pair{side, 0.5 * (*previous_t + observation.t)};
+    }
   }
-  return std::nullopt;
+  // A hand at the clock before its start was seen: it may have started it (then the tick
+  // came under the hand), and a later tick would be a second or more late.
+  if (observation.touched && !board.pending_tick) board.awaiting_start = false;
+  return start;
+}
+
+ClockEvent LeverPressDetector::with_remaining(PerBoard& board, ClockEvent press) const {
+  if (!base_seconds_ || !press.side || resumed_) return press;
+  if (!board.running) {
+    // No start seen: the clocks ran from the first frame.
+    board.remaining = {*base_seconds_, *base_seconds_};
+    board.running = Color::kWhite;
+    board.running_since = board.first_t.value_or(press.t);
+  }
+  const Color side = *press.side;
+  const auto mine = static_cast<std::size_t>(side == Color::kWhite ? 0 : 1);
+  const bool ran = board.running == side;
+  const double since = board.running_since;
+  board.running = side == Color::kWhite ? Color::kBlack : Color::kWhite;
+  board.running_since = press.t;
+  std::deque<double>& ticks = board.ticks[mine];
+  std::optional<double> last_tick;
+  while (!ticks.empty() && ticks.front() < press.t) {
+    if (ticks.front() > since) last_tick = ticks.front();
+    ticks.pop_front();
+  }
+  std::deque<double>& others = board.ticks[1 - mine];
+  while (!others.empty() && others.front() < press.t) others.pop_front();
+  // The opponent's press was missed: when this clock started is not known.
+  if (!ran) return press;
+  double at_press = *board.remaining[mine] - (press.t - since);
+  if (last_tick) {
+    const double at_tick = *board.remaining[mine] - (*last_tick - since);
+    const double whole = std::round(at_tick);
+    if (std::abs(whole - at_tick) <= kTickSnapSeconds) at_press = whole - (press.t - *last_tick);
+  }
+  board.remaining[mine] = at_press + increment_seconds_;
+  press.white_ms = static_cast<int>(std::lround(*board.remaining[0] * 1000));
+  press.black_ms = static_cast<int>(std::lround(*board.remaining[1] * 1000));
+  return press;
 }
 
 std::optional<ClockEvent> LeverPressDetector::add(const LeverObservation& observation) {
   PerBoard& board = boards_[static_cast<int>(observation.board)];
-  const std::optional<ClockEvent> start = start_from_tick(board, observation);
-  const std::optional<ClockEvent> press = press_from(board, observation);
-  // A frame cannot show both: a lever's flip changes both halves more than a tick does.
-  return start ? start : press;
+  if (std::optional<ClockEvent> start = ticks_from(board, observation)) {
+    board.outgoing.push_back(*start);
+  }
+  if (std::optional<ClockEvent> press = press_from(board, observation)) {
+    board.outgoing.push_back(with_remaining(board, *press));
+  }
+  // Rarely two in one observation (a start confirmed as a press comes out): one waits.
+  if (board.outgoing.empty()) return std::nullopt;
+  ClockEvent out = board.outgoing.front();
+  board.outgoing.pop_front();
+  return out;
 }
 
 std::optional<ClockEvent> LeverPressDetector::press_from(PerBoard& board,
@@ -189,7 +249,9 @@ std::optional<ClockEvent> LeverPressDetector::press_from(PerBoard& board,
 std::vector<ClockEvent> LeverPressDetector::flush() {
   std::vector<ClockEvent> out;
   for (PerBoard& board : boards_) {
-    if (board.waiting) out.push_back(timed(board, *board.waiting));
+    out.insert(out.end(), board.outgoing.begin(), board.outgoing.end());
+    board.outgoing.clear();
+    if (board.waiting) out.push_back(with_remaining(board, timed(board, *board.waiting)));
     board.waiting.reset();
   }
   return out;

@@ -599,6 +599,9 @@ struct Tracker::Impl {
     ClockState& clock = clocks[index(e.board)];
     switch (e.kind) {
       case ClockEvent::Kind::kStart:
+        // Once a press is counted the clocks run: a start read late (from the clocks'
+        // displays) would lose the time already run.
+        if (clock.last_side) break;
         clock.last_t = e.t;
         if (e.white_ms) clock.remaining[0] = *e.white_ms / 1000.0;
         if (e.black_ms) clock.remaining[1] = *e.black_ms / 1000.0;

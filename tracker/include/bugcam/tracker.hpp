@@ -241,30 +241,43 @@ class Tracker {
   std::unique_ptr<Impl> impl_;
 };
 
-// Turns lever observations into press events: a press when the lever comes down on the
-// other side and stays there for `stable_frames` readings (unknown ones neither confirm nor
-// break). Timed by what was seen of it: the frames that show the lever part way through its
-// flip; else the flip between two frames; else the hand's visit to the clock.
-// Four readings (0.13 s at 30 fps): a lever misread during a hand's pass rarely holds that
-// long, and a real press always does (bench/lever_eval: 9 spurious presses in 335 where two
-// readings gave 23, for 4 fewer found within 0.2 s).
+// Turns lever observations into clock events: the clocks' start, and a press when the lever
+// comes down on the other side and stays there for `stable_frames` readings (unknown ones
+// neither confirm nor break), a hand having come to the clock. Timed by what was seen of it: the
+// frames that show the lever part way through its flip; else the flip between two frames; else the
+// hand's visit to the clock. Four readings (0.13 s at 30 fps): a lever misread during a hand's pass
+// rarely holds that long, and a real press always does (bench/lever_eval: 9 spurious presses in 335
+// where two readings gave 23, for 4 fewer found within 0.2 s).
 class LeverPressDetector {
  public:
   explicit LeverPressDetector(int stable_frames = 4) : stable_frames_(stable_frames) {}
   // A press is returned once the lever has settled on the other side and the hand that
   // pressed it has left the clock (at most kLongestWait after), timed by what was seen: the
   // lever's flip when it showed between two frames, else the middle of the hand's visit.
-  // Before a board's first press, its clock's start (kStart, without times) is returned at
-  // the first tick of White's display: a small change of White's half of the clock, far
-  // less of Black's, after a quiet while and before a quiet frame. A display that shows whole
-  // seconds rounded down ticks at the start; one that rounds up ticks a second later, and a clock
-  // already running when the footage begins ticks within its first second.
+  // Before a board's first press, its clock's start (kStart) is returned at the first tick
+  // of White's display: a small change of White's half of the clock, far less of Black's,
+  // after kTickQuietFrames observations without change or touch and before one without
+  // change. A display that shows whole seconds rounded down ticks at the start; one that
+  // rounds up ticks a second later. A hand at the clock before a start was seen ends the
+  // search (it may have started the clock; the next tick would be a second late), and the
+  // clocks count from the first frame, as when no tick is seen: a clock started by a hand on
+  // its button. One already running when the footage begins and first ticking after a third
+  // of a second counts from that tick.
   std::optional<ClockEvent> add(const LeverObservation& observation);
   // The presses still waiting for their hand to leave, at the end of the footage.
   std::vector<ClockEvent> flush();
-  // The clocks run already (a resumed recording has their start): look for no start.
+  // The clocks run already (a resumed recording has their start): look for no start, and
+  // report no remaining times.
   void clocks_running() {
+    resumed_ = true;
     for (PerBoard& board : boards_) board.awaiting_start = false;
+  }
+  // With the time control known, presses (and the start) carry both sides' remaining times:
+  // the time control less the time each clock ran between the presses, set right at each
+  // tick of the running side's display, when a whole number of seconds remained.
+  void set_time_control(double base_seconds, double increment_seconds) {
+    base_seconds_ = base_seconds;
+    increment_seconds_ = increment_seconds;
   }
 
  private:
@@ -291,17 +304,20 @@ class LeverPressDetector {
   static constexpr double kTravelSlack = 0.01;
   // Travel readings kept per board.
   static constexpr double kTravelKeptSeconds = 1.5;
-  // A tick of White's display: at least this share of White's half of the clock changed
-  // (the renders' digits change 2-3 % at the start; compression noise leaves none), at most
-  // kTickMost (a lever or a hand changes far more), and Black's half at most kTickOtherShare
-  // as much. A hand's reflection may move on the clock at the same time, so neither the
-  // clock's touched flag nor a quiet other half is asked for.
+  // A tick of a display: at least this share of its half of the clock changed (the renders'
+  // digits change 2-3 % at the start, 0.4 % and more for one digit; compression noise leaves
+  // none), at most kTickMost (a lever or a hand changes far more), and the other half at most
+  // kTickOtherShare as much. The tick's own observation may be flagged touched (a bright
+  // display's change alone can pass the clock's touch threshold).
   static constexpr double kTickLeast = 0.005;
   static constexpr double kTickMost = 0.06;
   static constexpr double kTickOtherShare = 0.5;
-  // A tick counts after this many quiet frames (no change, nothing over the clock): a hand
-  // leaving the clock after a press that was missed also ends in a small change.
+  // A tick counts after this many observations without change or touch: a hand leaving the
+  // clock after a press that was missed also ends in a small change.
   static constexpr int kTickQuietFrames = 10;
+  // A tick sets the running clock's remaining time to the nearest whole second when that
+  // is at most this far from the time counted from the presses (else it was no tick).
+  static constexpr double kTickSnapSeconds = 0.3;
   struct Waiting {
     ClockEvent press;
     double last_old_t = 0.0;   // the last reading of the old side
@@ -321,19 +337,29 @@ class LeverPressDetector {
     std::deque<std::pair<double, double>> travels;  // (t, travel) of the last readings
     // Until the clock's start or the board's first press: looking for the start.
     bool awaiting_start = true;
+    std::optional<double> first_t;     // of the first observation
     std::optional<double> previous_t;  // of the last observation
-    // A tick seen in the last observation: the start if this one is quiet (a hand coming to
-    // the clock goes on changing it).
-    std::optional<double> tick_t;
-    int quiet_frames = 0;  // observations in a row without change
+    // A tick (side, time) seen in the last observation: a tick if neither half changes in
+    // this one (a hand coming to the clock goes on changing it).
+    std::optional<std::pair<int, double>> pending_tick;
+    int quiet_frames = 0;                     // observations in a row without change or touch
+    std::array<std::deque<double>, 2> ticks;  // per side, since the last press
+    // Remaining times (White's, Black's) when the running clock started; the running side.
+    std::array<std::optional<double>, 2> remaining;
+    std::optional<Color> running;
+    double running_since = 0.0;
+    std::deque<ClockEvent> outgoing;  // found, not yet returned
   };
-  static std::optional<ClockEvent> start_from_tick(PerBoard& board,
-                                                   const LeverObservation& observation);
+  std::optional<ClockEvent> ticks_from(PerBoard& board, const LeverObservation& observation);
+  ClockEvent with_remaining(PerBoard& board, ClockEvent press) const;
   std::optional<ClockEvent> press_from(PerBoard& board, const LeverObservation& observation);
   ClockEvent timed(const PerBoard& board, const Waiting& waiting) const;
   static std::optional<double> flip_start_from_travel(const PerBoard& board,
                                                       const Waiting& waiting);
   int stable_frames_;
+  std::optional<double> base_seconds_;
+  double increment_seconds_ = 0.0;
+  bool resumed_ = false;
   std::array<PerBoard, 2> boards_{};
 };
 
