@@ -270,29 +270,33 @@ TEST(LeverPressDetector, AHandOverTheLeverTimesThePressFromItsVisit) {
   EXPECT_NEAR(back->t, 3.1 - 0.15, 1e-9);
 }
 
+// A lever reading in frame `frame` of a 30 fps video.
+bugcam::tracker::LeverObservation lever_in_frame(int frame,
+                                                 std::optional<bugcam::rules::Color> down,
+                                                 bool touched) {
+  bugcam::tracker::LeverObservation o;
+  o.t = frame / 30.0;
+  o.frame = frame;
+  o.down = down;
+  o.touched = touched;
+  return o;
+}
+
 TEST(LeverPressDetector, AFlipSeenBetweenTwoFramesTimesThePress) {
   bugcam::tracker::LeverPressDetector detector(2);
   using bugcam::rules::Color;
-  const auto lever = [](int frame, std::optional<Color> down, bool touched) {
-    bugcam::tracker::LeverObservation o;
-    o.t = frame / 30.0;
-    o.frame = frame;
-    o.down = down;
-    o.touched = touched;
-    return o;
-  };
-  for (int f = 0; f < 10; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kBlack, false)));
+  for (int f = 0; f < 10; ++f) EXPECT_FALSE(detector.add(lever_in_frame(f, Color::kBlack, false)));
   // The hand comes over the clock at frame 10, the lever shows White's side down from frame
   // 17 (the hand beside it), and the hand stays until frame 30: the press waits for it.
-  for (int f = 10; f < 17; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kBlack, true)));
-  for (int f = 17; f < 30; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kWhite, true)));
-  const auto press = detector.add(lever(30, Color::kWhite, false));
+  for (int f = 10; f < 17; ++f) EXPECT_FALSE(detector.add(lever_in_frame(f, Color::kBlack, true)));
+  for (int f = 17; f < 30; ++f) EXPECT_FALSE(detector.add(lever_in_frame(f, Color::kWhite, true)));
+  const auto press = detector.add(lever_in_frame(30, Color::kWhite, false));
   ASSERT_TRUE(press.has_value());
   EXPECT_EQ(press->side, Color::kWhite);
   // The lever reads its new side partway through its flip: a little before frame 16.5.
   EXPECT_NEAR(press->t, 16.5 / 30.0 - 0.03, 1e-9);
   // A press still waiting for its hand at the end of the footage is not lost.
-  for (int f = 41; f < 45; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kBlack, true)));
+  for (int f = 41; f < 45; ++f) EXPECT_FALSE(detector.add(lever_in_frame(f, Color::kBlack, true)));
   const std::vector<bugcam::capture::ClockEvent> left = detector.flush();
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0].side, Color::kBlack);
@@ -457,19 +461,11 @@ TEST(LeverPressDetector, TicksOfTheRunningDisplaySetItsRemainingTime) {
 // waits for the hand and is timed from its visit, not from that reading.
 TEST(LeverPressDetector, AReadingThatChangesBeforeTheHandComesWaitsForIt) {
   using bugcam::rules::Color;
-  const auto lever = [](int frame, std::optional<Color> down, bool touched) {
-    bugcam::tracker::LeverObservation o;
-    o.t = frame / 30.0;
-    o.frame = frame;
-    o.down = down;
-    o.touched = touched;
-    return o;
-  };
   bugcam::tracker::LeverPressDetector detector(2);
-  for (int f = 0; f < 40; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kBlack, false)));
-  for (int f = 40; f < 46; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kWhite, false)));
-  for (int f = 46; f < 60; ++f) EXPECT_FALSE(detector.add(lever(f, std::nullopt, true)));
-  const auto press = detector.add(lever(60, Color::kWhite, false));
+  for (int f = 0; f < 40; ++f) EXPECT_FALSE(detector.add(lever_in_frame(f, Color::kBlack, false)));
+  for (int f = 40; f < 46; ++f) EXPECT_FALSE(detector.add(lever_in_frame(f, Color::kWhite, false)));
+  for (int f = 46; f < 60; ++f) EXPECT_FALSE(detector.add(lever_in_frame(f, std::nullopt, true)));
+  const auto press = detector.add(lever_in_frame(60, Color::kWhite, false));
   ASSERT_TRUE(press.has_value());
   EXPECT_EQ(press->side, Color::kWhite);
   EXPECT_NEAR(press->t, 0.5 * (46 + 59) / 30.0 - 0.15, 1e-9);
