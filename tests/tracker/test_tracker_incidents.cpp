@@ -457,18 +457,4 @@ TEST(LeverPressDetector, TicksOfTheRunningDisplaySetItsRemainingTime) {
   EXPECT_NEAR(*without[0].white_ms / 1000.0, kBase - without[0].t, 0.001);
 }
 
-// A lever read on the other side just before the hand comes (its shadow, say): the press
-// waits for the hand and is timed from its visit, not from that reading.
-TEST(LeverPressDetector, AReadingThatChangesBeforeTheHandComesWaitsForIt) {
-  using bugcam::rules::Color;
-  bugcam::tracker::LeverPressDetector detector(2);
-  for (int f = 0; f < 40; ++f) EXPECT_FALSE(detector.add(lever_in_frame(f, Color::kBlack, false)));
-  for (int f = 40; f < 46; ++f) EXPECT_FALSE(detector.add(lever_in_frame(f, Color::kWhite, false)));
-  for (int f = 46; f < 60; ++f) EXPECT_FALSE(detector.add(lever_in_frame(f, std::nullopt, true)));
-  const auto press = detector.add(lever_in_frame(60, Color::kWhite, false));
-  ASSERT_TRUE(press.has_value());
-  EXPECT_EQ(press->side, Color::kWhite);
-  EXPECT_NEAR(press->t, 0.5 * (46 + 59) / 30.0 - 0.15, 1e-9);
-}
-
 }  // namespace

@@ -218,26 +218,17 @@ std::optional<ClockEvent> LeverPressDetector::press_from(PerBoard& board,
   waiting.last_old_t = board.settled_last_t;
   waiting.first_new_t = board.candidate_first_t;
   waiting.settled_t = observation.t;
-  if (was_settled) {
-    // No hand at the clock since the lever was last read on the old side: the reading
-    // changed, not the lever (a display's digits ticking beside a lever read by its halves'
-    // likeness, a shadow). The new side stays a candidate until a hand comes.
-    const bool hand_came =
-        board.touching ||
-        (board.touch_start.has_value() && board.touch_end >= waiting.last_old_t - kTouchLookback);
-    if (!hand_came) return out;
-    // The hand came after the reading changed: what was read before it does not time the
-    // press.
-    if (board.touch_start && *board.touch_start > waiting.first_new_t) {
-      waiting.first_new_t = observation.t;
-    }
-  }
   board.settled = down;
   board.settled_last_t = observation.t;
   board.candidate.reset();
   board.candidate_frames = 0;
   // The first state seen is where the lever stood, not a press.
   if (!was_settled) return out;
+  // No hand came to the clock: the reading changed, not the lever (a display's digits
+  // ticking beside a lever read by its halves' likeness).
+  const bool hand_came = board.touching || (board.touch_start.has_value() &&
+                                            board.touch_end >= waiting.last_old_t - kTouchLookback);
+  if (!hand_came) return out;
   board.awaiting_start = false;
   waiting.press.board = observation.board;
   waiting.press.kind = ClockEvent::Kind::kPress;
