@@ -41,10 +41,12 @@ struct Score {
   // Pairs of matched presses on the two boards this close in truth, and of them those found
   // in the other order (the BPGN lists moves in press order: a game is exact only with none).
   int close_pairs = 0;
-  // Clock starts (kStart in the log or found by the detector), found ones and the worst error.
+  // Clock starts in the log, those found within kGoodSeconds, the worst error of those, and
+  // starts found where the log has none or farther off.
   int starts = 0;
   int starts_found = 0;
   double start_error_max = 0.0;
+  int starts_spurious = 0;
   int pairs_swapped = 0;
 };
 
@@ -202,11 +204,16 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
                   true_start[b] ? std::to_string(*true_start[b]).c_str() : "none",
                   found_start[b] ? std::to_string(*found_start[b]).c_str() : "none");
     std::printf("%s", line);
-    ++total.starts;
-    if (true_start[b] && found_start[b]) {
-      const double error = std::abs(*found_start[b] - *true_start[b]);
+    total.starts += true_start[b] ? 1 : 0;
+    const std::optional<double> error =
+        true_start[b] && found_start[b]
+            ? std::optional<double>(std::abs(*found_start[b] - *true_start[b]))
+            : std::nullopt;
+    if (error && *error <= kGoodSeconds) {
       total.starts_found += 1;
-      total.start_error_max = std::max(total.start_error_max, error);
+      total.start_error_max = std::max(total.start_error_max, *error);
+    } else if (found_start[b]) {
+      total.starts_spurious += 1;
     }
   }
   total.close_pairs += score.close_pairs;
@@ -261,8 +268,9 @@ int main(int argc, char** argv) {
         100.0 * total.frames_unknown / std::max(1, total.frames),
         error_summary(total.errors).c_str(), kClosePairSeconds, total.pairs_swapped,
         total.close_pairs);
-    std::printf("all: clock starts %d, found %d, worst error %.3f s\n", total.starts,
-                total.starts_found, total.start_error_max);
+    std::printf("all: clock starts %d, found %d within %.1f s (worst %.3f s), spurious %d\n",
+                total.starts, total.starts_found, kGoodSeconds, total.start_error_max,
+                total.starts_spurious);
   }
   return 0;
 }
