@@ -16,6 +16,7 @@
 
 #include "bugcam/calibration.hpp"
 #include "bugcam/capture.hpp"
+#include "bugcam/pipeline.hpp"
 #include "bugcam/tracker.hpp"
 #include "bugcam/vision.hpp"
 
@@ -96,28 +97,26 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
   vision::LeverReader reader(calibration);
   std::optional<capture::Frame> frame = std::move(first);
   Score score;
+  // What the detector returns: the clocks' starts and the presses.
+  const auto note = [&](const capture::ClockEvent& event) {
+    const auto board = static_cast<int>(event.board);
+    if (event.kind == capture::ClockEvent::Kind::kStart) {
+      found_start[board] = event.t;
+    } else {
+      found[board].push_back(event);
+    }
+  };
   while (frame) {
-    for (const vision::ClockObservation& clock : reader.read(frame->image)) {
-      const rules::BoardId board = clock.board == "A" ? rules::BoardId::kA : rules::BoardId::kB;
-      tracker::LeverObservation o;
-      o.board = board;
-      o.t = frame->t;
-      o.frame = frame->index;
-      o.touched = clock.touched;
-      if (clock.lever_down == vision::Lever::kWhite) o.down = rules::Color::kWhite;
-      if (clock.lever_down == vision::Lever::kBlack) o.down = rules::Color::kBlack;
-      if (clock.travel) o.travel = *clock.travel;
-      o.half_change = {clock.half_change[0], clock.half_change[1]};
-      if (std::optional<capture::ClockEvent> event = detector.add(o)) {
-        if (event->kind == capture::ClockEvent::Kind::kStart) {
-          found_start[static_cast<int>(board)] = event->t;
-        } else {
-          found[static_cast<int>(board)].push_back(*event);
-        }
-      }
+    vision::FrameObservation seen;
+    seen.clocks = reader.read(frame->image);
+    // The levers as `bugcam record` hands them to the detector.
+    const pipeline::TrackerInputs inputs =
+        pipeline::to_tracker_inputs(seen, frame->index, frame->t, false);
+    for (const tracker::LeverObservation& o : inputs.levers) {
+      if (std::optional<capture::ClockEvent> event = detector.add(o)) note(*event);
       // The truth: Black's side is down until the first press, then the last presser's.
       std::optional<rules::Color> down = rules::Color::kBlack;
-      for (const capture::ClockEvent& e : truth[static_cast<int>(board)]) {
+      for (const capture::ClockEvent& e : truth[static_cast<int>(o.board)]) {
         if (e.t <= frame->t) down = e.side;
       }
       ++score.frames;
@@ -126,15 +125,13 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
       } else if (o.down == down) {
         ++score.frames_right;
       } else if (verbose) {
-        std::printf("  frame %d clock %s: read %s\n", frame->index, clock.board.c_str(),
-                    vision::lever_name(clock.lever_down));
+        std::printf("  frame %d clock %c: read %s\n", frame->index, rules::board_letter(o.board),
+                    *o.down == rules::Color::kWhite ? "white" : "black");
       }
     }
     frame = source->next();
   }
-  for (const capture::ClockEvent& press : detector.flush()) {
-    found[static_cast<int>(press.board)].push_back(press);
-  }
+  for (const capture::ClockEvent& event : detector.flush()) note(event);
   // Per board, (true time, found time) of the matched presses.
   std::array<std::vector<std::pair<double, double>>, 2> matched;
   for (int b = 0; b < 2; ++b) {

@@ -110,9 +110,7 @@ std::optional<ClockEvent> LeverPressDetector::ticks_from(PerBoard& board,
       start->kind = ClockEvent::Kind::kStart;
       start->t = t;
       if (base_seconds_) {
-        board.remaining = {*base_seconds_, *base_seconds_};
-        board.running = Color::kWhite;
-        board.running_since = t;
+        start_clocks(board, t);
         start->white_ms = start->black_ms = static_cast<int>(std::lround(*base_seconds_ * 1000));
       }
     }
@@ -132,14 +130,16 @@ std::optional<ClockEvent> LeverPressDetector::ticks_from(PerBoard& board,
   return start;
 }
 
+void LeverPressDetector::start_clocks(PerBoard& board, double t) const {
+  board.remaining = {*base_seconds_, *base_seconds_};
+  board.running = Color::kWhite;
+  board.running_since = t;
+}
+
 ClockEvent LeverPressDetector::with_remaining(PerBoard& board, ClockEvent press) const {
   if (!base_seconds_ || !press.side || resumed_) return press;
-  if (!board.running) {
-    // No start seen: the clocks ran from the first frame.
-    board.remaining = {*base_seconds_, *base_seconds_};
-    board.running = Color::kWhite;
-    board.running_since = board.first_t.value_or(press.t);
-  }
+  // No start seen: the clocks ran from the first frame.
+  if (!board.running) start_clocks(board, board.first_t.value_or(press.t));
   const Color side = *press.side;
   const auto mine = static_cast<std::size_t>(side == Color::kWhite ? 0 : 1);
   const bool ran = board.running == side;

@@ -352,6 +352,8 @@ class LeverPressDetector {
   };
   std::optional<ClockEvent> ticks_from(PerBoard& board, const LeverObservation& observation);
   ClockEvent with_remaining(PerBoard& board, ClockEvent press) const;
+  // Both clocks at the time control, White's running from `t` (base_seconds_ known).
+  void start_clocks(PerBoard& board, double t) const;
   std::optional<ClockEvent> press_from(PerBoard& board, const LeverObservation& observation);
   ClockEvent timed(const PerBoard& board, const Waiting& waiting) const;
   static std::optional<double> flip_start_from_travel(const PerBoard& board,
