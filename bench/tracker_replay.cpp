@@ -6,7 +6,8 @@
 //
 //   tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] [--without-leans]
 //                [--lean HEIGHT,RADIUS] [--square BOARD:SQUARE]
-// --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt;
+// --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt, with each
+// holding area's reading where it changes;
 // --square A:e4 writes what vision reported for that square in every frame to
 // CLIP/NAME/square-A-e4.txt (time, frame, empty/white/black, occluded, the seats whose arm is over
 // the board);
@@ -63,6 +64,23 @@ struct Result {
   int committed = 0;
 };
 
+int seat_slot(const tracker::Seat& seat) {
+  return 2 * static_cast<int>(seat.board) + (seat.color == rules::Color::kWhite ? 0 : 1);
+}
+
+// A holding area's reading in the trace, each time it differs from the last one traced.
+void trace_holdings(std::ostream& out, const tracker::HoldingsObservation& seen,
+                    std::optional<tracker::HoldingsObservation>& last) {
+  if (last && last->visible == seen.visible && last->occluded == seen.occluded) return;
+  last = seen;
+  out << "holdings " << rules::board_letter(seen.seat.board)
+      << (seen.seat.color == rules::Color::kWhite ? 'w' : 'b') << " t=" << seen.t << " frame "
+      << seen.frame << (seen.occluded ? " occluded" : "");
+  static constexpr char kLetters[] = "PNBRQ";
+  for (int type = 0; type < 5; ++type) out << ' ' << kLetters[type] << seen.visible[type];
+  out << '\n';
+}
+
 Result replay(const fs::path& clip, const std::string& out_name, bool trace, bool holdings,
               bool leans, double lean_height, double lean_radius,
               const std::optional<WatchedSquare>& watched) {
@@ -106,6 +124,7 @@ Result replay(const fs::path& clip, const std::string& out_name, bool trace, boo
     square_file << "# t frame empty white black occluded arms\n";
   }
   tracker::Tracker tracker(config);
+  std::array<std::optional<tracker::HoldingsObservation>, 4> last_traced;
   Result result;
   const auto drain = [&] {
     for (const tracker::TrackerEvent& event : tracker.take_events()) {
@@ -134,6 +153,7 @@ Result replay(const fs::path& clip, const std::string& out_name, bool trace, boo
       }
       tracker.add(*b);
     } else if (const auto* h = std::get_if<tracker::HoldingsObservation>(&input); h && holdings) {
+      if (trace) trace_holdings(trace_file, *h, last_traced[seat_slot(h->seat)]);
       tracker.add(*h);
     }
     drain();
