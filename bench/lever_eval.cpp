@@ -1,8 +1,8 @@
 // Clock presses read from the levers in the picture (`--clocks vision`) against a synthetic
 // clip's clock log: per board, presses found within 0.2 s of a true one, missed, and
 // spurious, the lever state per frame, and the clocks' starts (the first tick of White's
-// display). Only the clocks are read, so a clip takes
-// seconds: for tuning the lever reading and tracker::LeverPressDetector.
+// display), and the flag falls (a ticking display that stops). Only the clocks are read, so
+// a clip takes seconds: for tuning the lever reading and tracker::LeverPressDetector.
 //
 // usage: lever_eval CLIP_DIR... [--verbose]
 #include <algorithm>
@@ -49,7 +49,15 @@ struct Score {
   double start_error_max = 0.0;
   int starts_spurious = 0;
   int pairs_swapped = 0;
+  // Flag falls in the log, those found on the right board and side within kFlagSeconds, and
+  // flags found otherwise.
+  int flags = 0;
+  int flags_found = 0;
+  int flags_spurious = 0;
 };
+
+// A flag fall found this close to the log's counts (as an incident's time must be).
+constexpr double kFlagSeconds = 3.0;
 
 // Presses on the two boards closer than this are a close pair.
 constexpr double kClosePairSeconds = 0.3;
@@ -87,7 +95,9 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
   const calibration::Calibration calibration = calibration::calibrate(first->image);
   std::array<std::vector<capture::ClockEvent>, 2> truth;
   std::array<std::optional<double>, 2> true_start;
+  std::vector<capture::ClockEvent> true_flags, found_flags;
   for (const capture::ClockEvent& e : log) {
+    if (e.kind == capture::ClockEvent::Kind::kFlag) true_flags.push_back(e);
     if (e.kind == capture::ClockEvent::Kind::kPress) truth[static_cast<int>(e.board)].push_back(e);
     if (e.kind == capture::ClockEvent::Kind::kStart) true_start[static_cast<int>(e.board)] = e.t;
   }
@@ -102,6 +112,8 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
     const auto board = static_cast<int>(event.board);
     if (event.kind == capture::ClockEvent::Kind::kStart) {
       found_start[board] = event.t;
+    } else if (event.kind == capture::ClockEvent::Kind::kFlag) {
+      found_flags.push_back(event);
     } else {
       found[board].push_back(event);
     }
@@ -213,6 +225,22 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
       total.starts_spurious += 1;
     }
   }
+  for (const capture::ClockEvent& flag : found_flags) {
+    const bool right = std::any_of(true_flags.begin(), true_flags.end(), [&](const auto& want) {
+      return want.board == flag.board && want.side == flag.side &&
+             std::abs(want.t - flag.t) <= kFlagSeconds;
+    });
+    std::printf("  flag %c %s at %.3f: %s\n", rules::board_letter(flag.board),
+                flag.side == rules::Color::kWhite ? "white" : "black", flag.t,
+                right ? "right" : "spurious");
+    total.flags_found += right ? 1 : 0;
+    total.flags_spurious += right ? 0 : 1;
+  }
+  for (const capture::ClockEvent& want : true_flags) {
+    std::printf("  flag in the log: %c %s at %.3f\n", rules::board_letter(want.board),
+                want.side == rules::Color::kWhite ? "white" : "black", want.t);
+  }
+  total.flags += static_cast<int>(true_flags.size());
   total.close_pairs += score.close_pairs;
   total.pairs_swapped += score.pairs_swapped;
   total.errors.insert(total.errors.end(), score.errors.begin(), score.errors.end());
@@ -268,6 +296,8 @@ int main(int argc, char** argv) {
     std::printf("all: clock starts %d, found %d within %.1f s (worst %.3f s), spurious %d\n",
                 total.starts, total.starts_found, kGoodSeconds, total.start_error_max,
                 total.starts_spurious);
+    std::printf("all: flag falls %d, found %d within %.0f s, spurious %d\n", total.flags,
+                total.flags_found, kFlagSeconds, total.flags_spurious);
   }
   return 0;
 }

@@ -457,4 +457,60 @@ TEST(LeverPressDetector, TicksOfTheRunningDisplaySetItsRemainingTime) {
   EXPECT_NEAR(*without[0].white_ms / 1000.0, kBase - without[0].t, 0.001);
 }
 
+// A clock stops when a side's time runs out: the running side's display, ticking every
+// second, stops changing, with no press and no hand at the clock. Its flag fell a second
+// after its last tick (a display rounding down shows 0:00 for the last second). The first
+// flag ends the game: the other clock stopping then is none. A display whose ticks are
+// merely too small to count (a digit that changes one segment) still changes, and a hand at
+// the clock may hide the ticks: neither is a flag fall.
+TEST(LeverPressDetector, ARunningDisplayThatStopsTickingIsAFlagFall) {
+  using bugcam::rules::BoardId;
+  using bugcam::rules::Color;
+  using Kind = bugcam::capture::ClockEvent::Kind;
+  // White's display on A ticks at frames 31, 61, ..., up to `last_tick`, then changes by
+  // `small_change` each second; B's ticks until frame 330.
+  const auto run = [](int last_tick, double small_change, bool hand_after) {
+    bugcam::tracker::LeverPressDetector detector(2);
+    std::vector<bugcam::capture::ClockEvent> events;
+    for (int f = 0; f < 400; ++f) {
+      for (const BoardId board : {BoardId::kA, BoardId::kB}) {
+        bugcam::tracker::LeverObservation o;
+        o.board = board;
+        o.t = f / 30.0;
+        o.frame = f;
+        o.down = Color::kBlack;
+        const bool ticking = board == BoardId::kB || f <= last_tick;
+        if (f % 30 == 1 && ticking && f < 330) {
+          o.half_change = {0.01, 0.0};
+        } else if (f % 30 == 1 && board == BoardId::kA && f > last_tick) {
+          o.half_change = {small_change, 0.0};
+        }
+        o.touched = hand_after && board == BoardId::kA && f > last_tick + 20 && f < last_tick + 30;
+        if (o.touched) o.half_change = {0.2, 0.2};
+        if (const auto event = detector.add(o)) events.push_back(*event);
+      }
+    }
+    for (const auto& event : detector.flush()) events.push_back(event);
+    std::vector<bugcam::capture::ClockEvent> flags;
+    for (const auto& event : events) {
+      if (event.kind == Kind::kFlag) flags.push_back(event);
+    }
+    return flags;
+  };
+  const std::vector<bugcam::capture::ClockEvent> flags = run(151, 0.0, false);
+  // Board B's display stops at frame 330 too, after the game ended on A.
+  ASSERT_EQ(flags.size(), 1u);
+  EXPECT_EQ(flags[0].board, BoardId::kA);
+  EXPECT_EQ(flags[0].side, Color::kWhite);
+  EXPECT_NEAR(flags[0].t, 150.5 / 30.0 + 1.0, 1e-9);
+  // Ticks too small to count go on: no flag on A; B's display stopping is one.
+  const std::vector<bugcam::capture::ClockEvent> small = run(151, 0.002, false);
+  ASSERT_EQ(small.size(), 1u);
+  EXPECT_EQ(small[0].board, BoardId::kB);
+  // A hand at A's clock after its last tick: no flag there.
+  const std::vector<bugcam::capture::ClockEvent> hand = run(151, 0.0, true);
+  ASSERT_EQ(hand.size(), 1u);
+  EXPECT_EQ(hand[0].board, BoardId::kB);
+}
+
 }  // namespace

@@ -97,12 +97,19 @@ std::optional<ClockEvent> LeverPressDetector::ticks_from(PerBoard& board,
   const std::array<double, 2>& change = observation.half_change;
   const int quiet_before = board.quiet_frames;
   const bool still = change[0] < kTickLeast && change[1] < kTickLeast;
+  if (change[0] > kFlagChangeLeast || change[1] > kFlagChangeLeast || observation.touched) {
+    board.last_change_t = observation.t;
+  }
   board.quiet_frames = still && !observation.touched ? board.quiet_frames + 1 : 0;
   if (!previous_t) return std::nullopt;
   std::optional<ClockEvent> start;
   if (pending && still) {
     const auto [side, t] = *pending;
     board.ticks[static_cast<std::size_t>(side)].push_back(t);
+    board.recent_ticks.emplace_back(t, side);
+    if (board.recent_ticks.size() > static_cast<std::size_t>(kFlagTicks)) {
+      board.recent_ticks.pop_front();
+    }
     if (side == 0 && board.awaiting_start) {
       board.awaiting_start = false;
       start.emplace();
@@ -174,13 +181,48 @@ std::optional<ClockEvent> LeverPressDetector::add(const LeverObservation& observ
     board.outgoing.push_back(*start);
   }
   if (std::optional<ClockEvent> press = press_from(board, observation)) {
+    board.last_press_t = press->t;
     board.outgoing.push_back(with_remaining(board, *press));
+  }
+  if (std::optional<ClockEvent> flag = flag_from(board, observation)) {
+    flag_fallen_ = true;
+    board.outgoing.push_back(*flag);
   }
   // Rarely two in one observation (a start confirmed as a press comes out): one waits.
   if (board.outgoing.empty()) return std::nullopt;
   ClockEvent out = board.outgoing.front();
   board.outgoing.pop_front();
   return out;
+}
+
+std::optional<ClockEvent> LeverPressDetector::flag_from(const PerBoard& board,
+                                                        const LeverObservation& observation) {
+  if (flag_fallen_ || board.recent_ticks.size() < static_cast<std::size_t>(kFlagTicks)) {
+    return std::nullopt;
+  }
+  const auto [last_tick, side] = board.recent_ticks.back();
+  if (observation.t - last_tick < kFlagSilenceSeconds) return std::nullopt;
+  // Nothing changed since the tick's own observation (half a frame after it).
+  if (board.last_change_t > last_tick + kFlagTickObserved) return std::nullopt;
+  // The display was ticking: the last ticks all of one side, a second apart.
+  for (std::size_t i = 0; i < board.recent_ticks.size(); ++i) {
+    if (board.recent_ticks[i].second != side) return std::nullopt;
+    if (i > 0 && std::abs(board.recent_ticks[i].first - board.recent_ticks[i - 1].first - 1.0) >
+                     kFlagTickSpread) {
+      return std::nullopt;
+    }
+  }
+  // Not a press (the other side's display may tick unseen) nor a hand hiding the display.
+  if (board.waiting || board.touching || (board.last_press_t && *board.last_press_t > last_tick) ||
+      (board.touch_start && board.touch_end >= last_tick)) {
+    return std::nullopt;
+  }
+  ClockEvent flag;
+  flag.board = observation.board;
+  flag.kind = ClockEvent::Kind::kFlag;
+  flag.side = side == 0 ? Color::kWhite : Color::kBlack;
+  flag.t = last_tick + 1.0;
+  return flag;
 }
 
 std::optional<ClockEvent> LeverPressDetector::press_from(PerBoard& board,

@@ -264,6 +264,14 @@ class LeverPressDetector {
   // its button. One already running when the footage begins and first ticking after a third
   // of a second counts from that tick.
   std::optional<ClockEvent> add(const LeverObservation& observation);
+  // A flag fall (kFlag) is returned when a display that was ticking every second stops:
+  // kFlagTicks ticks of the running side's display a second apart up to its last one, then
+  // kFlagSilenceSeconds with no change of the clock at all, no press and no hand at the
+  // clock (a clock stops when a side's time runs out; a tick merely missed, under a hand's
+  // shadow, still changes the picture). Its time is a second after that last tick, when a
+  // display that rounds down reached zero (one that rounds up would make it a second late).
+  // The first flag ends the game: the clocks stopped after it are no more flags.
+  //
   // The presses still waiting for their hand to leave, at the end of the footage.
   std::vector<ClockEvent> flush();
   // The clocks run already (a resumed recording has their start): look for no start, and
@@ -318,6 +326,17 @@ class LeverPressDetector {
   // A tick sets the running clock's remaining time to the nearest whole second when that
   // is at most this far from the time counted from the presses (else it was no tick).
   static constexpr double kTickSnapSeconds = 0.3;
+  // A flag fall: kFlagTicks ticks of one side a second apart (within kFlagTickSpread), then
+  // no change for kFlagSilenceSeconds (two ticks missed in a row would take 2 s). Two ticks:
+  // a player may flag a few seconds into a turn.
+  static constexpr int kFlagTicks = 2;
+  static constexpr double kFlagTickSpread = 0.1;
+  static constexpr double kFlagSilenceSeconds = 2.0;
+  // Any change of the clock: a tick too small to count as one (some digits change only a
+  // segment or two: 0.2 % of the half) is still far above compression noise (none).
+  static constexpr double kFlagChangeLeast = 0.001;
+  // A tick's time is between two observations; the later one may see its change.
+  static constexpr double kFlagTickObserved = 0.05;
   struct Waiting {
     ClockEvent press;
     double last_old_t = 0.0;   // the last reading of the old side
@@ -349,12 +368,17 @@ class LeverPressDetector {
     std::optional<Color> running;
     double running_since = 0.0;
     std::deque<ClockEvent> outgoing;  // found, not yet returned
+    // The last few ticks (time, side) and the last press, for flag falls.
+    std::deque<std::pair<double, int>> recent_ticks;
+    std::optional<double> last_press_t;
+    double last_change_t = 0.0;  // the last observation with a change or a touch
   };
   std::optional<ClockEvent> ticks_from(PerBoard& board, const LeverObservation& observation);
   ClockEvent with_remaining(PerBoard& board, ClockEvent press) const;
   // Both clocks at the time control, White's running from `t` (base_seconds_ known).
   void start_clocks(PerBoard& board, double t) const;
   std::optional<ClockEvent> press_from(PerBoard& board, const LeverObservation& observation);
+  std::optional<ClockEvent> flag_from(const PerBoard& board, const LeverObservation& observation);
   ClockEvent timed(const PerBoard& board, const Waiting& waiting) const;
   static std::optional<double> flip_start_from_travel(const PerBoard& board,
                                                       const Waiting& waiting);
@@ -362,6 +386,7 @@ class LeverPressDetector {
   std::optional<double> base_seconds_;
   double increment_seconds_ = 0.0;
   bool resumed_ = false;
+  bool flag_fallen_ = false;
   std::array<PerBoard, 2> boards_{};
 };
 
