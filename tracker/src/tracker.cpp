@@ -2066,10 +2066,17 @@ struct Tracker::Impl {
     // The first unpressed ply of a node is the move_without_press; an opponent's answer after
     // it could not be pressed.
     bool unpressed_seen = false;
+    // When each unpressed ply was made, from the board: no press times it.
+    double made_after = press.previous_press_t.value_or(0.0);
     for (const PlyRecord& ply : node.plies) {
       if (ply.premoved) continue;  // recorded with the press that completes it
       const Seat seat{ply.board, ply.side};
       const std::string label = ply_label(ply.board, ply.side, ply.number);
+      std::optional<double> made;
+      if (!ply.pressed && !ply.premoved_at) {
+        made = when_made(ply, made_after, press.t);
+        if (made) made_after = *made;
+      }
       if (ply.premoved_at && press.previous_press_t) {
         incident(IncidentType::kPremove, seat, *ply.premoved_at, *press.previous_press_t, label,
                  seat_name(seat) + " played " + label + ". " + ply.san +
@@ -2079,13 +2086,13 @@ struct Tracker::Impl {
         // The answer to a move whose clock was not pressed: no incident of its own.
       } else if (!ply.pressed && ply.side != press.side) {
         incident(
-            IncidentType::kMoveWithoutPress, seat, press.previous_press_t.value_or(press.t),
-            press.t, label,
+            IncidentType::kMoveWithoutPress, seat,
+            made.value_or(press.previous_press_t.value_or(press.t)), press.t, label,
             seat_name(seat) + " played " + label + ". " + ply.san + " without pressing the clock.",
             {press.frame});
       } else if (!ply.pressed) {
-        incident(IncidentType::kMoveWithoutPress, seat, press.previous_press_t.value_or(press.t),
-                 press.t, label,
+        incident(IncidentType::kMoveWithoutPress, seat,
+                 made.value_or(press.previous_press_t.value_or(press.t)), press.t, label,
                  seat_name(seat) + " played " + label + ". " + ply.san +
                      " without pressing the clock before the opponent's answer.",
                  {press.frame});
@@ -2106,8 +2113,23 @@ struct Tracker::Impl {
         passes.push_back(pass);
       }
       TrackedMove move = tracked(ply, press);
+      if (made) move.t = *made;
       events.emplace_back(std::move(move));
     }
+  }
+
+  // When an unpressed ply was made, between `after` and the press at `until` that recorded
+  // it: the first reading of its square with the mover's piece on it from then on (the hand
+  // that put it there has just left). nullopt when the board never showed it so.
+  std::optional<double> when_made(const PlyRecord& ply, double after, double until) const {
+    const BoardEvidence& seen = evidence[index(ply.board)];
+    const int square = ply.move.to();
+    const SquareState wanted = state_of(ply.side);
+    for (const detail::Run* run = seen.run_at(square, after, until);
+         run != nullptr && run->start < until; run = seen.run_after(square, *run)) {
+      if (run->start >= after && run->mean_state() == wanted) return run->start;
+    }
+    return std::nullopt;
   }
 
   void record_holdings(int s, double t) {
