@@ -5,7 +5,7 @@
 // asked then gets no answer.
 //
 //   tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] [--without-leans]
-//                [--lean HEIGHT,RADIUS] [--square BOARD:SQUARE]
+//                [--lean HEIGHT,RADIUS] [--square BOARD:SQUARE] [--hidden-seconds S]
 // --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt, with each
 // holding area's reading where it changes;
 // --square A:e4 writes what vision reported for that square in every frame to
@@ -15,7 +15,9 @@
 // --holdings`, as `bugcam record` runs by default. The squares pieces hide from the camera
 // (TrackerConfig::leans_over) come from the calibration the recording used,
 // CLIP/recorded/calibration.pbtxt; --without-leans leaves them out, --lean sets the height of
-// the pieces and the radius around a square's centre they count from (for tuning).
+// the pieces and the radius around a square's centre they count from (for tuning);
+// --hidden-seconds sets how long a held piece must go unseen to be a hidden_piece (for
+// tuning, on logs saved with `record_eval --holdings`).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -41,7 +43,8 @@ using namespace bugcam;
 [[noreturn]] void usage(const std::string& what) {
   std::cerr << "tracker_replay: " << what
             << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] "
-               "[--without-leans] [--lean HEIGHT,RADIUS] [--square BOARD:SQUARE]\n";
+               "[--without-leans] [--lean HEIGHT,RADIUS] [--square BOARD:SQUARE] "
+               "[--hidden-seconds S]\n";
   std::exit(2);
 }
 
@@ -83,10 +86,11 @@ void trace_holdings(std::ostream& out, const tracker::HoldingsObservation& seen,
 
 Result replay(const fs::path& clip, const std::string& out_name, bool trace, bool holdings,
               bool leans, double lean_height, double lean_radius,
-              const std::optional<WatchedSquare>& watched) {
+              const std::optional<WatchedSquare>& watched, std::optional<double> hidden_seconds) {
   const std::vector<pipeline::LoggedInput> inputs =
       pipeline::read_observation_log(clip / "observations.bin");
   tracker::TrackerConfig config;
+  if (hidden_seconds) config.hidden_piece_seconds = *hidden_seconds;
   if (leans) {
     config.leans_over = pipeline::tracker_leans(
         calibration::load_calibration((clip / "recorded" / "calibration.pbtxt").string()),
@@ -174,6 +178,7 @@ int main(int argc, char** argv) {
   bool leans = true;
   double lean_height = pipeline::kHidingHeight, lean_radius = pipeline::kHidingRadius;
   std::optional<WatchedSquare> watched;
+  std::optional<double> hidden_seconds;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--out") {
@@ -194,6 +199,13 @@ int main(int argc, char** argv) {
             "--lean needs HEIGHT,RADIUS: a height above 0 and a radius between 0 and 1 "
             "(from 1 on, a square's neighbours count as hidden with no lean)");
       }
+    } else if (arg == "--hidden-seconds") {
+      char rest = 0;
+      double seconds = 0.0;
+      if (i + 1 >= argc || std::sscanf(argv[++i], "%lf%c", &seconds, &rest) != 1 || seconds <= 0) {
+        usage("--hidden-seconds needs a number of seconds above 0");
+      }
+      hidden_seconds = seconds;
     } else if (arg == "--square") {
       if (i + 1 >= argc || !(watched = parse_watched(argv[++i]))) {
         usage("--square needs BOARD:SQUARE, such as A:e4");
@@ -210,8 +222,8 @@ int main(int argc, char** argv) {
   double press_error_max = 0.0;
   for (const fs::path& clip : clips) {
     try {
-      const Result r =
-          replay(clip, out_name, trace, holdings, leans, lean_height, lean_radius, watched);
+      const Result r = replay(clip, out_name, trace, holdings, leans, lean_height, lean_radius,
+                              watched, hidden_seconds);
       const pipeline::Accuracy& a = r.accuracy;
       right += a.moves_right;
       compared += a.moves_compared;
