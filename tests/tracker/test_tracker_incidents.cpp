@@ -153,6 +153,50 @@ TEST(TrackerIncidents, PremoveWithoutHandsAttributed) {
   const Outcome outcome = run_with(IncidentType::kPremove, 23, false);
   EXPECT_TRUE(outcome.exact);
 }
+// The square a premove emptied may go on reading its piece until after the opponent's press
+// (the opponent's arm reaching for the clock past it, incident clip 9101): the premove is
+// still seen made before the press, from the square it landed on.
+TEST(TrackerIncidents, PremoveWhoseFromSquareReadsLate) {
+  const Outcome plain = run_with(IncidentType::kPremove, 23, false);
+  ASSERT_EQ(plain.sim.incidents.size(), 1u);
+  const ExpectedIncident want = plain.sim.incidents.front();
+  // The premove: the premover's first move after it began; the opponent's press before it.
+  const TrackedMove* premove = nullptr;
+  for (const TrackedMove& m : plain.sim.truth) {
+    if (m.board == want.board && m.side == want.side && m.t > want.t) {
+      premove = &m;
+      break;
+    }
+  }
+  ASSERT_NE(premove, nullptr);
+  ASSERT_FALSE(premove->move.is_drop());
+  const bugcam::rules::Square from = premove->move.from();
+  const float was_white = want.side == bugcam::rules::Color::kWhite ? 1.0f : 0.0f;
+  const auto edit = [&](std::vector<SimulatedInput>& inputs) {
+    double opponent_press = 0.0;
+    for (const SimulatedInput& input : inputs) {
+      const auto* e = std::get_if<ClockEvent>(&input);
+      if (e && e->kind == ClockEvent::Kind::kPress && e->board == want.board &&
+          e->side != want.side && e->t < premove->t) {
+        opponent_press = e->t;
+      }
+    }
+    for (SimulatedInput& input : inputs) {
+      auto* o = std::get_if<BoardObservation>(&input);
+      if (o == nullptr || o->board != want.board || o->t < want.t - 0.5 ||
+          o->t > opponent_press + 0.1) {
+        continue;
+      }
+      o->squares[static_cast<std::size_t>(from)] = {0.0f, was_white, 1.0f - was_white, false};
+    }
+  };
+  SimulationOptions options = clean_run_options();
+  options.injections = {{IncidentType::kPremove, 23}};
+  options.attribute_hands = false;
+  const Outcome outcome = run_tracker(clean_run_games()[0], options, {}, std::nullopt, edit);
+  EXPECT_TRUE(found(outcome, want));
+  EXPECT_TRUE(outcome.exact);
+}
 TEST(TrackerIncidents, PressWithoutMoveWithoutHandsAttributed) {
   expect_found(IncidentType::kPressWithoutMove, 21, false);
 }

@@ -1422,14 +1422,17 @@ struct Tracker::Impl {
   // the readings at `t` take it. The earliest such time, if every square's lies in
   // (from, to).
   std::optional<double> move_began(Position& p, Move m, BoardId board, double t, double before,
-                                   double from, double to) const {
+                                   double from, double to, bool emptied_late = false) const {
     const Occupancy o = occupancy_of(p, m, *config.rules);
     std::optional<double> earliest;
     for (std::uint64_t changed = o.changed(); changed != 0; changed &= changed - 1) {
       const int s = std::countr_zero(changed);
-      const std::optional<double> began = evidence[index(board)].change_began(
-          s, state_of(o.white_after, o.black_after, s), t, before);
+      const SquareState after = state_of(o.white_after, o.black_after, s);
+      const std::optional<double> began = evidence[index(board)].change_began(s, after, t, before);
       if (!began) continue;  // never read otherwise: says nothing
+      // With `emptied_late`, a square the move empties may read so late: an arm reaching
+      // for the clock past it kept it read as before.
+      if (emptied_late && after == SquareState::kEmpty && *began >= to) continue;
       // Every square read must have begun changing in time: one that vision misreads may
       // show the new state long before the move.
       if (*began <= from || *began >= to) return std::nullopt;
@@ -1455,7 +1458,8 @@ struct Tracker::Impl {
       }
     }
     return move_began(p, m, press.board, press.t, before,
-                      press.previous_press_t.value_or(-kInfinity), press.t - kPremoveCoverSlack);
+                      press.previous_press_t.value_or(-kInfinity), press.t - kPremoveCoverSlack,
+                      true);
   }
 
   // Whether a hand came over `square` and left again after the opponent's press (the previous
@@ -1475,7 +1479,7 @@ struct Tracker::Impl {
     Position p = before_move;
     const double from = press.earlier_press_t.value_or(-kInfinity);
     std::optional<double> began = move_began(p, m, press.board, press.t, before, from,
-                                             *press.previous_press_t - kPremoveCoverSlack);
+                                             *press.previous_press_t - kPremoveCoverSlack, true);
     const std::optional<double> placed =
         evidence[index(press.board)].since(m.to(), state_of(p.side_to_move()), press.t, before);
     if (placed && *placed > from && *placed < *press.previous_press_t - kPremoveSlack &&
