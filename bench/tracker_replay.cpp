@@ -7,7 +7,7 @@
 //   tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] [--without-leans]
 //                [--lean HEIGHT,RADIUS] [--square BOARD:SQUARE] [--hidden-seconds S]
 // --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt, with each
-// holding area's reading where it changes;
+// holding area's reading where it changes (in logs saved with `record_eval --holdings`);
 // --square A:e4 writes what vision reported for that square in every frame to
 // CLIP/NAME/square-A-e4.txt (time, frame, empty/white/black, occluded, the seats whose arm is over
 // the board);
@@ -202,7 +202,8 @@ int main(int argc, char** argv) {
     } else if (arg == "--hidden-seconds") {
       char rest = 0;
       double seconds = 0.0;
-      if (i + 1 >= argc || std::sscanf(argv[++i], "%lf%c", &seconds, &rest) != 1 || seconds <= 0) {
+      if (i + 1 >= argc || std::sscanf(argv[++i], "%lf%c", &seconds, &rest) != 1 ||
+          !(seconds > 0)) {
         usage("--hidden-seconds needs a number of seconds above 0");
       }
       hidden_seconds = seconds;

@@ -70,7 +70,7 @@ TEST(TrackerIncidents, MoveWithoutPressPressedLate) {
   clean.holdings = false;
   const Outcome clean_run = run_tracker(clean_run_games()[0], clean);
   const int right_clean = clean_run.right;
-  int found_count = 0, runs = 0;
+  int found_count = 0, runs = 0, timed = 0;
   for (const int ply : {14, 20, 26, 32}) {
     SimulationOptions options = clean;
     options.injections = {{IncidentType::kMoveWithoutPress, ply, true}};
@@ -89,8 +89,8 @@ TEST(TrackerIncidents, MoveWithoutPressPressedLate) {
     }
     EXPECT_LE(outcome.incidents.size(), 1u) << "ply " << ply;
     EXPECT_GE(outcome.right, right_clean - 2) << "ply " << ply;
-    // The unpressed move and its answer are timed when the board shows them made, not at
-    // the press that recorded them.
+    // The unpressed move is timed when the board shows it made, not at the press that
+    // recorded it (where it was recorded right).
     for (const TrackedMove& truth : outcome.sim.truth) {
       if (std::abs(truth.t - want.t) > 1e-9 || truth.board != want.board) continue;
       for (const TrackedMove& got : outcome.committed) {
@@ -98,10 +98,12 @@ TEST(TrackerIncidents, MoveWithoutPressPressedLate) {
         std::cout << "  " << got.ply << " " << got.san << " at " << got.t << ", made at " << truth.t
                   << "\n";
         EXPECT_NEAR(got.t, truth.t, 0.5) << "ply " << ply << ": " << got.ply;
+        ++timed;
       }
     }
   }
   EXPECT_EQ(found_count, runs);
+  EXPECT_GE(timed, 2);
 }
 TEST(TrackerIncidents, PressWithoutMove) {
   // The player's press and the opponent's press back are both presses without a move.
@@ -172,8 +174,8 @@ TEST(TrackerIncidents, PremoveWhoseFromSquareReadsLate) {
   ASSERT_FALSE(premove->move.is_drop());
   const bugcam::rules::Square from = premove->move.from();
   const float was_white = want.side == bugcam::rules::Color::kWhite ? 1.0f : 0.0f;
+  double opponent_press = 0.0;
   const auto edit = [&](std::vector<SimulatedInput>& inputs) {
-    double opponent_press = 0.0;
     for (const SimulatedInput& input : inputs) {
       const auto* e = std::get_if<ClockEvent>(&input);
       if (e && e->kind == ClockEvent::Kind::kPress && e->board == want.board &&
@@ -194,6 +196,7 @@ TEST(TrackerIncidents, PremoveWhoseFromSquareReadsLate) {
   options.injections = {{IncidentType::kPremove, 23}};
   options.attribute_hands = false;
   const Outcome outcome = run_tracker(clean_run_games()[0], options, {}, std::nullopt, edit);
+  ASSERT_GT(opponent_press, want.t);  // the edit changed something
   EXPECT_TRUE(found(outcome, want));
   EXPECT_TRUE(outcome.exact);
 }
@@ -523,8 +526,10 @@ TEST(LeverPressDetector, ARunningDisplayThatStopsTickingIsAFlagFall) {
   using bugcam::rules::Color;
   using Kind = bugcam::capture::ClockEvent::Kind;
   // White's display on A ticks at frames 31, 61, ..., up to `last_tick`, then changes by
-  // `small_change` each second; B's ticks until frame 330.
-  const auto run = [](int last_tick, double small_change, bool hand_after) {
+  // `small_change` each second; B's ticks until frame 330. With `bright`, A's last tick's
+  // frame is flagged touched (a bright display's change alone) and the frame after it still
+  // shows a little of the change.
+  const auto run = [](int last_tick, double small_change, bool hand_after, bool bright = false) {
     bugcam::tracker::LeverPressDetector detector(2);
     std::vector<bugcam::capture::ClockEvent> events;
     for (int f = 0; f < 400; ++f) {
@@ -542,6 +547,8 @@ TEST(LeverPressDetector, ARunningDisplayThatStopsTickingIsAFlagFall) {
         }
         o.touched = hand_after && board == BoardId::kA && f > last_tick + 20 && f < last_tick + 30;
         if (o.touched) o.half_change = {0.2, 0.2};
+        if (bright && board == BoardId::kA && f == last_tick) o.touched = true;
+        if (bright && board == BoardId::kA && f == last_tick + 1) o.half_change = {0.003, 0.0};
         if (const auto event = detector.add(o)) events.push_back(*event);
       }
     }
@@ -566,6 +573,10 @@ TEST(LeverPressDetector, ARunningDisplayThatStopsTickingIsAFlagFall) {
   const std::vector<bugcam::capture::ClockEvent> hand = run(151, 0.0, true);
   ASSERT_EQ(hand.size(), 1u);
   EXPECT_EQ(hand[0].board, BoardId::kB);
+  // A bright display: the last tick's frame flagged touched, a leftover change in the next.
+  const std::vector<bugcam::capture::ClockEvent> bright = run(151, 0.0, false, true);
+  ASSERT_EQ(bright.size(), 1u);
+  EXPECT_EQ(bright[0].board, BoardId::kA);
 }
 
 }  // namespace

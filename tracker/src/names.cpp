@@ -107,6 +107,7 @@ std::optional<ClockEvent> LeverPressDetector::ticks_from(PerBoard& board,
     const auto [side, t] = *pending;
     board.ticks[static_cast<std::size_t>(side)].push_back(t);
     board.recent_ticks.emplace_back(t, side);
+    board.tick_confirmed_t = observation.t;
     if (board.recent_ticks.size() > static_cast<std::size_t>(kFlagTicks)) {
       board.recent_ticks.pop_front();
     }
@@ -196,14 +197,15 @@ std::optional<ClockEvent> LeverPressDetector::add(const LeverObservation& observ
 }
 
 std::optional<ClockEvent> LeverPressDetector::flag_from(const PerBoard& board,
-                                                        const LeverObservation& observation) {
+                                                        const LeverObservation& observation) const {
   if (flag_fallen_ || board.recent_ticks.size() < static_cast<std::size_t>(kFlagTicks)) {
     return std::nullopt;
   }
   const auto [last_tick, side] = board.recent_ticks.back();
   if (observation.t - last_tick < kFlagSilenceSeconds) return std::nullopt;
-  // Nothing changed since the tick's own observation (half a frame after it).
-  if (board.last_change_t > last_tick + kFlagTickObserved) return std::nullopt;
+  // Nothing changed (a hand at the clock counts as a change) since the observation that
+  // confirmed the tick: the tick's own one may show a leftover of the digits' change.
+  if (board.last_change_t > board.tick_confirmed_t) return std::nullopt;
   // The display was ticking: the last ticks all of one side, a second apart.
   for (std::size_t i = 0; i < board.recent_ticks.size(); ++i) {
     if (board.recent_ticks[i].second != side) return std::nullopt;
@@ -212,11 +214,8 @@ std::optional<ClockEvent> LeverPressDetector::flag_from(const PerBoard& board,
       return std::nullopt;
     }
   }
-  // Not a press (the other side's display may tick unseen) nor a hand hiding the display.
-  if (board.waiting || board.touching || (board.last_press_t && *board.last_press_t > last_tick) ||
-      (board.touch_start && board.touch_end >= last_tick)) {
-    return std::nullopt;
-  }
+  // Not a press: the other side's display may tick unseen.
+  if (board.last_press_t && *board.last_press_t > last_tick) return std::nullopt;
   ClockEvent flag;
   flag.board = observation.board;
   flag.kind = ClockEvent::Kind::kFlag;

@@ -35,8 +35,11 @@ constexpr int kUnpressedBranching = 3;
 constexpr int kUnpressedHypotheses = 4;
 // A placement this much before the opponent's press is a premove ...
 constexpr double kPremoveSlack = 0.1;
-// ... and so is a move whose squares went under the hand this much before it.
+// ... and so is a move whose squares went under the hand this much before it (a square it
+// emptied may read empty only up to this long after the press: the opponent's arm reaching
+// for the clock passes over it).
 constexpr double kPremoveCoverSlack = 0.3;
+constexpr double kPremoveEmptiedLateSeconds = 1.0;
 // A premove is made before the opponent's press; its player has little reason to reach over
 // its square again and leave before their own press. A hand that does so (from this long
 // after the opponent's press; an arm still over it at the press may be on its way to the
@@ -1420,9 +1423,11 @@ struct Tracker::Impl {
   // When the squares that the move `m` changes (on `p`, before it) began to change: each was
   // last seen in its old state before a hand covered it and came out in the new one, read as
   // the readings at `t` take it. The earliest such time, if every square's lies in
-  // (from, to).
+  // (from, to); a square the move empties may instead begin to read empty up to
+  // `emptied_until`.
   std::optional<double> move_began(Position& p, Move m, BoardId board, double t, double before,
-                                   double from, double to, bool emptied_late = false) const {
+                                   double from, double to,
+                                   std::optional<double> emptied_until = std::nullopt) const {
     const Occupancy o = occupancy_of(p, m, *config.rules);
     std::optional<double> earliest;
     for (std::uint64_t changed = o.changed(); changed != 0; changed &= changed - 1) {
@@ -1430,9 +1435,12 @@ struct Tracker::Impl {
       const SquareState after = state_of(o.white_after, o.black_after, s);
       const std::optional<double> began = evidence[index(board)].change_began(s, after, t, before);
       if (!began) continue;  // never read otherwise: says nothing
-      // With `emptied_late`, a square the move empties may read so late: an arm reaching
-      // for the clock past it kept it read as before.
-      if (emptied_late && after == SquareState::kEmpty && *began >= to) continue;
+      // An arm reaching for the clock past a square the move emptied may keep it read as
+      // before until just after the press.
+      if (emptied_until && after == SquareState::kEmpty && *began >= to &&
+          *began < *emptied_until) {
+        continue;
+      }
       // Every square read must have begun changing in time: one that vision misreads may
       // show the new state long before the move.
       if (*began <= from || *began >= to) return std::nullopt;
@@ -1459,7 +1467,7 @@ struct Tracker::Impl {
     }
     return move_began(p, m, press.board, press.t, before,
                       press.previous_press_t.value_or(-kInfinity), press.t - kPremoveCoverSlack,
-                      true);
+                      press.t + kPremoveEmptiedLateSeconds);
   }
 
   // Whether a hand came over `square` and left again after the opponent's press (the previous
@@ -1479,7 +1487,8 @@ struct Tracker::Impl {
     Position p = before_move;
     const double from = press.earlier_press_t.value_or(-kInfinity);
     std::optional<double> began = move_began(p, m, press.board, press.t, before, from,
-                                             *press.previous_press_t - kPremoveCoverSlack, true);
+                                             *press.previous_press_t - kPremoveCoverSlack,
+                                             *press.previous_press_t + kPremoveEmptiedLateSeconds);
     const std::optional<double> placed =
         evidence[index(press.board)].since(m.to(), state_of(p.side_to_move()), press.t, before);
     if (placed && *placed > from && *placed < *press.previous_press_t - kPremoveSlack &&
@@ -2071,7 +2080,7 @@ struct Tracker::Impl {
     // it could not be pressed.
     bool unpressed_seen = false;
     // When each unpressed ply was made, from the board: no press times it.
-    double made_after = press.previous_press_t.value_or(0.0);
+    double made_after = press.previous_press_t.value_or(-kInfinity);
     for (const PlyRecord& ply : node.plies) {
       if (ply.premoved) continue;  // recorded with the press that completes it
       const Seat seat{ply.board, ply.side};
@@ -2123,17 +2132,21 @@ struct Tracker::Impl {
   }
 
   // When an unpressed ply was made, between `after` and the press at `until` that recorded
-  // it: the first reading of its square with the mover's piece on it from then on (the hand
-  // that put it there has just left). nullopt when the board never showed it so.
+  // it: the first reading of its square with the mover's piece on it from then on, begun as a
+  // hand left the square (one begun with no hand seen is a flicker, not the move) if any.
+  // nullopt when the board never showed it so.
   std::optional<double> when_made(const PlyRecord& ply, double after, double until) const {
     const BoardEvidence& seen = evidence[index(ply.board)];
     const int square = ply.move.to();
     const SquareState wanted = state_of(ply.side);
+    std::optional<double> first;
     for (const detail::Run* run = seen.run_at(square, after, until);
          run != nullptr && run->start < until; run = seen.run_after(square, *run)) {
-      if (run->start >= after && run->mean_state() == wanted) return run->start;
+      if (run->start < after || run->mean_state() != wanted) continue;
+      if (run->after_cover) return run->start;
+      if (!first) first = run->start;
     }
-    return std::nullopt;
+    return first;
   }
 
   void record_holdings(int s, double t) {

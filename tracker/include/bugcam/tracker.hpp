@@ -138,7 +138,9 @@ struct TrackedMove {
   std::string ply;  // "14b"
   std::string san;  // as the engine writes it
   rules::Move move;
-  double t = 0.0;               // the press that completed it (seconds on the video's timeline)
+  // The press that completed it (seconds on the video's timeline); for a move whose clock
+  // was not pressed, when the board first showed it made.
+  double t = 0.0;
   std::optional<double> clock;  // mover's remaining time in seconds after the press
   int press = 0;                // index of that press among all presses (both boards)
   bool provisional = false;
@@ -241,8 +243,8 @@ class Tracker {
   std::unique_ptr<Impl> impl_;
 };
 
-// Turns lever observations into clock events: the clocks' start, and a press when the lever
-// comes down on the other side and stays there for `stable_frames` readings (unknown ones
+// Turns lever observations into clock events: the clocks' start, a flag fall, and a press when the
+// lever comes down on the other side and stays there for `stable_frames` readings (unknown ones
 // neither confirm nor break), a hand having come to the clock. Timed by what was seen of it: the
 // frames that show the lever part way through its flip; else the flip between two frames; else the
 // hand's visit to the clock. Four readings (0.13 s at 30 fps): a lever misread during a hand's pass
@@ -263,7 +265,6 @@ class LeverPressDetector {
   // clocks count from the first frame, as when no tick is seen: a clock started by a hand on
   // its button. One already running when the footage begins and first ticking after a third
   // of a second counts from that tick.
-  std::optional<ClockEvent> add(const LeverObservation& observation);
   // A flag fall (kFlag) is returned when a display that was ticking every second stops:
   // kFlagTicks ticks of the running side's display a second apart up to its last one, then
   // kFlagSilenceSeconds with no change of the clock at all, no press and no hand at the
@@ -271,7 +272,7 @@ class LeverPressDetector {
   // shadow, still changes the picture). Its time is a second after that last tick, when a
   // display that rounds down reached zero (one that rounds up would make it a second late).
   // The first flag ends the game: the clocks stopped after it are no more flags.
-  //
+  std::optional<ClockEvent> add(const LeverObservation& observation);
   // The presses still waiting for their hand to leave, at the end of the footage.
   std::vector<ClockEvent> flush();
   // The clocks run already (a resumed recording has their start): look for no start, and
@@ -335,8 +336,6 @@ class LeverPressDetector {
   // Any change of the clock: a tick too small to count as one (some digits change only a
   // segment or two: 0.2 % of the half) is still far above compression noise (none).
   static constexpr double kFlagChangeLeast = 0.001;
-  // A tick's time is between two observations; the later one may see its change.
-  static constexpr double kFlagTickObserved = 0.05;
   struct Waiting {
     ClockEvent press;
     double last_old_t = 0.0;   // the last reading of the old side
@@ -370,6 +369,7 @@ class LeverPressDetector {
     std::deque<ClockEvent> outgoing;  // found, not yet returned
     // The last few ticks (time, side) and the last press, for flag falls.
     std::deque<std::pair<double, int>> recent_ticks;
+    double tick_confirmed_t = 0.0;  // the still observation that confirmed the last tick
     std::optional<double> last_press_t;
     double last_change_t = 0.0;  // the last observation with a change or a touch
   };
@@ -378,7 +378,8 @@ class LeverPressDetector {
   // Both clocks at the time control, White's running from `t` (base_seconds_ known).
   void start_clocks(PerBoard& board, double t) const;
   std::optional<ClockEvent> press_from(PerBoard& board, const LeverObservation& observation);
-  std::optional<ClockEvent> flag_from(const PerBoard& board, const LeverObservation& observation);
+  std::optional<ClockEvent> flag_from(const PerBoard& board,
+                                      const LeverObservation& observation) const;
   ClockEvent timed(const PerBoard& board, const Waiting& waiting) const;
   static std::optional<double> flip_start_from_travel(const PerBoard& board,
                                                       const Waiting& waiting);
