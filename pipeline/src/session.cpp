@@ -308,6 +308,18 @@ std::string player_name(rules::BoardId board, rules::Color color) {
 
 }  // namespace
 
+std::optional<GameResult> game_result(const std::optional<GameEnding>& flag,
+                                      const std::optional<GameEnding>& mate) {
+  const bool on_time = flag && (!mate || flag->t < mate->t);
+  const std::optional<GameEnding>& first = on_time ? flag : mate;
+  if (!first) return std::nullopt;
+  GameResult out;
+  out.result = rules::team_of(first->board, first->loser) == 1 ? "0-1" : "1-0";
+  out.reason =
+      player_name(first->board, first->loser) + (on_time ? " forfeits on time" : " checkmated");
+  return out;
+}
+
 std::string default_clocks(const std::string& source) {
   if (capture::is_camera(source)) return "vision";
   const fs::path path(source);
@@ -640,20 +652,25 @@ RecordSummary record(const RecordOptions& options) {
     drain();
 
     // The result, where the recording shows it: a flag, or a mate on a board.
-    if (flag && flag->side) {
-      const int loser_team = rules::team_of(flag->board, *flag->side);
-      summary.result = loser_team == 1 ? "0-1" : "1-0";
-      summary.result_reason = player_name(flag->board, *flag->side) + " forfeits on time";
-    } else {
-      for (rules::BoardId board : {rules::BoardId::kA, rules::BoardId::kB}) {
-        const rules::Position& position = tracker.committed_board(board);
-        if (rules::board_status(position, *options.rules) == rules::BoardStatus::kCheckmate) {
-          const rules::Color loser = position.side_to_move();
-          summary.result = rules::team_of(board, loser) == 1 ? "0-1" : "1-0";
-          summary.result_reason = player_name(board, loser) + " checkmated";
-          break;
-        }
+    std::optional<GameEnding> flag_ending;
+    if (flag && flag->side) flag_ending = GameEnding{flag->board, *flag->side, flag->t};
+    std::optional<GameEnding> mate;
+    for (rules::BoardId board : {rules::BoardId::kA, rules::BoardId::kB}) {
+      const rules::Position& position = tracker.committed_board(board);
+      if (rules::board_status(position, *options.rules) != rules::BoardStatus::kCheckmate) {
+        continue;
       }
+      // Mated by the board's last move.
+      double mated_at = 0.0;
+      for (const tracker::TrackedMove& move : recorder->moves()) {
+        if (move.board == board) mated_at = std::max(mated_at, move.t);
+      }
+      mate = GameEnding{board, position.side_to_move(), mated_at};
+      break;
+    }
+    if (const std::optional<GameResult> ended = game_result(flag_ending, mate)) {
+      summary.result = ended->result;
+      summary.result_reason = ended->reason;
     }
     if (!summary.result.empty()) recorder->set_result(summary.result, summary.result_reason);
     recorder::write_review(options.out);

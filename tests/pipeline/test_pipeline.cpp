@@ -133,6 +133,27 @@ TEST(Evaluation, CountsAMissedMoveOnceAndMatchesIncidents) {
   EXPECT_TRUE(pipeline::evaluate(dir, dir).exact);
 }
 
+// The first of a flag fall and a mate decides the game: clocks left running after a mate
+// may still run out.
+TEST(GameResult, TheFirstOfAFlagAndAMateDecides) {
+  using bugcam::pipeline::GameEnding;
+  using bugcam::rules::BoardId;
+  using bugcam::rules::Color;
+  const GameEnding mate{BoardId::kA, Color::kBlack, 50.0};   // BlackA mated: team 1 wins
+  const GameEnding flag{BoardId::kB, Color::kBlack, 200.0};  // BlackB's flag: team 2 wins
+  const auto after_mate = bugcam::pipeline::game_result(flag, mate);
+  ASSERT_TRUE(after_mate.has_value());
+  EXPECT_EQ(after_mate->result, "1-0");
+  EXPECT_EQ(after_mate->reason, "BlackA checkmated");
+  const GameEnding early_flag{BoardId::kB, Color::kBlack, 40.0};
+  const auto before_mate = bugcam::pipeline::game_result(early_flag, mate);
+  ASSERT_TRUE(before_mate.has_value());
+  EXPECT_EQ(before_mate->result, "0-1");
+  EXPECT_EQ(before_mate->reason, "BlackB forfeits on time");
+  EXPECT_EQ(bugcam::pipeline::game_result(flag, std::nullopt)->reason, "BlackB forfeits on time");
+  EXPECT_FALSE(bugcam::pipeline::game_result(std::nullopt, std::nullopt).has_value());
+}
+
 TEST(DefaultClocks, ALogBesideTheVideoElseVision) {
   const bugcam::test_support::TempDir dir_temp("pipeline-clocks");
   const fs::path dir = dir_temp.path();

@@ -102,6 +102,22 @@ RecordSummary record(const RecordOptions& options);
 // The clock source SPEC section 2 picks when --clocks is not given.
 std::string default_clocks(const std::string& source);
 
+// How a game ended on one board: the player who lost and when (seconds on the video's
+// timeline).
+struct GameEnding {
+  rules::BoardId board = rules::BoardId::kA;
+  rules::Color loser = rules::Color::kWhite;
+  double t = 0.0;
+};
+struct GameResult {
+  std::string result;  // "1-0" or "0-1"
+  std::string reason;  // "WhiteA forfeits on time", "BlackB checkmated"
+};
+// The result of the first of a flag fall and a mate (clocks left running after a mate may
+// still run out), if either happened.
+std::optional<GameResult> game_result(const std::optional<GameEnding>& flag,
+                                      const std::optional<GameEnding>& mate);
+
 // The default output directory: ./bugcam-<UTC date and time>/ (SPEC section 3).
 std::filesystem::path default_out_dir();
 
