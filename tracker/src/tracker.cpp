@@ -2097,17 +2097,13 @@ struct Tracker::Impl {
                  {press.frame});
       } else if (!ply.pressed && unpressed_seen) {
         // The answer to a move whose clock was not pressed: no incident of its own.
-      } else if (!ply.pressed && ply.side != press.side) {
-        incident(
-            IncidentType::kMoveWithoutPress, seat,
-            made.value_or(press.previous_press_t.value_or(press.t)), press.t, label,
-            seat_name(seat) + " played " + label + ". " + ply.san + " without pressing the clock.",
-            {press.frame});
       } else if (!ply.pressed) {
+        // The mover's own press records it only after the opponent's answer came.
+        const std::string after = ply.side != press.side ? "." : " before the opponent's answer.";
         incident(IncidentType::kMoveWithoutPress, seat,
                  made.value_or(press.previous_press_t.value_or(press.t)), press.t, label,
                  seat_name(seat) + " played " + label + ". " + ply.san +
-                     " without pressing the clock before the opponent's answer.",
+                     " without pressing the clock" + after,
                  {press.frame});
       }
       if (!ply.pressed && !ply.premoved_at) unpressed_seen = true;
