@@ -49,6 +49,9 @@ constexpr float kCommonColourNear = 0.5f;
 
 // A learnt shadow may be this much deeper than the umbra seen in the start position.
 constexpr float kLearnedShadowDepth = 1.4f;
+// A shadow-like pixel this much nearer (share of its distance from any shadow) to the look
+// black pieces showed is a black piece's.
+constexpr float kPieceLookNearer = 0.5f;
 
 // Chroma: red less green and green less blue, over the brightness plus this much (so that
 // dark pixels' noise counts less), which a shadow changes little but in the darkest pixels.
@@ -73,6 +76,27 @@ bool is_shadow(const cv::Vec3f& p, const cv::Vec3f& square) {
 
 bool is_learned_shadow(const cv::Vec3f& p, const cv::Vec3f& square, const cv::Vec3f& ratio) {
   return detail::is_learned_shadow(p, square, ratio, kLearnedShadowDepth);
+}
+
+// How far `p` is from the nearest colour a shadow can give `square`: the square darkened with
+// its hue kept, or (when learnt) with the hue of the scene's shadows.
+float shadow_residual(const cv::Vec3f& p, const cv::Vec3f& square, const cv::Vec3f* ratio) {
+  float best = colour_distance(p, square);
+  const float square2 = square.dot(square);
+  if (square2 >= 1.0f) {
+    const float scale = std::clamp(p.dot(square) / square2, detail::kShadowMinScale, 1.0f);
+    best = std::min(best, colour_distance(p, square * scale));
+  }
+  if (ratio != nullptr) {
+    const cv::Vec3f depth(square[0] * (1 - (*ratio)[0]), square[1] * (1 - (*ratio)[1]),
+                          square[2] * (1 - (*ratio)[2]));
+    const float depth2 = depth.dot(depth);
+    if (depth2 >= 1.0f) {
+      const float t = std::clamp((square - p).dot(depth) / depth2, 0.0f, kLearnedShadowDepth);
+      best = std::min(best, colour_distance(p, square - depth * t));
+    }
+  }
+  return best;
 }
 
 // Each square's own colour: the median of its corners, of those no piece can lean over
@@ -310,6 +334,17 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       const bool shadow =
           is_shadow(p, b) || (learned_shadow && is_learned_shadow(p, b, looks.shadow_ratio));
       differs[sq][i] = colour_distance(p, b) <= threshold ? 0 : shadow ? 2 : 1;
+      if (differs[sq][i] == 2 && looks.learned) {
+        // A dark piece of a hue like its square's (dark red on brown) passes for a shadow;
+        // a pixel much nearer the look black pieces showed on such squares is one.
+        const bool on_dark = ((on / 8 + on % 8) % 2 == 0) == result.a1_is_dark;
+        const cv::Vec3f& piece_look = on_dark ? looks.black_on_dark : looks.black_on_light;
+        if (colour_distance(p, piece_look) <
+            kPieceLookNearer *
+                shadow_residual(p, b, learned_shadow ? &looks.shadow_ratio : nullptr)) {
+          differs[sq][i] = 1;
+        }
+      }
       if (differs[sq][i] == 0 && chroma_distance(p, b) > kPieceChroma) differs[sq][i] = 1;
     }
   }
