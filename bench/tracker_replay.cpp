@@ -5,7 +5,7 @@
 // asked then gets no answer.
 //
 //   tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] [--without-leans]
-//                [--lean HEIGHT,RADIUS] [--square BOARD:SQUARE] [--hidden-seconds S]
+//                [--lean SHORT,TALL,RADIUS] [--square BOARD:SQUARE] [--hidden-seconds S]
 // --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt, with each
 // holding area's reading where it changes (in logs saved with `record_eval --holdings`);
 // --square A:e4 writes what vision reported for that square in every frame to
@@ -15,7 +15,8 @@
 // --holdings`, as `bugcam record` runs by default. The squares pieces hide from the camera
 // (TrackerConfig::leans_over) come from the calibration the recording used,
 // CLIP/recorded/calibration.pbtxt; --without-leans leaves them out, --lean sets the height of
-// the pieces and the radius around a square's centre they count from (for tuning);
+// the short pieces (pawns to rooks) and the tall ones (kings, queens) and the radius around a
+// square's centre they count from (for tuning);
 // --hidden-seconds sets how long a held piece must go unseen to be a hidden_piece (for
 // tuning, on logs saved with `record_eval --holdings`).
 #include <cstdio>
@@ -43,7 +44,7 @@ using namespace bugcam;
 [[noreturn]] void usage(const std::string& what) {
   std::cerr << "tracker_replay: " << what
             << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] "
-               "[--without-leans] [--lean HEIGHT,RADIUS] [--square BOARD:SQUARE] "
+               "[--without-leans] [--lean SHORT,TALL,RADIUS] [--square BOARD:SQUARE] "
                "[--hidden-seconds S]\n";
   std::exit(2);
 }
@@ -85,7 +86,7 @@ void trace_holdings(std::ostream& out, const tracker::HoldingsObservation& seen,
 }
 
 Result replay(const fs::path& clip, const std::string& out_name, bool trace, bool holdings,
-              bool leans, double lean_height, double lean_radius,
+              bool leans, const pipeline::HidingSizes& sizes,
               const std::optional<WatchedSquare>& watched, std::optional<double> hidden_seconds) {
   const std::vector<pipeline::LoggedInput> inputs =
       pipeline::read_observation_log(clip / "observations.bin");
@@ -93,8 +94,7 @@ Result replay(const fs::path& clip, const std::string& out_name, bool trace, boo
   if (hidden_seconds) config.hidden_piece_seconds = *hidden_seconds;
   if (leans) {
     config.leans_over = pipeline::tracker_leans(
-        calibration::load_calibration((clip / "recorded" / "calibration.pbtxt").string()),
-        lean_height, lean_radius);
+        calibration::load_calibration((clip / "recorded" / "calibration.pbtxt").string()), sizes);
   }
   std::map<std::tuple<int, int, int>, std::optional<tracker::PieceTypeScores>> answers;
   for (const pipeline::LoggedInput& input : inputs) {
@@ -176,7 +176,7 @@ int main(int argc, char** argv) {
   bool trace = false;
   bool holdings = true;
   bool leans = true;
-  double lean_height = pipeline::kHidingHeight, lean_radius = pipeline::kHidingRadius;
+  pipeline::HidingSizes sizes;
   std::optional<WatchedSquare> watched;
   std::optional<double> hidden_seconds;
   for (int i = 1; i < argc; ++i) {
@@ -193,10 +193,12 @@ int main(int argc, char** argv) {
     } else if (arg == "--lean") {
       char rest = 0;
       if (i + 1 >= argc ||
-          std::sscanf(argv[++i], "%lf,%lf%c", &lean_height, &lean_radius, &rest) != 2 ||
-          lean_height <= 0 || lean_radius <= 0 || lean_radius >= 1.0) {
+          std::sscanf(argv[++i], "%lf,%lf,%lf%c", &sizes.short_height, &sizes.tall_height,
+                      &sizes.radius, &rest) != 3 ||
+          !(sizes.short_height > 0) || !(sizes.tall_height > 0) || !(sizes.radius > 0) ||
+          !(sizes.radius < 1.0)) {
         usage(
-            "--lean needs HEIGHT,RADIUS: a height above 0 and a radius between 0 and 1 "
+            "--lean needs SHORT,TALL,RADIUS: heights above 0 and a radius between 0 and 1 "
             "(from 1 on, a square's neighbours count as hidden with no lean)");
       }
     } else if (arg == "--hidden-seconds") {
@@ -223,8 +225,8 @@ int main(int argc, char** argv) {
   double press_error_max = 0.0;
   for (const fs::path& clip : clips) {
     try {
-      const Result r = replay(clip, out_name, trace, holdings, leans, lean_height, lean_radius,
-                              watched, hidden_seconds);
+      const Result r =
+          replay(clip, out_name, trace, holdings, leans, sizes, watched, hidden_seconds);
       const pipeline::Accuracy& a = r.accuracy;
       right += a.moves_right;
       compared += a.moves_compared;

@@ -105,17 +105,18 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
   return inputs;
 }
 
-// One height for all pieces: pawns and rooks stand near one square, knights and bishops near
-// one and a half, kings and queens near two; the middle of the square is where vision reads
-// it.
-std::array<std::array<std::uint64_t, 64>, 2> tracker_leans(
-    const calibration::Calibration& calibration, double height, double radius) {
-  std::array<std::array<std::uint64_t, 64>, 2> leans{};
+// Two heights: kings and queens stand far taller than the rest (1.5 to 1.8 squares against
+// 0.9 to 1.3); the middle of the square is where vision reads it.
+std::array<tracker::PieceLeans, 2> tracker_leans(const calibration::Calibration& calibration,
+                                                 const HidingSizes& sizes) {
+  std::array<tracker::PieceLeans, 2> leans{};
   const std::vector<vision::Viewpoint> views = vision::estimate_viewpoints(calibration);
   for (std::size_t i = 0; i < views.size() && i < calibration.boards.size(); ++i) {
     const std::string& name = calibration.boards[i].name;
     if (name != "A" && name != "B") continue;
-    leans[name == "A" ? 0 : 1] = vision::leaned_over(views[i], height, radius);
+    tracker::PieceLeans& board = leans[name == "A" ? 0 : 1];
+    board.short_pieces = vision::leaned_over(views[i], sizes.short_height, sizes.radius);
+    board.tall_pieces = vision::leaned_over(views[i], sizes.tall_height, sizes.radius);
   }
   return leans;
 }

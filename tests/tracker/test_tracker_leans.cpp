@@ -17,9 +17,13 @@ using bugcam::tracker::testing::squares_untouched;
 
 // A camera beyond rank 8, tilted enough that every piece hides the square in front of it
 // (one rank lower).
-std::array<std::uint64_t, 64> camera_beyond_rank_8() {
-  std::array<std::uint64_t, 64> over{};
-  for (int s = 8; s < 64; ++s) over[static_cast<std::size_t>(s)] = std::uint64_t{1} << (s - 8);
+// Every piece, short or tall, hides the square one rank lower.
+bugcam::tracker::PieceLeans camera_beyond_rank_8() {
+  bugcam::tracker::PieceLeans over{};
+  for (int s = 8; s < 64; ++s) {
+    over.short_pieces[static_cast<std::size_t>(s)] = std::uint64_t{1} << (s - 8);
+  }
+  over.tall_pieces = over.short_pieces;
   return over;
 }
 
@@ -96,7 +100,7 @@ TEST(TrackerLeans, DropsAreNotPutOnTheSquareTheirPieceHides) {
     const Outcome with = run_tracker(games[g], drops.options, told);
     const Outcome without = run_tracker(games[g], drops.options);
     // Told after it was made (a new calibration), the tracker records the same.
-    std::array<std::array<std::uint64_t, 64>, 2> leans{};
+    std::array<bugcam::tracker::PieceLeans, 2> leans{};
     leans[0] = camera_beyond_rank_8();
     const Outcome told_later = run_tracker(games[g], drops.options, {}, leans);
     EXPECT_EQ(drops_on_their_square(told_later, drops.drop_plies),

@@ -380,8 +380,10 @@ TEST(TrackerTypes, APawnDropLaterShowsThatAPawnWasMovedNotDropped) {
       ShadowedSquare{moved.board, moved.move.from(), moved.before.side_to_move(), found->move_ply});
   TrackerConfig config;
   auto& leans = config.leans_over[static_cast<std::size_t>(moved.board)];
-  leans[moved.move.to()] = std::uint64_t{1} << moved.move.from();
-  leans[found->neighbour] = std::uint64_t{1} << moved.move.from();
+  for (auto* hides : {&leans.short_pieces, &leans.tall_pieces}) {
+    (*hides)[moved.move.to()] = std::uint64_t{1} << moved.move.from();
+    (*hides)[found->neighbour] = std::uint64_t{1} << moved.move.from();
+  }
   // The same simulation run ahead gives the moves' times.
   const Simulation ahead = simulate(game, options, [](const SimulatedInput&) {});
   config.piece_types = read_types_right(ahead.truth, replay, options.fps);

@@ -51,10 +51,10 @@ struct Outcome {
 // `leans_later`: given to the tracker after it is made (Tracker::set_leans), if any.
 // `edit`: changes what vision reports before the tracker sees it (a misread the simulation
 // does not make).
-inline Outcome run_tracker(
-    const rules::BpgnGame& game, const SimulationOptions& options, TrackerConfig config = {},
-    std::optional<std::array<std::array<std::uint64_t, 64>, 2>> leans_later = std::nullopt,
-    const std::function<void(std::vector<SimulatedInput>&)>& edit = {}) {
+inline Outcome run_tracker(const rules::BpgnGame& game, const SimulationOptions& options,
+                           TrackerConfig config = {},
+                           std::optional<std::array<PieceLeans, 2>> leans_later = std::nullopt,
+                           const std::function<void(std::vector<SimulatedInput>&)>& edit = {}) {
   Outcome out;
   Tracker* tracker_ptr = nullptr;
   std::optional<Tracker> tracker;

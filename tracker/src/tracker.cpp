@@ -182,25 +182,44 @@ std::array<SquareState, 64> square_states(const Position& p) {
   return states;
 }
 
-// Which squares the pieces on a board hide from a tilted camera, both ways.
+// Which squares the pieces on a board hide from a tilted camera, both ways, for short pieces
+// and tall ones (index kShortLean, kTallLean).
+constexpr std::size_t kShortLean = 0;
+constexpr std::size_t kTallLean = 1;
 struct Leans {
-  std::array<std::uint64_t, 64> hides{};        // per square, the squares its piece hides
-  std::array<std::uint64_t, 64> hidden_from{};  // per square, the squares whose piece hides it
+  // per class and square, the squares its piece hides
+  std::array<std::array<std::uint64_t, 64>, 2> hides{};
+  // per class and square, the squares whose piece hides it
+  std::array<std::array<std::uint64_t, 64>, 2> hidden_from{};
 };
 // nullopt when no piece hides any square (a camera straight overhead, or no viewpoint).
-std::optional<Leans> make_leans(const std::array<std::uint64_t, 64>& hides) {
+std::optional<Leans> make_leans(const PieceLeans& hides) {
   Leans leans;
   bool any = false;
-  for (int from = 0; from < 64; ++from) {
-    leans.hides[from] = hides[from];
-    for (std::uint64_t over = hides[from]; over != 0; over &= over - 1) {
-      leans.hidden_from[static_cast<std::size_t>(std::countr_zero(over))] |= std::uint64_t{1}
-                                                                             << from;
-      any = true;
+  for (std::size_t c : {kShortLean, kTallLean}) {
+    const auto& from_class = c == kShortLean ? hides.short_pieces : hides.tall_pieces;
+    for (int from = 0; from < 64; ++from) {
+      leans.hides[c][from] = from_class[from];
+      for (std::uint64_t over = from_class[from]; over != 0; over &= over - 1) {
+        leans.hidden_from[c][static_cast<std::size_t>(std::countr_zero(over))] |= std::uint64_t{1}
+                                                                                  << from;
+        any = true;
+      }
     }
   }
   if (!any) return std::nullopt;
   return leans;
+}
+
+// The squares of each colour on a board, and those of its tall pieces (which lean further).
+struct Squares {
+  std::uint64_t white = 0, black = 0, tall = 0;
+};
+std::uint64_t tall_pieces(const Position& p) {
+  return p.pieces(PieceType::kKing) | p.pieces(PieceType::kQueen);
+}
+Squares squares_of(const Position& p) {
+  return {p.pieces(Color::kWhite), p.pieces(Color::kBlack), tall_pieces(p)};
 }
 
 // The evidence of one press on its board.
@@ -248,62 +267,69 @@ constexpr double kLeanedOverNewReading = -2.5;
 
 // A square's fit to its readings with the board holding (white, black): its own content, or
 // the colour of a piece that hides it (at kLeanedOverReading, or kLeanedOverNewReading).
-double square_fit(const PressEvidence& e, std::uint64_t white, std::uint64_t black, int s) {
+// The pieces of a colour (`pieces`) that hide square `s`, short or tall.
+std::uint64_t hiders_of(const Leans& leans, std::uint64_t pieces, std::uint64_t tall, int s) {
+  const auto sq = static_cast<std::size_t>(s);
+  return (leans.hidden_from[kShortLean][sq] & pieces & ~tall) |
+         (leans.hidden_from[kTallLean][sq] & pieces & tall);
+}
+
+double square_fit(const PressEvidence& e, const Squares& on, int s) {
   const auto& l = e.l[s];
-  const SquareState own = state_of(white, black, s);
+  const SquareState own = state_of(on.white, on.black, s);
   double fit = l[static_cast<int>(own)];
   // Only an empty square shows what leans over it: a piece's own base fills its square's
   // middle, where vision reads it.
   if (e.leans == nullptr || own != SquareState::kEmpty) return fit;
-  const std::uint64_t hiders = e.leans->hidden_from[static_cast<std::size_t>(s)];
   const bool new_reading = (e.changed >> s) & 1;
   const auto fit_as = [&](SquareState colour, std::uint64_t pieces, std::uint64_t at_start) {
-    if (!(hiders & pieces)) return;
-    const bool hider_came = (hiders & pieces & ~at_start) != 0;
+    const std::uint64_t hiders = hiders_of(*e.leans, pieces, on.tall, s);
+    if (hiders == 0) return;
+    const bool hider_came = (hiders & ~at_start) != 0;
     const double cost = new_reading && !hider_came ? kLeanedOverNewReading : kLeanedOverReading;
     fit = std::max(fit, l[static_cast<int>(colour)] + cost);
   };
-  fit_as(SquareState::kWhite, white, e.start_white);
-  fit_as(SquareState::kBlack, black, e.start_black);
+  fit_as(SquareState::kWhite, on.white, e.start_white);
+  fit_as(SquareState::kBlack, on.black, e.start_black);
   return fit;
 }
 
 // Whether a piece of the colour `read` hides square `s` with the board holding (white, black).
-bool hidden_as(const PressEvidence& e, std::uint64_t white, std::uint64_t black, int s, int read) {
+bool hidden_as(const PressEvidence& e, const Squares& on, int s, int read) {
   if (e.leans == nullptr) return false;
-  const std::uint64_t hiders = e.leans->hidden_from[static_cast<std::size_t>(s)];
-  if (read == static_cast<int>(SquareState::kWhite)) return (hiders & white) != 0;
-  if (read == static_cast<int>(SquareState::kBlack)) return (hiders & black) != 0;
+  if (read == static_cast<int>(SquareState::kWhite))
+    return hiders_of(*e.leans, on.white, on.tall, s) != 0;
+  if (read == static_cast<int>(SquareState::kBlack))
+    return hiders_of(*e.leans, on.black, on.tall, s) != 0;
   return false;
 }
 
 // How well the board fits the readings that changed: each reading counts once, at the
 // first press after it changed (see press_evidence).
 double board_score(const Position& p, const PressEvidence& e) {
-  const std::uint64_t white = p.pieces(Color::kWhite);
-  const std::uint64_t black = p.pieces(Color::kBlack);
+  const Squares on = squares_of(p);
   double score = 0.0;
-  for (int s = 0; s < 64; ++s) score += square_fit(e, white, black, s);
+  for (int s = 0; s < 64; ++s) score += square_fit(e, on, s);
   return score;
 }
 
 // The change in fit when the board goes from (w0, b0) to (w1, b1): on the squares whose
 // content changes, and on those a piece that came or went hides.
-double change_delta(std::uint64_t w0, std::uint64_t b0, std::uint64_t w1, std::uint64_t b1,
-                    const PressEvidence& e) {
-  const std::uint64_t content_changed = (w0 ^ w1) | (b0 ^ b1);
-  // And the squares that the pieces which came or went hide.
+double change_delta(const Squares& before, const Squares& after, const PressEvidence& e) {
+  const std::uint64_t content_changed = (before.white ^ after.white) | (before.black ^ after.black);
+  // And the squares that the pieces which came or went hide (a promotion makes a piece tall).
   std::uint64_t refit = content_changed;
   if (e.leans != nullptr) {
-    for (std::uint64_t q = content_changed; q != 0; q &= q - 1) {
-      refit |= e.leans->hides[static_cast<std::size_t>(std::countr_zero(q))];
+    for (std::uint64_t q = content_changed | (before.tall ^ after.tall); q != 0; q &= q - 1) {
+      const auto sq = static_cast<std::size_t>(std::countr_zero(q));
+      refit |= e.leans->hides[kShortLean][sq] | e.leans->hides[kTallLean][sq];
     }
   }
   double delta = 0.0;
   for (std::uint64_t todo = refit; todo != 0; todo &= todo - 1) {
     const int s = std::countr_zero(todo);
     const std::uint64_t bit = std::uint64_t{1} << s;
-    delta += square_fit(e, w1, b1, s) - square_fit(e, w0, b0, s);
+    delta += square_fit(e, after, s) - square_fit(e, before, s);
     if (!(content_changed & bit)) continue;
     if (e.changed & bit) continue;
     if (!(e.touched & bit)) {
@@ -314,15 +340,15 @@ double change_delta(std::uint64_t w0, std::uint64_t b0, std::uint64_t w1, std::u
     // counted part already did, but never worse than a square vision cannot tell, and never
     // free (a change unseen is no evidence for it: moves that explain nothing would come
     // cheap, and with them unpressed sequences on footage whose readings are poor).
-    const int now = static_cast<int>(state_of(w1, b1, s));
-    const int was = static_cast<int>(state_of(w0, b0, s));
+    const int now = static_cast<int>(state_of(after.white, after.black, s));
+    const int was = static_cast<int>(state_of(before.white, before.black, s));
     // Unless a piece now hides the square and it reads as that piece, which (read as neither
     // state) nothing else explains, or (read as before) hid it before too: then its reading
     // says nothing of what stands there (a king castled away from under the bishop beside).
     const auto& whole = e.whole[s];
     const int read = static_cast<int>(std::max_element(whole.begin(), whole.end()) - whole.begin());
     if (now == static_cast<int>(SquareState::kEmpty) && read != now &&
-        hidden_as(e, w1, b1, s, read) && (read != was || hidden_as(e, w0, b0, s, read))) {
+        hidden_as(e, after, s, read) && (read != was || hidden_as(e, before, s, read))) {
       delta += kLeanedOverReading;
       continue;
     }
@@ -334,25 +360,22 @@ double change_delta(std::uint64_t w0, std::uint64_t b0, std::uint64_t w1, std::u
 }
 
 double position_delta(const Position& before, const Position& after, const PressEvidence& e) {
-  return change_delta(before.pieces(Color::kWhite), before.pieces(Color::kBlack),
-                      after.pieces(Color::kWhite), after.pieces(Color::kBlack), e);
+  return change_delta(squares_of(before), squares_of(after), e);
 }
 
 // The squares of each colour before and after the move `m` on `p` (left as it was).
 struct Occupancy {
-  std::uint64_t white_before, black_before, white_after, black_after;
+  Squares before, after;
   std::uint64_t changed() const {
-    return (white_before ^ white_after) | (black_before ^ black_after);
+    return (before.white ^ after.white) | (before.black ^ after.black);
   }
 };
 
 Occupancy occupancy_of(Position& p, Move m, const rules::RuleSet& rules) {
   Occupancy o{};
-  o.white_before = p.pieces(Color::kWhite);
-  o.black_before = p.pieces(Color::kBlack);
+  o.before = squares_of(p);
   const Position::Undo undo = p.make(m, rules);
-  o.white_after = p.pieces(Color::kWhite);
-  o.black_after = p.pieces(Color::kBlack);
+  o.after = squares_of(p);
   p.unmake(m, undo);
   return o;
 }
@@ -360,7 +383,7 @@ Occupancy occupancy_of(Position& p, Move m, const rules::RuleSet& rules) {
 // The change in board_score that a move makes, from the squares it changes.
 double move_delta(Position& p, Move m, const PressEvidence& e, const rules::RuleSet& rules) {
   const Occupancy o = occupancy_of(p, m, rules);
-  return change_delta(o.white_before, o.black_before, o.white_after, o.black_after, e);
+  return change_delta(o.before, o.after, e);
 }
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
@@ -551,7 +574,7 @@ struct Tracker::Impl {
     set_leans(config.leans_over);
   }
 
-  void set_leans(const std::array<std::array<std::uint64_t, 64>, 2>& leans_over) {
+  void set_leans(const std::array<PieceLeans, 2>& leans_over) {
     config.leans_over = leans_over;
     for (int b = 0; b < 2; ++b) leans[b] = make_leans(leans_over[b]);
   }
@@ -1432,7 +1455,7 @@ struct Tracker::Impl {
     std::optional<double> earliest;
     for (std::uint64_t changed = o.changed(); changed != 0; changed &= changed - 1) {
       const int s = std::countr_zero(changed);
-      const SquareState after = state_of(o.white_after, o.black_after, s);
+      const SquareState after = state_of(o.after.white, o.after.black, s);
       const std::optional<double> began = evidence[index(board)].change_began(s, after, t, before);
       if (!began) continue;  // never read otherwise: says nothing
       // An arm reaching for the clock past a square the move emptied may keep it read as
@@ -2366,7 +2389,7 @@ void Tracker::replay_committed(BoardId board, rules::Move move, double t,
   for (int s = 0; s < 4; ++s) impl.record_holdings(s, t);
 }
 
-void Tracker::set_leans(const std::array<std::array<std::uint64_t, 64>, 2>& leans_over) {
+void Tracker::set_leans(const std::array<PieceLeans, 2>& leans_over) {
   impl_->set_leans(leans_over);
 }
 

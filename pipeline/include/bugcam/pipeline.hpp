@@ -135,10 +135,12 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
 // Which squares the pieces of each board (A, B) hide from this calibration's camera, as
 // tracker::TrackerConfig::leans_over takes them: a piece `height` squares tall hides the
 // squares whose centre its body passes within `radius` squares of (vision::leaned_over).
-inline constexpr double kHidingHeight = 1.4;
-inline constexpr double kHidingRadius = 0.4;
-std::array<std::array<std::uint64_t, 64>, 2> tracker_leans(
-    const calibration::Calibration& calibration, double height = kHidingHeight,
-    double radius = kHidingRadius);
+struct HidingSizes {
+  double short_height = 1.4;  // pawns, knights, bishops, rooks
+  double tall_height = 1.4;   // kings and queens
+  double radius = 0.4;
+};
+std::array<tracker::PieceLeans, 2> tracker_leans(const calibration::Calibration& calibration,
+                                                 const HidingSizes& sizes = {});
 
 }  // namespace bugcam::pipeline

@@ -164,6 +164,15 @@ using TrackerEvent = std::variant<TrackedMove, Correction, Incident>;
 
 // ---------------------------------------------------------------------------
 
+// Per square, the other squares (bit per square) a standing piece there hides from the
+// camera (vision::leaned_over): a tilted camera sees a piece's body over the square behind
+// it, which vision may then read as that piece. Kings and queens stand far taller than the
+// rest, so their bodies reach further.
+struct PieceLeans {
+  std::array<std::uint64_t, 64> short_pieces{};  // pawns, knights, bishops, rooks
+  std::array<std::uint64_t, 64> tall_pieces{};   // kings, queens
+};
+
 struct TrackerConfig {
   const rules::RuleSet* rules = &rules::otb_rules();
   rules::Position start_a = rules::Position::start();
@@ -200,10 +209,8 @@ struct TrackerConfig {
   // An arm over the partner's board counts when it stays this long.
   double partner_touch_seconds = 0.3;
   PieceTypeOracle piece_types;
-  // Per board (A, B) and square, the other squares (bit per square) a standing piece there
-  // hides from the camera (vision::leaned_over): a tilted camera sees a piece's body over
-  // the square behind it, which vision may then read as that piece. All 0: no lean.
-  std::array<std::array<std::uint64_t, 64>, 2> leans_over{};
+  // Per board (A, B): which squares the pieces hide from the camera. All 0: no lean.
+  std::array<PieceLeans, 2> leans_over{};
   // Where to write the scoring of every press, for tuning; nullptr for none.
   std::ostream* debug = nullptr;
 };
@@ -226,7 +233,7 @@ class Tracker {
 
   // A new calibration (the camera or a board moved): the squares pieces hide from now on,
   // as TrackerConfig::leans_over.
-  void set_leans(const std::array<std::array<std::uint64_t, 64>, 2>& leans_over);
+  void set_leans(const std::array<PieceLeans, 2>& leans_over);
 
   // End of input: decides and commits everything still pending.
   void finish();
