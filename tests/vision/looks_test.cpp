@@ -74,6 +74,25 @@ calibration::Calibration learnt_calibration(std::uint64_t seed) {
   return calibration;
 }
 
+// Black pieces and empty squares read right in random positions 1 to 4 of a scene, with the
+// looks learnt from its start.
+struct BlackAndEmpty {
+  int black_right = 0, black_total = 0, empty_right = 0, empty_total = 0;
+};
+BlackAndEmpty read_variants(std::uint64_t seed) {
+  const calibration::Calibration calibration = learnt_calibration(seed);
+  BlackAndEmpty sum;
+  for (std::uint64_t variant = 1; variant <= 4; ++variant) {
+    const Tally game =
+        read_still(samples::render_training_still(seed, variant, 1280, 720), calibration);
+    sum.black_right += game.black_right;
+    sum.black_total += game.black_total;
+    sum.empty_right += game.empty_right;
+    sum.empty_total += game.empty_total;
+  }
+  return sum;
+}
+
 // Light wooden "white" pieces and dark wooden black ones on a cream and green board (the look
 // of dev clip 1005): the fixed white/black split read every piece black there.
 TEST(LearntLooks, LightWoodenPiecesReadWhite) {
@@ -143,21 +162,11 @@ TEST(LearntLooks, ShadedCornersOfAnEmptySquareAreNotAWhitePiece) {
 // pixels told a piece there, and on board B most of them read empty. Their hue is what
 // differs. Random positions of that scene, read with the looks learnt from its start.
 TEST(LearntLooks, BrownPiecesOnGreySquaresAreSeenByTheirHue) {
-  constexpr std::uint64_t kSeed = 1000;
-  const calibration::Calibration calibration = learnt_calibration(kSeed);
-  int black_right = 0, black_total = 0, empty_right = 0, empty_total = 0;
-  for (std::uint64_t variant = 1; variant <= 4; ++variant) {
-    const Tally game =
-        read_still(samples::render_training_still(kSeed, variant, 1280, 720), calibration);
-    black_right += game.black_right;
-    black_total += game.black_total;
-    empty_right += game.empty_right;
-    empty_total += game.empty_total;
-  }
+  const BlackAndEmpty read = read_variants(1000);
   // Before: 59 of 76 black pieces and 352 of 369 empty squares; now 67 and 359 (the rest
   // unsure behind crowded pieces).
-  EXPECT_GE(black_right, 0.85 * black_total) << "of " << black_total;
-  EXPECT_GE(empty_right, 0.96 * empty_total) << "of " << empty_total;
+  EXPECT_GE(read.black_right, 0.85 * read.black_total) << "of " << read.black_total;
+  EXPECT_GE(read.empty_right, 0.96 * read.empty_total) << "of " << read.empty_total;
 }
 
 // Dark red pieces on the brown squares of a wooden board (the look of clip 9002): such a
@@ -165,21 +174,11 @@ TEST(LearntLooks, BrownPiecesOnGreySquaresAreSeenByTheirHue) {
 // It is what the black pieces of the start position looked like on such squares, and far
 // from any shadow's hue.
 TEST(LearntLooks, DarkRedPiecesOnBrownSquaresAreNotShadows) {
-  constexpr std::uint64_t kSeed = 9002;
-  const calibration::Calibration calibration = learnt_calibration(kSeed);
-  int black_right = 0, black_total = 0, empty_right = 0, empty_total = 0;
-  for (std::uint64_t variant = 1; variant <= 4; ++variant) {
-    const Tally game =
-        read_still(samples::render_training_still(kSeed, variant, 1280, 720), calibration);
-    black_right += game.black_right;
-    black_total += game.black_total;
-    empty_right += game.empty_right;
-    empty_total += game.empty_total;
-  }
+  const BlackAndEmpty read = read_variants(9002);
   // Before: 37 of 75 black pieces and 282 of 351 empty squares; now 58 and 287 (under this
   // 38 degree tilt, the rest mostly unsure behind the pieces in front).
-  EXPECT_GE(black_right, 0.7 * black_total) << "of " << black_total;
-  EXPECT_GE(empty_right, 0.8 * empty_total) << "of " << empty_total;
+  EXPECT_GE(read.black_right, 0.7 * read.black_total) << "of " << read.black_total;
+  EXPECT_GE(read.empty_right, 0.8 * read.empty_total) << "of " << read.empty_total;
 }
 
 // A position that is not the start position teaches nothing: the calibration is left as it
