@@ -221,6 +221,10 @@ std::uint64_t tall_pieces(const Position& p) {
 Squares squares_of(const Position& p) {
   return {p.pieces(Color::kWhite), p.pieces(Color::kBlack), tall_pieces(p)};
 }
+// The squares whose content (empty, white, black) differs between two boards.
+std::uint64_t changed_squares(const Squares& before, const Squares& after) {
+  return (before.white ^ after.white) | (before.black ^ after.black);
+}
 
 // The evidence of one press on its board.
 struct PressEvidence {
@@ -265,8 +269,6 @@ constexpr double kLeanedOverReading = -0.7;
 // piece that stood further on).
 constexpr double kLeanedOverNewReading = -2.5;
 
-// A square's fit to its readings with the board holding (white, black): its own content, or
-// the colour of a piece that hides it (at kLeanedOverReading, or kLeanedOverNewReading).
 // The pieces of a colour (`pieces`) that hide square `s`, short or tall.
 std::uint64_t hiders_of(const Leans& leans, std::uint64_t pieces, std::uint64_t tall, int s) {
   const auto sq = static_cast<std::size_t>(s);
@@ -274,6 +276,8 @@ std::uint64_t hiders_of(const Leans& leans, std::uint64_t pieces, std::uint64_t 
          (leans.hidden_from[kTallLean][sq] & pieces & tall);
 }
 
+// A square's fit to its readings with the board holding `on`: its own content, or the colour
+// of a piece that hides it (at kLeanedOverReading, or kLeanedOverNewReading).
 double square_fit(const PressEvidence& e, const Squares& on, int s) {
   const auto& l = e.l[s];
   const SquareState own = state_of(on.white, on.black, s);
@@ -294,7 +298,7 @@ double square_fit(const PressEvidence& e, const Squares& on, int s) {
   return fit;
 }
 
-// Whether a piece of the colour `read` hides square `s` with the board holding (white, black).
+// Whether a piece of the colour `read` hides square `s` with the board holding `on`.
 bool hidden_as(const PressEvidence& e, const Squares& on, int s, int read) {
   if (e.leans == nullptr) return false;
   if (read == static_cast<int>(SquareState::kWhite))
@@ -313,10 +317,10 @@ double board_score(const Position& p, const PressEvidence& e) {
   return score;
 }
 
-// The change in fit when the board goes from (w0, b0) to (w1, b1): on the squares whose
+// The change in fit when the board goes from `before` to `after`: on the squares whose
 // content changes, and on those a piece that came or went hides.
 double change_delta(const Squares& before, const Squares& after, const PressEvidence& e) {
-  const std::uint64_t content_changed = (before.white ^ after.white) | (before.black ^ after.black);
+  const std::uint64_t content_changed = changed_squares(before, after);
   // And the squares that the pieces which came or went hide (a promotion makes a piece tall).
   std::uint64_t refit = content_changed;
   if (e.leans != nullptr) {
@@ -366,9 +370,7 @@ double position_delta(const Position& before, const Position& after, const Press
 // The squares of each colour before and after the move `m` on `p` (left as it was).
 struct Occupancy {
   Squares before, after;
-  std::uint64_t changed() const {
-    return (before.white ^ after.white) | (before.black ^ after.black);
-  }
+  std::uint64_t changed() const { return changed_squares(before, after); }
 };
 
 Occupancy occupancy_of(Position& p, Move m, const rules::RuleSet& rules) {

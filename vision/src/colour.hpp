@@ -25,12 +25,17 @@ inline bool is_shadow(const cv::Vec3f& now, const cv::Vec3f& reference, float ma
          kShadowHueFloor + kShadowHueTolerance * std::sqrt(reference_norm2) * scale;
 }
 
+// What the umbra of a learnt shadow takes from the lit colour `lit` (BoardLooks::shadow_ratio).
+inline cv::Vec3f shadow_depth(const cv::Vec3f& lit, const cv::Vec3f& ratio) {
+  return {lit[0] * (1 - ratio[0]), lit[1] * (1 - ratio[1]), lit[2] * (1 - ratio[2])};
+}
+
 // A colour under a shadow as learnt from the start position (BoardLooks::shadow_ratio): the lit
 // colour `lit` scaled per channel toward lit * ratio (the umbra), anywhere from the penumbra's
 // faint edge to `max_depth` times as deep as the umbra seen, with the hue that light gives.
 inline bool is_learned_shadow(const cv::Vec3f& now, const cv::Vec3f& lit, const cv::Vec3f& ratio,
                               float max_depth) {
-  const cv::Vec3f depth(lit[0] * (1 - ratio[0]), lit[1] * (1 - ratio[1]), lit[2] * (1 - ratio[2]));
+  const cv::Vec3f depth = shadow_depth(lit, ratio);
   const float depth2 = depth.dot(depth);
   if (depth2 < 1.0f) return false;
   const cv::Vec3f lost = lit - now;

@@ -88,8 +88,7 @@ float shadow_residual(const cv::Vec3f& p, const cv::Vec3f& square, const cv::Vec
     best = std::min(best, colour_distance(p, square * scale));
   }
   if (ratio != nullptr) {
-    const cv::Vec3f depth(square[0] * (1 - (*ratio)[0]), square[1] * (1 - (*ratio)[1]),
-                          square[2] * (1 - (*ratio)[2]));
+    const cv::Vec3f depth = detail::shadow_depth(square, *ratio);
     const float depth2 = depth.dot(depth);
     if (depth2 >= 1.0f) {
       const float t = std::clamp((square - p).dot(depth) / depth2, 0.0f, kLearnedShadowDepth);
@@ -320,7 +319,8 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
     for (size_t i = 0; i < region.size(); ++i) {
       const size_t on = on_square(region[i]);
       const cv::Vec3f& p = pixels[region[i]];
-      const cv::Vec3f& b = on == sq ? background[sq] : (on / 8 + on % 8) % 2 == 0 ? even : odd;
+      const bool on_even = (on / 8 + on % 8) % 2 == 0;
+      const cv::Vec3f& b = on == sq ? background[sq] : on_even ? even : odd;
       const float lit_luma = on == sq ? lit[sq] : luma(b);
       if (looks.bright_margin > 0 && luma(p) > lit_luma + looks.bright_margin) {
         // A shadow only darkens: a pixel brighter than its square is a piece's lit side.
@@ -337,7 +337,7 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       if (differs[sq][i] == 2 && looks.learned) {
         // A dark piece of a hue like its square's (dark red on brown) passes for a shadow;
         // a pixel much nearer the look black pieces showed on such squares is one.
-        const bool on_dark = ((on / 8 + on % 8) % 2 == 0) == result.a1_is_dark;
+        const bool on_dark = on_even == result.a1_is_dark;
         const cv::Vec3f& piece_look = on_dark ? looks.black_on_dark : looks.black_on_light;
         if (colour_distance(p, piece_look) <
             kPieceLookNearer *
