@@ -50,7 +50,7 @@ constexpr float kCommonColourNear = 0.5f;
 // A learnt shadow may be this much deeper than the umbra seen in the start position.
 constexpr float kLearnedShadowDepth = 1.4f;
 // A shadow-like pixel this much nearer (share of its distance from any shadow) to the look
-// black pieces showed is a black piece's.
+// black or white pieces showed is a piece's.
 constexpr float kPieceLookNearer = 0.5f;
 
 // Chroma: red less green and green less blue, over the brightness plus this much (so that
@@ -335,11 +335,14 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
           is_shadow(p, b) || (learned_shadow && is_learned_shadow(p, b, looks.shadow_ratio));
       differs[sq][i] = colour_distance(p, b) <= threshold ? 0 : shadow ? 2 : 1;
       if (differs[sq][i] == 2 && looks.learned) {
-        // A dark piece of a hue like its square's (dark red on brown) passes for a shadow;
-        // a pixel much nearer the look black pieces showed on such squares is one.
+        // A dark piece of a hue like its square's (dark red on brown) passes for a shadow, and
+        // so does the shaded side of a pale one on a pale square (cream on light wood); a
+        // pixel much nearer the look such pieces showed on such squares is one.
         const bool on_dark = on_even == result.a1_is_dark;
-        const cv::Vec3f& piece_look = on_dark ? looks.black_on_dark : looks.black_on_light;
-        if (colour_distance(p, piece_look) <
+        const float nearest_look =
+            std::min(colour_distance(p, on_dark ? looks.black_on_dark : looks.black_on_light),
+                     colour_distance(p, on_dark ? looks.white_on_dark : looks.white_on_light));
+        if (nearest_look <
             kPieceLookNearer *
                 shadow_residual(p, b, learned_shadow ? &looks.shadow_ratio : nullptr)) {
           differs[sq][i] = 1;
