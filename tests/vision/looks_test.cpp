@@ -35,6 +35,22 @@ struct Tally {
   // Read right by their probabilities alone, whatever the "something covers it" flag says.
   int white_right_unflagged = 0;
   int empty_right_unflagged = 0;
+
+  Tally& operator+=(const Tally& o) {
+    right += o.right;
+    total += o.total;
+    white_right += o.white_right;
+    white_total += o.white_total;
+    colour_wrong += o.colour_wrong;
+    empty_right += o.empty_right;
+    empty_total += o.empty_total;
+    empty_white += o.empty_white;
+    black_right += o.black_right;
+    black_total += o.black_total;
+    white_right_unflagged += o.white_right_unflagged;
+    empty_right_unflagged += o.empty_right_unflagged;
+    return *this;
+  }
 };
 
 Tally read_still(const samples::TrainingStill& still, const calibration::Calibration& calibration) {
@@ -82,21 +98,13 @@ calibration::Calibration learnt_calibration(std::uint64_t seed) {
   return calibration;
 }
 
-// Black pieces and empty squares read right in random positions 1 to 4 of a scene, with the
-// looks learnt from its start.
-struct BlackAndEmpty {
-  int black_right = 0, black_total = 0, empty_right = 0, empty_total = 0;
-};
-BlackAndEmpty read_variants(std::uint64_t seed) {
+// The tallies of random positions 1 to 4 of a scene summed, read with the looks learnt from
+// its start.
+Tally read_variants(std::uint64_t seed) {
   const calibration::Calibration calibration = learnt_calibration(seed);
-  BlackAndEmpty sum;
+  Tally sum;
   for (std::uint64_t variant = 1; variant <= 4; ++variant) {
-    const Tally game =
-        read_still(samples::render_training_still(seed, variant, 1280, 720), calibration);
-    sum.black_right += game.black_right;
-    sum.black_total += game.black_total;
-    sum.empty_right += game.empty_right;
-    sum.empty_total += game.empty_total;
+    sum += read_still(samples::render_training_still(seed, variant, 1280, 720), calibration);
   }
   return sum;
 }
@@ -152,16 +160,10 @@ TEST(LearntLooks, LongShadowsAreNotPieces) {
 // positions of that scene, read with the looks learnt from its start position.
 TEST(LearntLooks, ShadedCornersOfAnEmptySquareAreNotAWhitePiece) {
   for (const std::uint64_t seed : {4305}) {
-    const calibration::Calibration calibration = learnt_calibration(seed);
-    int empty_white = 0, empty_total = 0;
-    for (std::uint64_t variant = 1; variant <= 4; ++variant) {
-      const Tally game =
-          read_still(samples::render_training_still(seed, variant, 1280, 720), calibration);
-      empty_white += game.empty_white;
-      empty_total += game.empty_total;
-    }
+    const Tally read = read_variants(seed);
     // Before: 7 of 380.
-    EXPECT_LE(empty_white, 0.01 * empty_total) << "seed " << seed << ": of " << empty_total;
+    EXPECT_LE(read.empty_white, 0.01 * read.empty_total)
+        << "seed " << seed << ": of " << read.empty_total;
   }
 }
 
@@ -170,7 +172,7 @@ TEST(LearntLooks, ShadedCornersOfAnEmptySquareAreNotAWhitePiece) {
 // pixels told a piece there, and on board B most of them read empty. Their hue is what
 // differs. Random positions of that scene, read with the looks learnt from its start.
 TEST(LearntLooks, BrownPiecesOnGreySquaresAreSeenByTheirHue) {
-  const BlackAndEmpty read = read_variants(1000);
+  const Tally read = read_variants(1000);
   // Before: 59 of 76 black pieces and 352 of 369 empty squares; now 67 and 359 (the rest
   // unsure behind crowded pieces).
   EXPECT_GE(read.black_right, 0.85 * read.black_total) << "of " << read.black_total;
@@ -182,7 +184,7 @@ TEST(LearntLooks, BrownPiecesOnGreySquaresAreSeenByTheirHue) {
 // It is what the black pieces of the start position looked like on such squares, and far
 // from any shadow's hue.
 TEST(LearntLooks, DarkRedPiecesOnBrownSquaresAreNotShadows) {
-  const BlackAndEmpty read = read_variants(9002);
+  const Tally read = read_variants(9002);
   // Before: 37 of 75 black pieces and 282 of 351 empty squares; now 58 and 287 (under this
   // 38 degree tilt, the rest mostly unsure behind the pieces in front).
   EXPECT_GE(read.black_right, 0.7 * read.black_total) << "of " << read.black_total;
@@ -203,20 +205,13 @@ TEST(LearntLooks, ShadedSidesOfCreamPiecesAreNotShadows) {
   // Before: 66 of 88 white pieces (9104), 62 of 82 (9106); now 85 and 69. Empty squares
   // read right are unchanged: 335 of 335 and 307 of 333.
   for (const Scene scene : {Scene{9104, 0.93}, Scene{9106, 0.8}}) {
-    const calibration::Calibration calibration = learnt_calibration(scene.seed);
-    int white_right = 0, white_total = 0, empty_right = 0, empty_total = 0;
-    for (std::uint64_t variant = 1; variant <= 4; ++variant) {
-      const Tally game =
-          read_still(samples::render_training_still(scene.seed, variant, 1280, 720), calibration);
-      white_right += game.white_right_unflagged;
-      white_total += game.white_total;
-      empty_right += game.empty_right_unflagged;
-      empty_total += game.empty_total;
-    }
-    EXPECT_GE(white_right, scene.white_share * white_total)
-        << "seed " << scene.seed << ": " << white_right << " of " << white_total;
-    EXPECT_GE(empty_right, 0.9 * empty_total)
-        << "seed " << scene.seed << ": " << empty_right << " of " << empty_total;
+    const Tally read = read_variants(scene.seed);
+    EXPECT_GE(read.white_right_unflagged, scene.white_share * read.white_total)
+        << "seed " << scene.seed << ": " << read.white_right_unflagged << " of "
+        << read.white_total;
+    EXPECT_GE(read.empty_right_unflagged, 0.9 * read.empty_total)
+        << "seed " << scene.seed << ": " << read.empty_right_unflagged << " of "
+        << read.empty_total;
   }
 }
 
