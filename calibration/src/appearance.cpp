@@ -43,6 +43,23 @@ cv::Vec3f channel_median(std::vector<cv::Vec3f>& colours) {
   return result;
 }
 
+void agree_square_colours(BoardLooks& looks, const std::vector<const BoardLooks*>& seen) {
+  if (!looks.learned) return;
+  size_t learnt = 0;
+  for (const BoardLooks* other : seen) learnt += other->learned ? 1 : 0;
+  std::vector<cv::Vec3f> ratios;
+  for (size_t sq = 0; sq < 64; ++sq) {
+    ratios.clear();
+    for (const BoardLooks* other : seen) {
+      if (other->learned && other->empty_square_ratio[sq] != cv::Vec3f(0, 0, 0)) {
+        ratios.push_back(other->empty_square_ratio[sq]);
+      }
+    }
+    looks.empty_square_ratio[sq] =
+        2 * ratios.size() > learnt ? channel_median(ratios) : cv::Vec3f(0, 0, 0);
+  }
+}
+
 cv::Mat warp_board(const cv::Mat& frame_bgr, const cv::Matx33d& board_to_image, int square_px) {
   const double s = square_px;
   // Warp pixel centre (c + 0.5, r + 0.5) is board point ((c + 0.5) / s, 8 - (r + 0.5) / s).

@@ -81,6 +81,17 @@ BoardLooks read_looks(const proto::BoardLooks& in, const std::string& where) {
       read_colour(in.shadow_ratio(), where, "looks.shadow_ratio").value_or(cv::Vec3d(0, 0, 0)));
   looks.solid_share = static_cast<float>(in.solid_share());
   looks.bright_margin = static_cast<float>(in.bright_margin());
+  for (const proto::SquareColourRatio& colour : in.square_colours()) {
+    const std::string& name = colour.square();
+    if (name.size() != 2 || name[0] < 'a' || name[0] > 'h' || name[1] < '1' || name[1] > '8') {
+      throw CalibrationError(where + ": looks.square_colours has square \"" + name +
+                             "\", not a square from a1 to h8");
+    }
+    const size_t sq = static_cast<size_t>((name[1] - '1') * 8 + (name[0] - 'a'));
+    const auto ratio = read_colour(colour.bgr(), where, "looks.square_colours.bgr");
+    if (!ratio) throw CalibrationError(where + ": looks.square_colours " + name + " has no bgr");
+    looks.empty_square_ratio[sq] = static_cast<cv::Vec3f>(*ratio);
+  }
   return looks;
 }
 
@@ -117,6 +128,13 @@ std::string to_pbtxt(const Calibration& calibration) {
       looks->set_bright_margin(static_cast<double>(board.looks.bright_margin));
       if (board.looks.shadow_ratio != cv::Vec3f(0, 0, 0)) {
         write_colour(board.looks.shadow_ratio, looks->mutable_shadow_ratio());
+      }
+      for (size_t sq = 0; sq < 64; ++sq) {
+        if (board.looks.empty_square_ratio[sq] == cv::Vec3f(0, 0, 0)) continue;
+        proto::SquareColourRatio* colour = looks->add_square_colours();
+        colour->set_square(
+            std::string{static_cast<char>('a' + sq % 8), static_cast<char>('1' + sq / 8)});
+        write_colour(board.looks.empty_square_ratio[sq], colour->mutable_bgr());
       }
     }
   }

@@ -298,7 +298,17 @@ calibration::Calibration find_calibration(capture::FrameSource& source) {
       best_votes = votes;
     }
   }
-  return found[best];
+  // A square's own colour, learnt from one frame, may be a hand's: kept where most frames
+  // that placed the boards alike saw it.
+  calibration::Calibration chosen = found[best];
+  for (std::size_t b = 0; b < chosen.boards.size(); ++b) {
+    std::vector<const calibration::BoardLooks*> seen;
+    for (const calibration::Calibration& other : found) {
+      if (same_boards(chosen, other)) seen.push_back(&other.boards[b].looks);
+    }
+    calibration::agree_square_colours(chosen.boards[b].looks, seen);
+  }
+  return chosen;
 }
 
 std::string player_name(rules::BoardId board, rules::Color color) {

@@ -200,6 +200,8 @@ TEST(CalibrationFile, LearntLooksRoundTripAndOldFilesHaveNone) {
   looks.shadow_ratio = {0.7f, 0.68f, 0.66f};
   looks.solid_share = 0.04f;
   looks.bright_margin = 12.5f;
+  looks.empty_square_ratio[16] = {1.37f, 1.27f, 1.14f};  // a3
+  looks.empty_square_ratio[47] = {1.05f, 1.04f, 1.02f};  // h6
   const Calibration back = from_pbtxt(to_pbtxt(calibration), "looks.pbtxt");
   EXPECT_FALSE(back.boards[0].looks.learned);
   const BoardLooks& read = back.boards[1].looks;
@@ -211,6 +213,33 @@ TEST(CalibrationFile, LearntLooksRoundTripAndOldFilesHaveNone) {
   EXPECT_EQ(read.shadow_ratio, looks.shadow_ratio);
   EXPECT_FLOAT_EQ(read.solid_share, looks.solid_share);
   EXPECT_FLOAT_EQ(read.bright_margin, looks.bright_margin);
+  EXPECT_EQ(read.empty_square_ratio, looks.empty_square_ratio);
+  EXPECT_NE(to_pbtxt(calibration).find("square: \"a3\""), std::string::npos);
+}
+
+// A square's own colour learnt on one frame of the start may be a hand passing over it: kept
+// only where most frames that learnt looks saw one, as their median.
+TEST(LearntLooks, SquareColoursAreThoseMostFramesSaw) {
+  const auto frame = [](cv::Vec3f a3, cv::Vec3f d4) {
+    BoardLooks looks;
+    looks.learned = true;
+    looks.empty_square_ratio[16] = a3;
+    looks.empty_square_ratio[27] = d4;
+    return looks;
+  };
+  const cv::Vec3f none(0, 0, 0);
+  const std::vector<BoardLooks> frames = {frame({1.3f, 1.2f, 1.1f}, none),
+                                          frame({1.4f, 1.3f, 1.1f}, {1.5f, 1.2f, 1.0f}),
+                                          frame({1.2f, 1.25f, 1.2f}, none), BoardLooks{}};
+  std::vector<const BoardLooks*> seen;
+  for (const BoardLooks& looks : frames) seen.push_back(&looks);
+  BoardLooks chosen = frames[1];
+  agree_square_colours(chosen, seen);
+  EXPECT_EQ(chosen.empty_square_ratio[16], cv::Vec3f(1.3f, 1.25f, 1.1f));  // 3 of 3 learnt
+  EXPECT_EQ(chosen.empty_square_ratio[27], none);                          // 1 of 3: a hand
+  BoardLooks unlearnt;
+  agree_square_colours(unlearnt, seen);
+  EXPECT_EQ(unlearnt.empty_square_ratio[16], none);
 }
 
 // A damaged colour is an error that names the file, the board and the field, not a board
@@ -232,6 +261,16 @@ TEST(CalibrationFile, DamagedColoursAreErrorsNamingTheBoardAndField) {
   EXPECT_EQ(error_of("looks { white_on_light: [1, 2] white_on_dark: [1, 2, 3] "
                      "black_on_light: [1, 2, 3] black_on_dark: [1, 2, 3] }"),
             "damaged.pbtxt: board B: looks.white_on_light needs 3 numbers, has 2");
+  const std::string pieces =
+      "looks { white_on_light: [1, 2, 3] white_on_dark: [1, 2, 3] "
+      "black_on_light: [1, 2, 3] black_on_dark: [1, 2, 3] ";
+  EXPECT_EQ(error_of(pieces + "square_colours { square: \"i3\" bgr: [1, 1, 1] } }"),
+            "damaged.pbtxt: board B: looks.square_colours has square \"i3\", not a square from "
+            "a1 to h8");
+  EXPECT_EQ(error_of(pieces + "square_colours { square: \"a3\" bgr: [1, 1] } }"),
+            "damaged.pbtxt: board B: looks.square_colours.bgr needs 3 numbers, has 2");
+  EXPECT_EQ(error_of(pieces + "square_colours { square: \"a3\" } }"),
+            "damaged.pbtxt: board B: looks.square_colours a3 has no bgr");
   EXPECT_EQ(error_of("light_square_bgr: [1, 2, 3, 4] dark_square_bgr: [1, 2, 3]"),
             "damaged.pbtxt: board B: light_square_bgr needs 3 numbers, has 4");
   EXPECT_EQ(error_of("light_square_bgr: [1, 2, 3]"),
@@ -257,6 +296,7 @@ TEST(Drift, AMovedCameraIsNoticedAndTheCalibrationRenewed) {
   Calibration first = calibrate(before.image);
   first.boards[0].looks.learned = true;
   first.boards[0].looks.white_on_dark = {180, 190, 200};
+  first.boards[0].looks.empty_square_ratio[16] = {1.3f, 1.2f, 1.1f};
   DriftWatch watch(first, 1, 2);
   for (int i = 0; i < 3; ++i) watch.update(before.image);
   EXPECT_EQ(watch.renewals(), 0);
@@ -272,6 +312,8 @@ TEST(Drift, AMovedCameraIsNoticedAndTheCalibrationRenewed) {
   // The pieces did not change: what was learnt of their looks is kept.
   EXPECT_TRUE(watch.current().boards[0].looks.learned);
   EXPECT_EQ(watch.current().boards[0].looks.white_on_dark, cv::Vec3f(180, 190, 200));
+  // The board moved under the lamp: its squares' own colours are forgotten.
+  EXPECT_EQ(watch.current().boards[0].looks.empty_square_ratio[16], cv::Vec3f(0, 0, 0));
   EXPECT_FALSE(watch.current().boards[1].looks.learned);
 }
 

@@ -263,9 +263,15 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
   const float near_common = kCommonColourNear * threshold;
   const cv::Vec3f common_even = common_colour(corner_colour, 0, near_common);
   const cv::Vec3f common_odd = common_colour(corner_colour, 1, near_common);
-  const auto common_of = [&](size_t sq) -> const cv::Vec3f& {
-    return (sq / 8 + sq % 8) % 2 == 0 ? common_even : common_odd;
-  };
+  // Where the start position showed a square's own colour unlike its parity's (a lamp's hot
+  // spot), that colour, scaled with the light of this frame.
+  std::array<cv::Vec3f, 64> own_colour{};
+  for (size_t sq = 0; sq < 64; ++sq) {
+    const cv::Vec3f& common = (sq / 8 + sq % 8) % 2 == 0 ? common_even : common_odd;
+    const cv::Vec3f& ratio = looks.empty_square_ratio[sq];
+    own_colour[sq] = looks.learned && ratio != cv::Vec3f(0, 0, 0) ? common.mul(ratio) : common;
+  }
+  const auto common_of = [&](size_t sq) -> const cv::Vec3f& { return own_colour[sq]; };
 
   // Per pixel of each region: does it differ from the square's colour.
   std::array<std::vector<char>, 64> differs;
@@ -517,6 +523,36 @@ void learn_empty_squares(const cv::Mat& warped_bgr, const SquareSampling& plan,
   }
 }
 
+// Each empty square's own colour in the start position over its parity's common colour, where
+// it is brighter than that (a lamp's hot spot on a glossy board: 9506's a3 read as a white
+// piece against its parity's colour) and nearer that than the other parity's. A hot spot
+// looks to the frame's tests like something covering the square (unlike the board, and as
+// saturated as skin), so nothing is left out here for that: a hand passing is left out by
+// agreeing over several frames (calibration::agree_square_colours).
+void learn_square_colours(const cv::Mat& warped_bgr, const SquareSampling& plan,
+                          calibration::BoardLooks& looks) {
+  cv::Mat warped;
+  warped_bgr.convertTo(warped, CV_32FC3);
+  const std::array<cv::Vec3f, 64> corner_colour = corner_colours(warped.ptr<cv::Vec3f>(0), plan);
+  calibration::BoardAppearance board_colours;
+  const float near_common =
+      kCommonColourNear * calibration::set_board_colours(corner_colour, board_colours);
+  const std::array<cv::Vec3f, 2> common = {common_colour(corner_colour, 0, near_common),
+                                           common_colour(corner_colour, 1, near_common)};
+  for (size_t sq = 16; sq < 48; ++sq) {
+    const cv::Vec3f& seen = corner_colour[sq];
+    const size_t parity = (sq / 8 + sq % 8) % 2;
+    const cv::Vec3f& own = common[parity];
+    if (std::min({own[0], own[1], own[2]}) < 8.0f) continue;
+    if (colour_distance(seen, own) >= colour_distance(seen, common[1 - parity])) continue;
+    // The start position's pieces only shade the squares around them: a darker square may be
+    // in a shadow that leaves with its piece (taking those lost squares on 9002), a brighter
+    // one is lit so.
+    if (luma(seen) < luma(own)) continue;
+    looks.empty_square_ratio[sq] = cv::Vec3f(seen[0] / own[0], seen[1] / own[1], seen[2] / own[2]);
+  }
+}
+
 // How many squares read occupied or empty as in the start position.
 int start_squares_read(const calibration::BoardAppearance& seen) {
   int right = 0;
@@ -539,6 +575,7 @@ std::optional<calibration::BoardLooks> learn_board(const cv::Mat& warped_bgr,
   calibration::BoardLooks learnt;
   learnt.learned = true;
   learn_empty_squares(warped_bgr, plan, learnt);
+  learn_square_colours(warped_bgr, plan, learnt);
   // The shadow's colour and the squares' brightness each help only where they do not hide
   // pieces too (a white piece's shaded side is its square's colour in shadow where the two
   // are alike): of the readings with and without each, the one that reads the start position

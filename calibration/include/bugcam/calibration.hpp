@@ -44,6 +44,10 @@ struct BoardLooks {
   // How much brighter (luma levels) than its square's colour an empty square's pixel may be
   // (grain, print, noise); a brighter pixel is a piece's lit side. 0: not used.
   float bright_margin = 0;
+  // Each square's own colour where nothing stands on it (a lamp's hot spot, a dim corner),
+  // over the colour most squares of its parity showed, per channel (B, G, R): learnt from
+  // the start position's empty squares (ranks 3 to 6); all 0 for the others.
+  std::array<cv::Vec3f, 64> empty_square_ratio{};
 };
 
 struct Board {
@@ -162,6 +166,12 @@ inline float colour_distance(const cv::Vec3f& a, const cv::Vec3f& b) {
   return std::sqrt(d.dot(d));
 }
 cv::Vec3f channel_median(std::vector<cv::Vec3f>& colours);
+
+// The squares' own colours (BoardLooks::empty_square_ratio) of `looks` as most of `seen` (the
+// same board's looks learnt on several frames of the start) saw them: a square's the channel
+// median of the frames that learnt one, where more than half of those that learnt looks did;
+// forgotten where fewer did (a hand passing over it in one frame).
+void agree_square_colours(BoardLooks& looks, const std::vector<const BoardLooks*>& seen);
 
 // --- Files and pictures --------------------------------------------------------------------
 
