@@ -44,7 +44,10 @@ cv::Vec3f channel_median(std::vector<cv::Vec3f>& colours) {
 }
 
 void agree_square_colours(BoardLooks& looks, const std::vector<const BoardLooks*>& seen) {
-  if (!looks.learned) return;
+  if (!looks.learned) {
+    looks.empty_square_ratio = {};
+    return;
+  }
   size_t learnt = 0;
   for (const BoardLooks* other : seen) learnt += other->learned ? 1 : 0;
   std::vector<cv::Vec3f> ratios;

@@ -88,8 +88,8 @@ const Calibration& DriftWatch::update(const cv::Mat& frame_bgr) {
     if (renewed.boards.size() == calibration_.boards.size()) {
       renewed.source = calibration_.source + " (renewed)";
       // The pieces and the light are the same as before: keep what was learnt of them (a
-      // renewal mid-game has no start position to learn from). But a moved board has moved
-      // under the lamp: its squares' own colours are no longer where they were.
+      // renewal mid-game has no start position to learn from). But a moved board or camera
+      // moves the lamp's hot spot: the squares' own colours are forgotten.
       for (Board& board : renewed.boards) {
         if (const Board* before = calibration_.board(board.name)) {
           board.looks = before->looks;

@@ -88,8 +88,12 @@ BoardLooks read_looks(const proto::BoardLooks& in, const std::string& where) {
                              "\", not a square from a1 to h8");
     }
     const size_t sq = static_cast<size_t>((name[1] - '1') * 8 + (name[0] - 'a'));
-    const auto ratio = read_colour(colour.bgr(), where, "looks.square_colours.bgr");
-    if (!ratio) throw CalibrationError(where + ": looks.square_colours " + name + " has no bgr");
+    const std::string field = "looks.square_colours " + name + " bgr";
+    const auto ratio = read_colour(colour.bgr(), where, field.c_str());
+    if (!ratio) throw CalibrationError(where + ": " + field + " is missing");
+    if (looks.empty_square_ratio[sq] != cv::Vec3f(0, 0, 0)) {
+      throw CalibrationError(where + ": looks.square_colours has " + name + " twice");
+    }
     looks.empty_square_ratio[sq] = static_cast<cv::Vec3f>(*ratio);
   }
   return looks;

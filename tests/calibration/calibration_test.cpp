@@ -237,7 +237,9 @@ TEST(LearntLooks, SquareColoursAreThoseMostFramesSaw) {
   agree_square_colours(chosen, seen);
   EXPECT_EQ(chosen.empty_square_ratio[16], cv::Vec3f(1.3f, 1.25f, 1.1f));  // 3 of 3 learnt
   EXPECT_EQ(chosen.empty_square_ratio[27], none);                          // 1 of 3: a hand
+  // Looks not learnt keep no square colour.
   BoardLooks unlearnt;
+  unlearnt.empty_square_ratio[16] = {1.3f, 1.2f, 1.1f};
   agree_square_colours(unlearnt, seen);
   EXPECT_EQ(unlearnt.empty_square_ratio[16], none);
 }
@@ -268,9 +270,12 @@ TEST(CalibrationFile, DamagedColoursAreErrorsNamingTheBoardAndField) {
             "damaged.pbtxt: board B: looks.square_colours has square \"i3\", not a square from "
             "a1 to h8");
   EXPECT_EQ(error_of(pieces + "square_colours { square: \"a3\" bgr: [1, 1] } }"),
-            "damaged.pbtxt: board B: looks.square_colours.bgr needs 3 numbers, has 2");
+            "damaged.pbtxt: board B: looks.square_colours a3 bgr needs 3 numbers, has 2");
   EXPECT_EQ(error_of(pieces + "square_colours { square: \"a3\" } }"),
-            "damaged.pbtxt: board B: looks.square_colours a3 has no bgr");
+            "damaged.pbtxt: board B: looks.square_colours a3 bgr is missing");
+  EXPECT_EQ(error_of(pieces + "square_colours { square: \"a3\" bgr: [1, 1, 1] } " +
+                     "square_colours { square: \"a3\" bgr: [1, 1, 1] } }"),
+            "damaged.pbtxt: board B: looks.square_colours has a3 twice");
   EXPECT_EQ(error_of("light_square_bgr: [1, 2, 3, 4] dark_square_bgr: [1, 2, 3]"),
             "damaged.pbtxt: board B: light_square_bgr needs 3 numbers, has 4");
   EXPECT_EQ(error_of("light_square_bgr: [1, 2, 3]"),

@@ -255,8 +255,8 @@ TEST(LearntLooks, AHotSpotOnTheBoardIsNotAPiece) {
   const calibration::BoardLooks& looks = calibration.boards[1].looks;
   EXPECT_GT(calibration::luma(looks.empty_square_ratio[kLit] * 100.0f), 110.0f);
   EXPECT_EQ(looks.empty_square_ratio[kShaded], cv::Vec3f(0, 0, 0));
-  // Before: the lit square read right in 5 of 8 random positions, the board's empty squares
-  // in 358 of 401; now 8 and 376.
+  // Before: the lit square read right in 4 of 8 random positions (5 but for the "something
+  // covers it" flag), the board's empty squares in 355 of 401; now 8 and 374.
   const FrameReader reader(calibration,
                            {.square_px = 32, .piece_types = nullptr, .bundled_piece_types = false});
   Tally read;
@@ -265,14 +265,13 @@ TEST(LearntLooks, AHotSpotOnTheBoardIsNotAPiece) {
   for (std::uint64_t variant = 1; variant <= kPositions; ++variant) {
     samples::TrainingStill still = samples::render_training_still(kSeed, variant, 1280, 720);
     still.image = with_square_lit(still.image, board_b, kLit, kLevels);
-    SquareObservation lit = reader.read(still.image).boards[1].squares[kLit];
-    lit.occluded = false;
+    const SquareObservation lit = reader.read(still.image).boards[1].squares[kLit];
     lit_right += lit.symbol() == truth_symbol(still.squares[1][kLit]) ? 1 : 0;
     read += read_still(still, calibration, 1);
   }
   EXPECT_GE(lit_right, kPositions - 1);
-  EXPECT_GE(read.empty_right_unflagged, 0.92 * read.empty_total)
-      << read.empty_right_unflagged << " of " << read.empty_total;
+  EXPECT_GE(read.empty_right, 0.92 * read.empty_total)
+      << read.empty_right << " of " << read.empty_total;
 }
 
 // A position that is not the start position teaches nothing: the calibration is left as it

@@ -263,15 +263,23 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
   const float near_common = kCommonColourNear * threshold;
   const cv::Vec3f common_even = common_colour(corner_colour, 0, near_common);
   const cv::Vec3f common_odd = common_colour(corner_colour, 1, near_common);
-  // Where the start position showed a square's own colour unlike its parity's (a lamp's hot
-  // spot), that colour, scaled with the light of this frame.
+  // Each square's colour where nothing covers or shades it: its parity's common colour, or
+  // where the start position showed it lit whiter (a lamp's hot spot), that colour scaled with
+  // the light of this frame.
   std::array<cv::Vec3f, 64> own_colour{};
+  std::array<bool, 64> own_learnt{};
   for (size_t sq = 0; sq < 64; ++sq) {
     const cv::Vec3f& common = (sq / 8 + sq % 8) % 2 == 0 ? common_even : common_odd;
     const cv::Vec3f& ratio = looks.empty_square_ratio[sq];
-    own_colour[sq] = looks.learned && ratio != cv::Vec3f(0, 0, 0) ? common.mul(ratio) : common;
+    own_learnt[sq] = looks.learned && ratio != cv::Vec3f(0, 0, 0);
+    own_colour[sq] = own_learnt[sq] ? common.mul(ratio) : common;
   }
-  const auto common_of = [&](size_t sq) -> const cv::Vec3f& { return own_colour[sq]; };
+  // How far a pixel of square `sq` is from the board's colours: either parity's, or the
+  // square's own where it was learnt.
+  const auto from_board = [&](const cv::Vec3f& p, size_t sq) {
+    const float parity = std::min(colour_distance(p, even), colour_distance(p, odd));
+    return own_learnt[sq] ? std::min(parity, colour_distance(p, own_colour[sq])) : parity;
+  };
 
   // Per pixel of each region: does it differ from the square's colour.
   std::array<std::vector<char>, 64> differs;
@@ -298,23 +306,23 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
   // theirs, is the square's. (Taking it whenever most of the square's middle shows it lost a
   // move on dev clip 1003.)
   for (size_t sq = 0; sq < 64; ++sq) {
-    const cv::Vec3f& common = common_of(sq);
-    if (colour_distance(background[sq], common) > threshold &&
-        chroma_distance(background[sq], common) > kCoveredCornersChroma) {
-      background[sq] = common;
+    const cv::Vec3f& own = own_colour[sq];
+    if (colour_distance(background[sq], own) > threshold &&
+        chroma_distance(background[sq], own) > kCoveredCornersChroma) {
+      background[sq] = own;
     }
   }
   std::array<float, 64> lit{};
   std::array<bool, 64> shaded{};
   for (size_t sq = 0; sq < 64; ++sq) {
-    const cv::Vec3f& common = common_of(sq);
+    const cv::Vec3f& own = own_colour[sq];
     // Corners in the pieces' shadow while the middle is lit: pixels showing the board's lit
     // colour are the board there, and a piece's lit side is brighter than that.
-    shaded[sq] = luma(common) > luma(background[sq]) + near_common;
+    shaded[sq] = luma(own) > luma(background[sq]) + near_common;
     // Corners that show the board a little shaded: a piece's lit side is brighter than the
     // board lit, not only than them.
-    lit[sq] = shaded[sq] || colour_distance(background[sq], common) <= threshold
-                  ? std::max(luma(background[sq]), luma(common))
+    lit[sq] = shaded[sq] || colour_distance(background[sq], own) <= threshold
+                  ? std::max(luma(background[sq]), luma(own))
                   : luma(background[sq]);
   }
   // A region may reach over the square's edge (the piece's body leans over it): pixels there
@@ -326,14 +334,17 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       const size_t on = on_square(region[i]);
       const cv::Vec3f& p = pixels[region[i]];
       const bool on_even = (on / 8 + on % 8) % 2 == 0;
-      const cv::Vec3f& b = on == sq ? background[sq] : on_even ? even : odd;
+      const cv::Vec3f& b = on == sq         ? background[sq]
+                           : own_learnt[on] ? own_colour[on]
+                           : on_even        ? even
+                                            : odd;
       const float lit_luma = on == sq ? lit[sq] : luma(b);
       if (looks.bright_margin > 0 && luma(p) > lit_luma + looks.bright_margin) {
         // A shadow only darkens: a pixel brighter than its square is a piece's lit side.
         differs[sq][i] = 1;
         continue;
       }
-      if (on == sq && shaded[sq] && colour_distance(p, common_of(sq)) <= near_common) {
+      if (on == sq && shaded[sq] && colour_distance(p, own_colour[sq]) <= near_common) {
         differs[sq][i] = 0;
         continue;
       }
@@ -418,9 +429,7 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       if ((corner.reached_from & occupied_so_far) != 0) continue;
       for (const int p : corner.pixels) {
         ++corner_pixels;
-        if (std::min(colour_distance(pixels[p], even), colour_distance(pixels[p], odd)) >
-            1.5f * threshold)
-          ++corner_differing;
+        if (from_board(pixels[p], sq) > 1.5f * threshold) ++corner_differing;
       }
     }
     out.corner_deviation =
@@ -432,7 +441,7 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       for (int x = file * square_px; x < (file + 1) * square_px; ++x) {
         const cv::Vec3f& p = line[x];
         ++all;
-        const float far_global = std::min(colour_distance(p, even), colour_distance(p, odd));
+        const float far_global = from_board(p, sq);
         const float max_c = std::max({p[0], p[1], p[2]});
         const float min_c = std::min({p[0], p[1], p[2]});
         const float saturation = max_c > 1 ? (max_c - min_c) / max_c : 0;
@@ -523,12 +532,10 @@ void learn_empty_squares(const cv::Mat& warped_bgr, const SquareSampling& plan,
   }
 }
 
-// Each empty square's own colour in the start position over its parity's common colour, where
-// it is brighter than that (a lamp's hot spot on a glossy board: 9506's a3 read as a white
-// piece against its parity's colour) and nearer that than the other parity's. A hot spot
-// looks to the frame's tests like something covering the square (unlike the board, and as
-// saturated as skin), so nothing is left out here for that: a hand passing is left out by
-// agreeing over several frames (calibration::agree_square_colours).
+// Each empty square's colour in the start position over its parity's common colour, where it
+// is clearly brighter (a lamp's hot spot) and still nearer that than the other parity's. Not
+// where darker: a start piece's shadow leaves with its piece. Nothing covering the square is
+// ruled out here (a hot spot trips those tests): agree_square_colours does that over frames.
 void learn_square_colours(const cv::Mat& warped_bgr, const SquareSampling& plan,
                           calibration::BoardLooks& looks) {
   cv::Mat warped;
@@ -545,10 +552,7 @@ void learn_square_colours(const cv::Mat& warped_bgr, const SquareSampling& plan,
     const cv::Vec3f& own = common[parity];
     if (std::min({own[0], own[1], own[2]}) < 8.0f) continue;
     if (colour_distance(seen, own) >= colour_distance(seen, common[1 - parity])) continue;
-    // The start position's pieces only shade the squares around them: a darker square may be
-    // in a shadow that leaves with its piece (taking those lost squares on 9002), a brighter
-    // one is lit so.
-    if (luma(seen) < luma(own)) continue;
+    if (luma(seen) < luma(own) || colour_distance(seen, own) < near_common) continue;
     looks.empty_square_ratio[sq] = cv::Vec3f(seen[0] / own[0], seen[1] / own[1], seen[2] / own[2]);
   }
 }

@@ -44,9 +44,10 @@ struct BoardLooks {
   // How much brighter (luma levels) than its square's colour an empty square's pixel may be
   // (grain, print, noise); a brighter pixel is a piece's lit side. 0: not used.
   float bright_margin = 0;
-  // Each square's own colour where nothing stands on it (a lamp's hot spot, a dim corner),
-  // over the colour most squares of its parity showed, per channel (B, G, R): learnt from
-  // the start position's empty squares (ranks 3 to 6); all 0 for the others.
+  // Per square (a1 = 0): its colour where a lamp's hot spot lights it clearly whiter than its
+  // parity's common colour, over that colour, per channel (B, G, R). Learnt on the start
+  // position's empty squares (ranks 3 to 6) that stay nearer their parity's colour than the
+  // other's (a stronger hot spot is not learnt); all 0 elsewhere.
   std::array<cv::Vec3f, 64> empty_square_ratio{};
 };
 
@@ -170,7 +171,7 @@ cv::Vec3f channel_median(std::vector<cv::Vec3f>& colours);
 // The squares' own colours (BoardLooks::empty_square_ratio) of `looks` as most of `seen` (the
 // same board's looks learnt on several frames of the start) saw them: a square's the channel
 // median of the frames that learnt one, where more than half of those that learnt looks did;
-// forgotten where fewer did (a hand passing over it in one frame).
+// forgotten where fewer did (a hand passing over it in one frame). One frame alone keeps all.
 void agree_square_colours(BoardLooks& looks, const std::vector<const BoardLooks*>& seen);
 
 // --- Files and pictures --------------------------------------------------------------------
