@@ -301,11 +301,13 @@ calibration::Calibration find_calibration(capture::FrameSource& source) {
   // A square's own colour, learnt from one frame, may be a hand's: kept where most frames
   // that placed the boards alike saw it.
   calibration::Calibration chosen = found[best];
+  std::vector<const calibration::Calibration*> alike;
+  for (const calibration::Calibration& other : found) {
+    if (same_boards(chosen, other)) alike.push_back(&other);
+  }
   for (std::size_t b = 0; b < chosen.boards.size(); ++b) {
     std::vector<const calibration::BoardLooks*> seen;
-    for (const calibration::Calibration& other : found) {
-      if (same_boards(chosen, other)) seen.push_back(&other.boards[b].looks);
-    }
+    for (const calibration::Calibration* other : alike) seen.push_back(&other->boards[b].looks);
     calibration::agree_square_colours(chosen.boards[b].looks, seen);
   }
   return chosen;

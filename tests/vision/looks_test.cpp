@@ -56,12 +56,17 @@ struct Tally {
   }
 };
 
-// Both boards, or only board `only` (0 for A, 1 for B).
-Tally read_still(const samples::TrainingStill& still, const calibration::Calibration& calibration,
-                 std::optional<size_t> only = std::nullopt) {
+FrameObservation read_frame(const samples::TrainingStill& still,
+                            const calibration::Calibration& calibration) {
   const FrameReader reader(calibration,
                            {.square_px = 32, .piece_types = nullptr, .bundled_piece_types = false});
-  const FrameObservation seen = reader.read(still.image);
+  return reader.read(still.image);
+}
+
+// What `seen` read right of the still, on both boards or only on board `only` (0 for A, 1
+// for B).
+Tally tally_read(const samples::TrainingStill& still, const FrameObservation& seen,
+                 std::optional<size_t> only = std::nullopt) {
   Tally tally;
   for (size_t b = 0; b < 2; ++b) {
     if (only && b != *only) continue;
@@ -94,6 +99,10 @@ Tally read_still(const samples::TrainingStill& still, const calibration::Calibra
     }
   }
   return tally;
+}
+
+Tally read_still(const samples::TrainingStill& still, const calibration::Calibration& calibration) {
+  return tally_read(still, read_frame(still, calibration));
 }
 
 // Learns from the start still of `seed`; the calibration is the renderer's lattice.
@@ -221,7 +230,7 @@ TEST(LearntLooks, ShadedSidesOfCreamPiecesAreNotShadows) {
   }
 }
 
-// Light added to one square of board B (a1 = 0), `levels` in each channel, the same all over
+// Light added to one square of `board` (a1 = 0), `levels` in each channel, the same all over
 // it: a lamp's hot spot on a glossy board.
 cv::Mat with_square_lit(const cv::Mat& image, const calibration::Board& board, int sq, int levels) {
   const double file = sq % 8, rank = sq / 8;
@@ -257,17 +266,16 @@ TEST(LearntLooks, AHotSpotOnTheBoardIsNotAPiece) {
   EXPECT_EQ(looks.empty_square_ratio[kShaded], cv::Vec3f(0, 0, 0));
   // Before: the lit square read right in 4 of 8 random positions (5 but for the "something
   // covers it" flag), the board's empty squares in 355 of 401; now 8 and 374.
-  const FrameReader reader(calibration,
-                           {.square_px = 32, .piece_types = nullptr, .bundled_piece_types = false});
   Tally read;
   int lit_right = 0;
   constexpr int kPositions = 8;
   for (std::uint64_t variant = 1; variant <= kPositions; ++variant) {
     samples::TrainingStill still = samples::render_training_still(kSeed, variant, 1280, 720);
     still.image = with_square_lit(still.image, board_b, kLit, kLevels);
-    const SquareObservation lit = reader.read(still.image).boards[1].squares[kLit];
+    const FrameObservation seen = read_frame(still, calibration);
+    const SquareObservation& lit = seen.boards[1].squares[kLit];
     lit_right += lit.symbol() == truth_symbol(still.squares[1][kLit]) ? 1 : 0;
-    read += read_still(still, calibration, 1);
+    read += tally_read(still, seen, 1);
   }
   EXPECT_GE(lit_right, kPositions - 1);
   EXPECT_GE(read.empty_right, 0.92 * read.empty_total)

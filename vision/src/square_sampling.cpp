@@ -488,15 +488,38 @@ constexpr float kBrightMarginFloor = 10.0f;
 constexpr float kLearnCoveredCorners = 0.1f;
 constexpr float kLearnForeign = 0.05f;
 
+// Each empty square's colour in the start position over its parity's common colour, where it
+// is clearly brighter (a lamp's hot spot) and still nearer that than the other parity's. Not
+// where darker: a start piece's shadow leaves with its piece. Nothing covering the square is
+// ruled out here (a hot spot trips those tests): agree_square_colours does that over frames.
+void learn_square_colours(const std::array<cv::Vec3f, 64>& corner_colour,
+                          calibration::BoardLooks& looks) {
+  calibration::BoardAppearance board_colours;
+  const float near_common =
+      kCommonColourNear * calibration::set_board_colours(corner_colour, board_colours);
+  const std::array<cv::Vec3f, 2> common = {common_colour(corner_colour, 0, near_common),
+                                           common_colour(corner_colour, 1, near_common)};
+  for (size_t sq = 16; sq < 48; ++sq) {
+    const cv::Vec3f& seen = corner_colour[sq];
+    const size_t parity = (sq / 8 + sq % 8) % 2;
+    const cv::Vec3f& own = common[parity];
+    if (std::min({own[0], own[1], own[2]}) < 8.0f) continue;
+    if (colour_distance(seen, own) >= colour_distance(seen, common[1 - parity])) continue;
+    if (luma(seen) < luma(own) || colour_distance(seen, own) < near_common) continue;
+    looks.empty_square_ratio[sq] = cv::Vec3f(seen[0] / own[0], seen[1] / own[1], seen[2] / own[2]);
+  }
+}
+
 // From the start position's empty squares, where no piece can lean over them: the shadow's
-// colour over the lit square's, per channel (0 when too few pixels there look shadowed), and
-// how much brighter than their square the pixels get.
+// colour over the lit square's, per channel (0 when too few pixels there look shadowed), how
+// much brighter than their square the pixels get, and the squares' own colours.
 void learn_empty_squares(const cv::Mat& warped_bgr, const SquareSampling& plan,
                          calibration::BoardLooks& looks) {
   cv::Mat warped;
   warped_bgr.convertTo(warped, CV_32FC3);
   const cv::Vec3f* pixels = warped.ptr<cv::Vec3f>(0);
   const std::array<cv::Vec3f, 64> corner_colour = corner_colours(pixels, plan);
+  learn_square_colours(corner_colour, looks);
   std::uint64_t occupied = 0;
   for (int sq = 0; sq < 64; ++sq) {
     if (start_occupied(sq)) occupied |= std::uint64_t{1} << sq;
@@ -532,31 +555,6 @@ void learn_empty_squares(const cv::Mat& warped_bgr, const SquareSampling& plan,
   }
 }
 
-// Each empty square's colour in the start position over its parity's common colour, where it
-// is clearly brighter (a lamp's hot spot) and still nearer that than the other parity's. Not
-// where darker: a start piece's shadow leaves with its piece. Nothing covering the square is
-// ruled out here (a hot spot trips those tests): agree_square_colours does that over frames.
-void learn_square_colours(const cv::Mat& warped_bgr, const SquareSampling& plan,
-                          calibration::BoardLooks& looks) {
-  cv::Mat warped;
-  warped_bgr.convertTo(warped, CV_32FC3);
-  const std::array<cv::Vec3f, 64> corner_colour = corner_colours(warped.ptr<cv::Vec3f>(0), plan);
-  calibration::BoardAppearance board_colours;
-  const float near_common =
-      kCommonColourNear * calibration::set_board_colours(corner_colour, board_colours);
-  const std::array<cv::Vec3f, 2> common = {common_colour(corner_colour, 0, near_common),
-                                           common_colour(corner_colour, 1, near_common)};
-  for (size_t sq = 16; sq < 48; ++sq) {
-    const cv::Vec3f& seen = corner_colour[sq];
-    const size_t parity = (sq / 8 + sq % 8) % 2;
-    const cv::Vec3f& own = common[parity];
-    if (std::min({own[0], own[1], own[2]}) < 8.0f) continue;
-    if (colour_distance(seen, own) >= colour_distance(seen, common[1 - parity])) continue;
-    if (luma(seen) < luma(own) || colour_distance(seen, own) < near_common) continue;
-    looks.empty_square_ratio[sq] = cv::Vec3f(seen[0] / own[0], seen[1] / own[1], seen[2] / own[2]);
-  }
-}
-
 // How many squares read occupied or empty as in the start position.
 int start_squares_read(const calibration::BoardAppearance& seen) {
   int right = 0;
@@ -579,7 +577,6 @@ std::optional<calibration::BoardLooks> learn_board(const cv::Mat& warped_bgr,
   calibration::BoardLooks learnt;
   learnt.learned = true;
   learn_empty_squares(warped_bgr, plan, learnt);
-  learn_square_colours(warped_bgr, plan, learnt);
   // The shadow's colour and the squares' brightness each help only where they do not hide
   // pieces too (a white piece's shaded side is its square's colour in shadow where the two
   // are alike): of the readings with and without each, the one that reads the start position
