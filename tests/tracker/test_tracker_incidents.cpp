@@ -123,6 +123,27 @@ TEST(TrackerIncidents, IllegalMove) {
     }
   }
 }
+// As on held-out clip 9105 (Nxf7 put on f6, e2 read white at the press): a square beside
+// the illegal move reads as a piece of the mover's for a second after the press. The change
+// taken whole is then no single move, yet the move is still what happened (before, the press
+// was a legal move and a disturbance, and 8 moves after it were lost).
+TEST(TrackerIncidents, IllegalMoveBesideAMisreadSquare) {
+  using bugcam::rules::make_square;
+  // 6B. Bf1-f3 is the illegal move; none of these squares is on the bishop's diagonals.
+  for (const int square :
+       {make_square(4, 2), make_square(6, 2), make_square(5, 3), make_square(6, 3)}) {
+    SimulationOptions options = clean_run_options();
+    options.injections = {{IncidentType::kIllegalMove, 24}};
+    options.shadowed = {{BoardId::kB, static_cast<bugcam::rules::Square>(square),
+                         bugcam::rules::Color::kWhite, 24, 1.0}};
+    const Outcome outcome = run_tracker(clean_run_games()[0], options);
+    ASSERT_EQ(outcome.sim.incidents.size(), 1u);
+    const std::string where = bugcam::rules::square_name(square);
+    EXPECT_TRUE(found(outcome, outcome.sim.incidents.front())) << where;
+    EXPECT_EQ(outcome.incidents.size(), 1u) << where;
+    EXPECT_GE(outcome.right, static_cast<int>(outcome.sim.truth.size()) - 1) << where;
+  }
+}
 TEST(TrackerIncidents, PositionDisturbed) {
   expect_found(IncidentType::kPositionDisturbed, 24);
 }

@@ -365,6 +365,48 @@ double change_delta(const Squares& before, const Squares& after, const PressEvid
   return delta;
 }
 
+// The shapes of the presser's one-piece moves that the squares changed since the previous
+// press show, where no legal move explains either square: a piece of theirs read gone
+// from one square, and a square read newly holding a piece of theirs.
+std::vector<std::pair<Square, Square>> lone_changes(const Position& p, Color side,
+                                                    const BoardLikelihood& l, std::uint64_t changed,
+                                                    const rules::RuleSet& rules) {
+  std::vector<std::pair<Square, Square>> out;
+  if (p.side_to_move() != side) return out;
+  // The presser's pieces read gone, and the squares read holding a piece of theirs that
+  // has none, over the whole board.
+  const std::uint64_t own = p.pieces(side);
+  std::uint64_t left = 0;
+  std::uint64_t filled = 0;
+  for (int s = 0; s < 64; ++s) {
+    const auto& sq = l[s];
+    if (sq[0] == 0.0 && sq[1] == 0.0 && sq[2] == 0.0) continue;  // no evidence
+    const auto read = static_cast<SquareState>(std::max_element(sq.begin(), sq.end()) - sq.begin());
+    const std::uint64_t bit = std::uint64_t{1} << s;
+    if ((own & bit) && read == SquareState::kEmpty) left |= bit;
+    if (!(own & bit) && read == state_of(side)) filled |= bit;
+  }
+  if ((left & changed) == 0 || (filled & changed) == 0) return out;
+  // A square that a legal move joins to one of the other kind is that move's, with a misread
+  // beside it (a knight's body leaning onto the square past its own, or its own square still
+  // read as holding it), not an illegal move's.
+  MoveList legal;
+  p.legal_moves(rules, legal);
+  std::uint64_t joined = 0;
+  for (Move m : legal) {
+    const std::uint64_t from = std::uint64_t{1} << m.from();
+    const std::uint64_t to = std::uint64_t{1} << m.to();
+    if (!m.is_drop() && (left & from) && (filled & to)) joined |= from | to;
+  }
+  for (std::uint64_t f = left & changed & ~joined; f != 0; f &= f - 1) {
+    for (std::uint64_t t = filled & changed & ~joined; t != 0; t &= t - 1) {
+      out.emplace_back(static_cast<Square>(std::countr_zero(f)),
+                       static_cast<Square>(std::countr_zero(t)));
+    }
+  }
+  return out;
+}
+
 double position_delta(const Position& before, const Position& after, const PressEvidence& e) {
   return change_delta(squares_of(before), squares_of(after), e);
 }
@@ -998,6 +1040,23 @@ struct Tracker::Impl {
           c.score += drop_term(first->piece(), fell) +
                      holdings_level_term(beam[h].boards[b], press.side, first->piece(), seen_after);
         }
+        c.order = order++;
+        candidates.push_back(c);
+        resyncs.emplace_back(c.order, std::move(*built));
+      }
+      // The change taken whole makes no single move where a square beside it is misread, so
+      // each of the presser's pieces seen gone is also tried alone against each square newly
+      // seen holding a piece of theirs: an illegal move beside the misread.
+      for (const auto& [from, to] :
+           lone_changes(beam[h].boards[b], press.side, l, seen_on_board.changed, rules)) {
+        const std::uint64_t pair = (std::uint64_t{1} << from) | (std::uint64_t{1} << to);
+        auto built = build_resync(beam[h].boards, press, l, pair, std::nullopt, false);
+        if (!built || !built->illegal) continue;
+        Candidate c;
+        c.parent = h;
+        c.kind = NodeKind::kResync;
+        c.score = base + position_delta(beam[h].boards[b], built->boards[b], seen) +
+                  config.prior_illegal_move;
         c.order = order++;
         candidates.push_back(c);
         resyncs.emplace_back(c.order, std::move(*built));

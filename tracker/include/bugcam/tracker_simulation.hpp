@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <variant>
 #include <vector>
 
@@ -24,12 +25,14 @@ struct Injection {
 // A square that vision reads as a piece of `reads_as` whenever it is empty, from the first
 // frame on (a shadow on a light square, a tall neighbour's body): not a misread that comes
 // and goes, a bias. With `from_ply`, from that ply's move on instead, the square under the
-// hand making it too (a tall piece put beside it hides it from a tilted camera).
+// hand making it too (a tall piece put beside it hides it from a tilted camera). With
+// `seconds`, only that long (the shade of a hand still near the board after a press).
 struct ShadowedSquare {
   BoardId board = BoardId::kA;
   rules::Square square = 0;
   Color reads_as = Color::kWhite;
   int from_ply = -1;  // 0-based index into the game's moves; -1: from the first frame
+  double seconds = std::numeric_limits<double>::infinity();
 };
 
 // A square that vision reads as empty whatever stands on it (a dark piece on a dark square,
