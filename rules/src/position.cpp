@@ -119,7 +119,9 @@ class MoveGenerator {
   int generate(MoveList& out, bool count_drops_only) const {
     generate_king_moves(out);
     if (bb::popcount(checkers_) >= 2) return 0;  // only the king can answer a double check
-    Bitboard target = ~ours_;
+    // Never onto the other king: after a press without a move the side not to move may be in
+    // check, and a king is not taken.
+    Bitboard target = ~ours_ & ~pos_.pieces(them_, PieceType::kKing);
     Bitboard drop_target = ~occupied_;
     if (checkers_) {
       const Bitboard block = lines_.between[king_][bb::lsb(checkers_)];

@@ -58,6 +58,17 @@ TEST(Drops, OnlyInterposingDropsAnswerACheck) {
   EXPECT_EQ(drops, 6);
 }
 
+// After a press without a move the side not to move may be left in check (the tracker
+// follows such a game): no move takes the king.
+TEST(Moves, NoneTakesTheKingOfASideLeftInCheck) {
+  // White to move; Black's king on e8 is attacked by the rook on e1 and the knight on f6.
+  Position p = fen("4k3/8/5N2/8/8/8/8/4RK2 b - - 0 1");
+  p.set_side_to_move(Color::kWhite);  // Black pressed without answering the check
+  ASSERT_TRUE(p.attacked_by(Color::kWhite, sq("e8")));
+  for (const Move m : p.legal_moves(otb_rules())) EXPECT_NE(m.to(), sq("e8")) << m.uci();
+  EXPECT_TRUE(has_move(p, Move::normal(sq("e1"), sq("e7"))));
+}
+
 TEST(Drops, DroppedPawnOnSecondRankMayAdvanceTwo) {
   Position p = fen("4k3/8/8/8/8/8/8/4K3/P w - - 0 0");
   p.make(Move::drop(PieceType::kPawn, sq("d2")), otb_rules());
