@@ -60,6 +60,19 @@ TEST(TrackerIncidents, MoveWithoutPress) {
   expect_found(IncidentType::kMoveWithoutPress, 20);
 }
 
+// 12A. P@g7+ made without a press and taken at once (12a. Kxg7): the board at the press
+// never shows the pawn, yet the sequence is tried (before, it was an illegal move and 10
+// moves were lost).
+TEST(TrackerIncidents, MoveWithoutPressWhosePieceIsTakenAtOnce) {
+  const Outcome outcome = run_with(IncidentType::kMoveWithoutPress, 41);
+  ASSERT_EQ(outcome.sim.incidents.size(), 1u);
+  EXPECT_TRUE(found(outcome, outcome.sim.incidents.front()));
+  for (const Incident& got : outcome.incidents) {
+    EXPECT_EQ(got.type, IncidentType::kMoveWithoutPress) << got.detail;
+  }
+  EXPECT_EQ(outcome.right, static_cast<int>(outcome.sim.truth.size()));
+}
+
 // The mover forgets the clock, the opponent answers (their clock not running, they cannot
 // press) and the mover presses after their next move: one incident, the mover's, not one
 // for the answer too.

@@ -1465,7 +1465,25 @@ struct Tracker::Impl {
         if (!last) {
           std::stable_sort(scored.begin(), scored.end(),
                            [](const auto& a, const auto& x) { return a.first > x.first; });
-          if (scored.size() > kUnpressedBranching) scored.resize(kUnpressedBranching);
+          // And the best few onto a square seen to change to anything but the mover's
+          // colour: a later ply may take the piece there, so that the board at the press
+          // never shows it (a knight dropped without a press and taken by the answer scores
+          // as a drop seen nowhere).
+          const SquareState mover = state_of(sides[ply]);
+          std::vector<std::pair<double, int>> kept;
+          int onto_changed = 0;
+          for (std::size_t k = 0; k < scored.size(); ++k) {
+            const Square to = moves[scored[k].second].to();
+            const auto& reading = l.whole[to];
+            const bool onto = ((l.changed >> to) & 1) != 0 &&
+                              std::max_element(reading.begin(), reading.end()) - reading.begin() !=
+                                  static_cast<std::ptrdiff_t>(mover);
+            if (k < kUnpressedBranching || (onto && onto_changed < kUnpressedBranching)) {
+              kept.push_back(scored[k]);
+              if (k >= kUnpressedBranching) ++onto_changed;
+            }
+          }
+          scored = std::move(kept);
         }
         for (const auto& [score, i] : scored) {
           Partial child{partial.p, score, partial.moves, partial.count};
