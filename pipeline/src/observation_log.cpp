@@ -10,7 +10,16 @@ namespace bugcam::pipeline {
 namespace {
 
 // kTypes: logs before kings were asked about (pawn..queen); kTypesWithKing: pawn..king.
-enum Tag : char { kClock = 'C', kBoard = 'B', kHoldings = 'H', kTypes = 'T', kTypesWithKing = 'K' };
+// kHoldings: a holding area's counts by type; kHoldingsCounted adds its pieces whatever
+// their type (logs written before it read as ever).
+enum Tag : char {
+  kClock = 'C',
+  kBoard = 'B',
+  kHoldings = 'H',
+  kHoldingsCounted = 'h',
+  kTypes = 'T',
+  kTypesWithKing = 'K'
+};
 // An absent optional int.
 constexpr std::int32_t kNone = INT32_MIN;
 
@@ -75,13 +84,14 @@ void ObservationLogWriter::write(const LoggedInput& input) {
       put(out_, static_cast<std::uint8_t>(seat.color));
     }
   } else if (const auto* h = std::get_if<tracker::HoldingsObservation>(&input)) {
-    put(out_, kHoldings);
+    put(out_, kHoldingsCounted);
     put(out_, static_cast<std::uint8_t>(h->seat.board));
     put(out_, static_cast<std::uint8_t>(h->seat.color));
     put(out_, h->t);
     put(out_, static_cast<std::int32_t>(h->frame));
     for (int v : h->visible) put(out_, static_cast<std::int32_t>(v));
     put(out_, static_cast<std::uint8_t>(h->occluded));
+    put(out_, static_cast<std::int32_t>(h->pieces.value_or(kNone)));
   } else if (const auto* a = std::get_if<PieceTypeAnswer>(&input)) {
     put(out_, kTypesWithKing);
     put(out_, static_cast<std::uint8_t>(a->board));
@@ -134,7 +144,8 @@ std::vector<LoggedInput> read_observation_log(const std::filesystem::path& file)
         out.emplace_back(std::move(b));
         break;
       }
-      case kHoldings: {
+      case kHoldings:
+      case kHoldingsCounted: {
         tracker::HoldingsObservation h;
         h.seat.board = static_cast<rules::BoardId>(in.get<std::uint8_t>());
         h.seat.color = static_cast<rules::Color>(in.get<std::uint8_t>());
@@ -142,6 +153,7 @@ std::vector<LoggedInput> read_observation_log(const std::filesystem::path& file)
         h.frame = in.get<std::int32_t>();
         for (int& v : h.visible) v = in.get<std::int32_t>();
         h.occluded = in.get<std::uint8_t>() != 0;
+        if (tag == kHoldingsCounted) h.pieces = optional_int(in.get<std::int32_t>());
         out.emplace_back(h);
         break;
       }

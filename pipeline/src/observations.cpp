@@ -70,6 +70,10 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
     out.seat = *seat;
     out.t = t;
     out.frame = frame;
+    // Every piece found, whatever vision made of its type (or counted by type alone).
+    int counted = 0;
+    for (const auto& [letter, count] : seen.counts) counted += count;
+    out.pieces = seen.pieces.empty() ? counted : static_cast<int>(seen.pieces.size());
     if (!seen.pieces.empty()) {
       // A piece counts for every type vision finds plausible for it: a shortfall of a type
       // is then one that no visible piece could make up for, so a misread type does not

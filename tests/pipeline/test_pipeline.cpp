@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "bugcam/evaluation.hpp"
+#include "bugcam/observation_log.hpp"
 #include "bugcam/pipeline.hpp"
 #include "temp_dir.hpp"
 
@@ -74,6 +75,8 @@ TEST(TrackerInputs, HoldingsGoOnlyWhenVisionReadTheTypes) {
   EXPECT_EQ(in.holdings[1].visible[static_cast<int>(rules::PieceType::kKnight)], 1);
   EXPECT_EQ(in.holdings[1].visible[static_cast<int>(rules::PieceType::kPawn)], 2);
   EXPECT_EQ(in.holdings[0].visible, (std::array<int, 5>{}));
+  EXPECT_EQ(in.holdings[1].pieces, 3);
+  EXPECT_EQ(in.holdings[0].pieces, 0);
 }
 
 TEST(TrackerInputs, AHeldPieceCountsForEveryPlausibleType) {
@@ -92,6 +95,40 @@ TEST(TrackerInputs, AHeldPieceCountsForEveryPlausibleType) {
   ASSERT_EQ(in.holdings.size(), 1u);
   // The unsure piece may be the knight or the bishop the tracker expects: neither is missing.
   EXPECT_EQ(in.holdings[0].visible, (std::array<int, 5>{1, 1, 1, 0, 0}));
+  // And both are pieces, whatever their types: the tracker counts them so.
+  EXPECT_EQ(in.holdings[0].pieces, 2);
+}
+
+TEST(ObservationLog, HoldingsKeepTheirPiecesCount) {
+  const bugcam::test_support::TempDir dir("pipeline-log");
+  const fs::path file = dir.path() / "observations.bin";
+  tracker::HoldingsObservation counted;
+  counted.seat = {rules::BoardId::kB, rules::Color::kBlack};
+  counted.t = 3.25;
+  counted.frame = 97;
+  counted.visible = {2, 1, 1, 0, 0};
+  counted.pieces = 3;
+  tracker::HoldingsObservation uncounted = counted;
+  uncounted.pieces.reset();
+  uncounted.occluded = true;
+  {
+    pipeline::ObservationLogWriter writer(file);
+    writer.write(counted);
+    writer.write(uncounted);
+  }
+  const std::vector<pipeline::LoggedInput> read = pipeline::read_observation_log(file);
+  ASSERT_EQ(read.size(), 2u);
+  const auto& a = std::get<tracker::HoldingsObservation>(read[0]);
+  EXPECT_EQ(a.seat.board, rules::BoardId::kB);
+  EXPECT_EQ(a.seat.color, rules::Color::kBlack);
+  EXPECT_DOUBLE_EQ(a.t, 3.25);
+  EXPECT_EQ(a.frame, 97);
+  EXPECT_EQ(a.visible, counted.visible);
+  EXPECT_EQ(a.pieces, 3);
+  EXPECT_FALSE(a.occluded);
+  const auto& b = std::get<tracker::HoldingsObservation>(read[1]);
+  EXPECT_FALSE(b.pieces.has_value());
+  EXPECT_TRUE(b.occluded);
 }
 
 void write(const fs::path& file, const std::string& text) {

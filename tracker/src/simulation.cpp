@@ -493,6 +493,9 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
             }
           }
         }
+        if (options.holdings_counted) {
+          o.pieces = o.visible[0] + o.visible[1] + o.visible[2] + o.visible[3] + o.visible[4];
+        }
         sink(o);
       }
     }

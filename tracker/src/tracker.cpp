@@ -584,7 +584,18 @@ struct Shortfall {
   double last = 0.0;
   int first_frame = 0;
   bool from_capture = false;  // already reported as capture_not_passed
+  // Counted shortfalls (kAnyType): what the seat held and how many pieces were seen.
+  std::array<int, 5> held{};
+  int seen = 0;
 };
+
+// Shortfalls by piece type, and (where vision counts the pieces whatever their types) of
+// pieces of any type.
+constexpr int kAnyType = 5;
+
+int total(const std::array<int, 5>& counts) {
+  return counts[0] + counts[1] + counts[2] + counts[3] + counts[4];
+}
 
 struct PendingPass {
   Seat capturer;
@@ -595,6 +606,7 @@ struct PendingPass {
   bool observed = false;           // the partner's area was seen in the window
   bool passed = false;
   std::optional<int> visible_before;  // that type in the partner's area before the capture
+  std::optional<int> pieces_before;   // and pieces of any type, where counted
   int frame = 0;
 };
 
@@ -664,7 +676,7 @@ struct Tracker::Impl {
   std::array<std::vector<HoldingsChange>, 4> expected;
   std::array<std::deque<HoldingsObservation>, 4> holdings_seen;  // not yet evaluated
   std::array<std::deque<HoldingsObservation>, 4> holdings_history;
-  std::array<std::array<std::optional<Shortfall>, 5>, 4> shortfalls;
+  std::array<std::array<std::optional<Shortfall>, kAnyType + 1>, 4> shortfalls;
   std::array<std::optional<HoldingsObservation>, 4> latest_holdings;
   std::vector<PendingPass> passes;
   std::map<std::pair<int, int>, HandTouch> touches;  // (over board, seat) -> touch
@@ -2314,12 +2326,19 @@ struct Tracker::Impl {
     }
     bool observed = false;
     bool visible = false;
+    bool counted = false;
     for (const HoldingsObservation& o : holdings_history[s]) {
       if (o.occluded || o.t < since || o.t > press.t) continue;
       observed = true;
+      // Seen as its type, or (where vision counts the pieces whatever their types) every
+      // piece held, the dropped one among them, seen.
       if (o.visible[type] > 0) visible = true;
+      if (o.pieces) {
+        counted = true;
+        if (*o.pieces >= total(expected_at(s, o.t))) visible = true;
+      }
     }
-    const std::optional<Shortfall>& open = shortfalls[s][type];
+    const std::optional<Shortfall>& open = shortfalls[s][counted ? kAnyType : type];
     if (!observed || visible || (open && press.t - open->start >= config.hidden_piece_seconds)) {
       return;
     }
@@ -2350,25 +2369,34 @@ struct Tracker::Impl {
           const int type = static_cast<int>(pass.type);
           if (o.t <= pass.t_capture) {
             pass.visible_before = o.visible[type];
+            pass.pieces_before = o.pieces;
             continue;
           }
           if (pass.deadline && o.t > *pass.deadline) continue;
           pass.observed = true;
           // Passed when the count reaches what the history says, or at least rises (the
-          // partner may have dropped another of the type meanwhile).
-          if (o.visible[type] >= want[type] ||
-              (pass.visible_before && o.visible[type] > *pass.visible_before)) {
-            pass.passed = true;
-          }
+          // partner may have dropped another of the type meanwhile): of the type, or of
+          // pieces whatever their types where vision counts so (a type misread).
+          const bool arrived =
+              o.visible[type] >= want[type] ||
+              (pass.visible_before && o.visible[type] > *pass.visible_before) ||
+              (o.pieces && (*o.pieces >= total(want) ||
+                            (pass.pieces_before && *o.pieces > *pass.pieces_before)));
+          if (arrived) pass.passed = true;
         }
-        for (int type = 0; type < 5; ++type) {
+        const auto track = [&](int type, bool short_of) {
           std::optional<Shortfall>& open = shortfalls[s][type];
-          if (o.visible[type] < want[type]) {
-            if (!open) open = Shortfall{o.t, o.t, o.frame, false};
+          if (short_of) {
+            if (!open) open = Shortfall{o.t, o.t, o.frame, false, want, o.pieces.value_or(0)};
             open->last = o.t;
           } else if (open) {
             close_shortfall(s, type, o.t);
           }
+        };
+        if (o.pieces) {
+          track(kAnyType, *o.pieces < total(want));
+        } else {
+          for (int type = 0; type < 5; ++type) track(type, o.visible[type] < want[type]);
         }
       }
     }
@@ -2386,9 +2414,10 @@ struct Tracker::Impl {
                      pass.ply + ") that did not reach " + seat_name(partner) +
                      "'s holdings before " + seat_name(pass.capturer) + "'s next move.",
                  {pass.frame});
-        std::optional<Shortfall>& open =
-            shortfalls[seat_index(partner)][static_cast<int>(pass.type)];
-        if (open) open->from_capture = true;
+        for (int type : {static_cast<int>(pass.type), kAnyType}) {
+          std::optional<Shortfall>& open = shortfalls[seat_index(partner)][type];
+          if (open) open->from_capture = true;
+        }
       }
       pass.passed = true;  // decided
     }
@@ -2402,9 +2431,22 @@ struct Tracker::Impl {
     open.reset();
     if (shortfall.from_capture || t_end - shortfall.start < config.hidden_piece_seconds) return;
     const Seat seat = seat_of(s);
-    incident(IncidentType::kHiddenPiece, seat, shortfall.start, t_end, "",
-             "A " + piece_name(static_cast<PieceType>(type)) + " that " + seat_name(seat) +
-                 " holds was not visible in their holding area.",
+    std::string what;
+    if (type == kAnyType) {
+      std::string held;
+      for (int t = 0; t < 5; ++t) {
+        for (int i = 0; i < shortfall.held[t]; ++i) {
+          held += (held.empty() ? "" : ", ") + piece_name(static_cast<PieceType>(t));
+        }
+      }
+      what = seat_name(seat) + " holds " + std::to_string(total(shortfall.held)) + " (" + held +
+             ") but only " + std::to_string(shortfall.seen) +
+             " were visible in their holding area.";
+    } else {
+      what = "A " + piece_name(static_cast<PieceType>(type)) + " that " + seat_name(seat) +
+             " holds was not visible in their holding area.";
+    }
+    incident(IncidentType::kHiddenPiece, seat, shortfall.start, t_end, "", what,
              {shortfall.first_frame});
   }
 
@@ -2445,7 +2487,7 @@ struct Tracker::Impl {
     commit_agreed(true);
     evaluate_holdings();
     for (int s = 0; s < 4; ++s) {
-      for (int type = 0; type < 5; ++type) {
+      for (int type = 0; type <= kAnyType; ++type) {
         if (shortfalls[s][type]) close_shortfall(s, type, shortfalls[s][type]->last);
       }
     }

@@ -67,6 +67,9 @@ struct HoldingsObservation {
   int frame = 0;
   std::array<int, 5> visible{};
   bool occluded = false;  // a hand covers the area: no evidence
+  // Every piece seen there whatever its type, where known: vision counts the pieces far
+  // more surely than it reads their types.
+  std::optional<int> pieces;
 };
 
 // A clock's lever as vision sees it: whose side is down (who pressed last), if known.

@@ -49,6 +49,9 @@ struct SimulationOptions {
   double misread_spell_frames = 5.0;
   std::uint64_t seed = 1;
   bool holdings = true;  // report the four holding areas
+  // ... with the pieces counted whatever their types (HoldingsObservation::pieces), as
+  // vision does.
+  bool holdings_counted = true;
   double holdings_hz = 5.0;
   int max_plies = -1;  // stop after this many plies (-1: all)
   std::vector<Injection> injections;
