@@ -382,13 +382,16 @@ std::vector<std::pair<Square, Square>> lone_changes(const Position& p, Color sid
   // The presser's pieces read gone, and the squares read holding a piece of theirs that
   // has none, over the whole board.
   const std::uint64_t own = p.pieces(side);
+  const std::uint64_t occupied = p.pieces(Color::kWhite) | p.pieces(Color::kBlack);
   std::uint64_t left = 0;
   std::uint64_t filled = 0;
+  std::uint64_t gone = 0;  // any piece read gone
   for (int s = 0; s < 64; ++s) {
     const auto& sq = l[s];
     if (sq[0] == 0.0 && sq[1] == 0.0 && sq[2] == 0.0) continue;  // no evidence
     const auto read = static_cast<SquareState>(std::max_element(sq.begin(), sq.end()) - sq.begin());
     const std::uint64_t bit = std::uint64_t{1} << s;
+    if ((occupied & bit) && read == SquareState::kEmpty) gone |= bit;
     if ((own & bit) && read == SquareState::kEmpty) left |= bit;
     if (!(own & bit) && read == state_of(side)) filled |= bit;
   }
@@ -404,10 +407,26 @@ std::vector<std::pair<Square, Square>> lone_changes(const Position& p, Color sid
     const std::uint64_t to = std::uint64_t{1} << m.to();
     if (!m.is_drop() && (left & from) && (filled & to)) joined |= from | to;
   }
+  // Nor is a move that only a piece read gone from the way makes illegal: that piece was
+  // misread before (a phantom left by an earlier misread move), and the move is legal.
+  Position cleared = p;
+  for (std::uint64_t g = gone & ~(left & changed); g != 0; g &= g - 1) {
+    const auto sq = static_cast<Square>(std::countr_zero(g));
+    if (cleared.piece_at(sq).type != PieceType::kKing) cleared.remove(sq);
+  }
+  MoveList legal_cleared;
+  if (cleared.king_square(Color::kWhite) != rules::kNoSquare &&
+      cleared.king_square(Color::kBlack) != rules::kNoSquare) {
+    cleared.legal_moves(rules, legal_cleared);
+  }
   for (std::uint64_t f = left & changed & ~joined; f != 0; f &= f - 1) {
     for (std::uint64_t t = filled & changed & ~joined; t != 0; t &= t - 1) {
-      out.emplace_back(static_cast<Square>(std::countr_zero(f)),
-                       static_cast<Square>(std::countr_zero(t)));
+      const auto from = static_cast<Square>(std::countr_zero(f));
+      const auto to = static_cast<Square>(std::countr_zero(t));
+      const bool legal_once_cleared =
+          std::any_of(legal_cleared.begin(), legal_cleared.end(),
+                      [&](Move m) { return !m.is_drop() && m.from() == from && m.to() == to; });
+      if (!legal_once_cleared) out.emplace_back(from, to);
     }
   }
   return out;
