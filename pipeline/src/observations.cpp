@@ -53,7 +53,8 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
     }
     inputs.boards.push_back(std::move(out));
   }
-  // The tracker compares what it knows a player holds with the visible pieces type by type.
+  // The tracker compares what it knows a player holds with the visible pieces type by type,
+  // and with their count whatever their types.
   // Pieces whose type vision did not read ('?', no model) would look like missing pieces, and
   // an empty area beside them would be taken at its word while the others are not: the
   // holding areas of a frame go to the tracker only when vision read the type of everything
@@ -72,7 +73,10 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
     out.frame = frame;
     // Every piece found, whatever vision made of its type (or counted by type alone).
     int counted = 0;
-    for (const auto& [letter, count] : seen.counts) counted += count;
+    for (const auto& [letter, count] : seen.counts) {
+      const std::optional<rules::PieceType> type = rules::piece_from_letter(letter);
+      if (letter == '?' || (type && *type != rules::PieceType::kKing)) counted += count;
+    }
     out.pieces = seen.pieces.empty() ? counted : static_cast<int>(seen.pieces.size());
     if (!seen.pieces.empty()) {
       // A piece counts for every type vision finds plausible for it: a shortfall of a type

@@ -144,6 +144,7 @@ TEST(TrackerIncidents, PressWithoutMoveAtEveryPly) {
             << lost_moves << " moves lost\n";
   EXPECT_EQ(runs, 50);
   EXPECT_GE(found_both, 48);
+  EXPECT_LE(extra, 2);
   EXPECT_LE(lost_moves, 5);
 }
 TEST(TrackerIncidents, IllegalMove) {

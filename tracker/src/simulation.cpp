@@ -536,7 +536,8 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
         for (std::size_t j = 0; j < options.shadowed.size(); ++j) {
           const ShadowedSquare& shadow = options.shadowed[j];
           if (index(shadow.board) == b && shadow.square == s && truth[s] == 0 && wrong < 0 &&
-              t >= shadow_from[j] && t < shadow_from[j] + shadow.seconds) {
+              t >= shadow_from[j] &&
+              (std::isinf(shadow.seconds) || t - shadow_from[j] < shadow.seconds)) {
             reading = shadow.reads_as == Color::kWhite ? 1 : 2;
           }
         }

@@ -371,6 +371,9 @@ double change_delta(const Squares& before, const Squares& after, const PressEvid
   return delta;
 }
 
+// At most this many squares on either side of the presser's lone changes are paired.
+constexpr int kLoneChangesMost = 3;
+
 // The shapes of the presser's one-piece moves that the squares changed since the previous
 // press show, where no legal move explains either square: a piece of theirs read gone
 // from one square, and a square read newly holding a piece of theirs.
@@ -419,14 +422,31 @@ std::vector<std::pair<Square, Square>> lone_changes(const Position& p, Color sid
       cleared.king_square(Color::kBlack) != rules::kNoSquare) {
     cleared.legal_moves(rules, legal_cleared);
   }
+  std::array<std::uint64_t, 64> cleared_to{};  // per from square, where moves go
+  for (Move m : legal_cleared) {
+    if (!m.is_drop()) cleared_to[m.from()] |= std::uint64_t{1} << m.to();
+  }
+  // Only squares read clearly (as a resync takes them), and few: many at once are a burst
+  // of misreads, which the whole board taken as seen answers.
+  const auto clearly = [&](int sq, SquareState seen, SquareState standing) {
+    return l[sq][static_cast<int>(seen)] - l[sq][static_cast<int>(standing)] >= kResyncMargin;
+  };
+  std::uint64_t froms = 0;
+  std::uint64_t tos = 0;
   for (std::uint64_t f = left & changed & ~joined; f != 0; f &= f - 1) {
-    for (std::uint64_t t = filled & changed & ~joined; t != 0; t &= t - 1) {
-      const auto from = static_cast<Square>(std::countr_zero(f));
-      const auto to = static_cast<Square>(std::countr_zero(t));
-      const bool legal_once_cleared =
-          std::any_of(legal_cleared.begin(), legal_cleared.end(),
-                      [&](Move m) { return !m.is_drop() && m.from() == from && m.to() == to; });
-      if (!legal_once_cleared) out.emplace_back(from, to);
+    const int sq = std::countr_zero(f);
+    if (clearly(sq, SquareState::kEmpty, state_of(side))) froms |= std::uint64_t{1} << sq;
+  }
+  for (std::uint64_t t = filled & changed & ~joined; t != 0; t &= t - 1) {
+    const int sq = std::countr_zero(t);
+    const SquareState standing = state_of(p.pieces(Color::kWhite), p.pieces(Color::kBlack), sq);
+    if (clearly(sq, state_of(side), standing)) tos |= std::uint64_t{1} << sq;
+  }
+  if (std::popcount(froms) > kLoneChangesMost || std::popcount(tos) > kLoneChangesMost) return out;
+  for (std::uint64_t f = froms; f != 0; f &= f - 1) {
+    const auto from = static_cast<Square>(std::countr_zero(f));
+    for (std::uint64_t t = tos & ~cleared_to[from]; t != 0; t &= t - 1) {
+      out.emplace_back(from, static_cast<Square>(std::countr_zero(t)));
     }
   }
   return out;
@@ -1092,7 +1112,8 @@ struct Tracker::Impl {
       }
       // The change taken whole makes no single move where a square beside it is misread, so
       // each of the presser's pieces seen gone is also tried alone against each square newly
-      // seen holding a piece of theirs: an illegal move beside the misread.
+      // seen holding a piece of theirs: an illegal move beside the misread. (Where the whole
+      // change is that one move already, the same position comes twice and is kept once.)
       for (const auto& [from, to] :
            lone_changes(beam[h].boards[b], press.side, l, seen_on_board.changed, rules)) {
         const std::uint64_t pair = (std::uint64_t{1} << from) | (std::uint64_t{1} << to);
@@ -1496,17 +1517,17 @@ struct Tracker::Impl {
         if (!last) {
           std::stable_sort(scored.begin(), scored.end(),
                            [](const auto& a, const auto& x) { return a.first > x.first; });
-          // And the best few onto a square seen to change to anything but the mover's
-          // colour: a later ply may take the piece there, so that the board at the press
-          // never shows it (a knight dropped without a press and taken by the answer scores
-          // as a drop seen nowhere).
+          // And, for the first ply, the best few onto a square seen to change to anything
+          // but the mover's colour: a later ply may take the piece there, so that the board
+          // at the press never shows it (a knight dropped without a press and taken by the
+          // answer scores as a drop seen nowhere).
           const SquareState mover = state_of(sides[ply]);
           std::vector<std::pair<double, int>> kept;
           int onto_changed = 0;
           for (std::size_t k = 0; k < scored.size(); ++k) {
             const Square to = moves[scored[k].second].to();
             const auto& reading = l.whole[to];
-            const bool onto = ((l.changed >> to) & 1) != 0 &&
+            const bool onto = ply == 0 && ((l.changed >> to) & 1) != 0 &&
                               std::max_element(reading.begin(), reading.end()) - reading.begin() !=
                                   static_cast<std::ptrdiff_t>(mover);
             if (k < kUnpressedBranching || (onto && onto_changed < kUnpressedBranching)) {
@@ -2458,9 +2479,12 @@ struct Tracker::Impl {
           held += (held.empty() ? "" : ", ") + piece_name(static_cast<PieceType>(t));
         }
       }
+      const std::string seen = shortfall.seen == 0 ? "none was"
+                               : shortfall.seen == 1
+                                   ? "only 1 was"
+                                   : "only " + std::to_string(shortfall.seen) + " were";
       what = seat_name(seat) + " holds " + std::to_string(total(shortfall.held)) + " (" + held +
-             ") but only " + std::to_string(shortfall.seen) +
-             " were visible in their holding area.";
+             ") but " + seen + " visible in their holding area when this began.";
     } else {
       what = "A " + piece_name(static_cast<PieceType>(type)) + " that " + seat_name(seat) +
              " holds was not visible in their holding area.";
