@@ -200,6 +200,32 @@ TEST(TrackerIncidents, HiddenPiece) {
     const Outcome outcome = run_with(IncidentType::kHiddenPiece, ply);
     if (outcome.sim.incidents.empty()) continue;
     EXPECT_TRUE(found(outcome, outcome.sim.incidents[0]));
+    // Counted whatever their types: the message says what was held and how many were seen.
+    bool counted_message = false;
+    for (const Incident& got : outcome.incidents) {
+      counted_message =
+          counted_message || (got.type == IncidentType::kHiddenPiece &&
+                              got.detail.find("when this began") != std::string::npos);
+    }
+    EXPECT_TRUE(counted_message);
+    return;
+  }
+  FAIL() << "no capture to inject into";
+}
+// Holding areas whose pieces vision does not count (types only): found by type.
+TEST(TrackerIncidents, HiddenPieceByTypeAlone) {
+  for (int ply = 10; ply < 40; ++ply) {
+    const std::vector<bugcam::rules::BpgnGame>& games = clean_run_games();
+    SimulationOptions options = clean_run_options();
+    options.injections = {{IncidentType::kHiddenPiece, ply}};
+    options.holdings_counted = false;
+    const Outcome outcome = run_tracker(games[0], options);
+    if (outcome.sim.incidents.empty()) continue;
+    EXPECT_TRUE(found(outcome, outcome.sim.incidents[0]));
+    EXPECT_LE(outcome.incidents.size(), 2u);
+    for (const Incident& got : outcome.incidents) {
+      EXPECT_EQ(got.detail.find("when this began"), std::string::npos) << got.detail;
+    }
     return;
   }
   FAIL() << "no capture to inject into";
