@@ -79,6 +79,10 @@ void ReadingCounts::add(int state, const std::array<float, 3>& reading, double c
   }
 }
 
+SquareState most_likely(const SquareLikelihood& reading) {
+  return static_cast<SquareState>(argmax(reading));
+}
+
 SquareState Run::mean_state() const {
   return static_cast<SquareState>(argmax(sum));
 }

@@ -32,6 +32,9 @@ struct Run {
 using SquareLikelihood = std::array<double, 3>;
 using BoardLikelihood = std::array<SquareLikelihood, 64>;
 
+// The state a square's reading favours most.
+SquareState most_likely(const SquareLikelihood& reading);
+
 // How vision reads one square (or a whole board, pooled): per true state, the summed
 // reading probabilities of the frames in which the square was known to hold that state.
 struct ReadingCounts {

@@ -17,6 +17,7 @@ namespace bugcam::tracker {
 
 using detail::BoardEvidence;
 using detail::BoardLikelihood;
+using detail::most_likely;
 using detail::SquareState;
 using rules::Move;
 using rules::MoveList;
@@ -358,7 +359,7 @@ double change_delta(const Squares& before, const Squares& after, const PressEvid
     // state) nothing else explains, or (read as before) hid it before too: then its reading
     // says nothing of what stands there (a king castled away from under the bishop beside).
     const auto& whole = e.whole[s];
-    const int read = static_cast<int>(std::max_element(whole.begin(), whole.end()) - whole.begin());
+    const int read = static_cast<int>(most_likely(whole));
     if (now == static_cast<int>(SquareState::kEmpty) && read != now &&
         hidden_as(e, after, s, read) && (read != was || hidden_as(e, before, s, read))) {
       delta += kLeanedOverReading;
@@ -386,18 +387,17 @@ std::vector<std::pair<Square, Square>> lone_changes(const Position& p, Color sid
   // has none, over the whole board.
   const std::uint64_t own = p.pieces(side);
   const std::uint64_t occupied = p.pieces(Color::kWhite) | p.pieces(Color::kBlack);
-  std::uint64_t left = 0;
   std::uint64_t filled = 0;
   std::uint64_t gone = 0;  // any piece read gone
   for (int s = 0; s < 64; ++s) {
     const auto& sq = l[s];
     if (sq[0] == 0.0 && sq[1] == 0.0 && sq[2] == 0.0) continue;  // no evidence
-    const auto read = static_cast<SquareState>(std::max_element(sq.begin(), sq.end()) - sq.begin());
+    const SquareState read = most_likely(sq);
     const std::uint64_t bit = std::uint64_t{1} << s;
     if ((occupied & bit) && read == SquareState::kEmpty) gone |= bit;
-    if ((own & bit) && read == SquareState::kEmpty) left |= bit;
     if (!(own & bit) && read == state_of(side)) filled |= bit;
   }
+  const std::uint64_t left = gone & own;
   if ((left & changed) == 0 || (filled & changed) == 0) return out;
   // A square that a legal move joins to one of the other kind is that move's, with a misread
   // beside it (a knight's body leaning onto the square past its own, or its own square still
@@ -409,22 +409,6 @@ std::vector<std::pair<Square, Square>> lone_changes(const Position& p, Color sid
     const std::uint64_t from = std::uint64_t{1} << m.from();
     const std::uint64_t to = std::uint64_t{1} << m.to();
     if (!m.is_drop() && (left & from) && (filled & to)) joined |= from | to;
-  }
-  // Nor is a move that only a piece read gone from the way makes illegal: that piece was
-  // misread before (a phantom left by an earlier misread move), and the move is legal.
-  Position cleared = p;
-  for (std::uint64_t g = gone & ~(left & changed); g != 0; g &= g - 1) {
-    const auto sq = static_cast<Square>(std::countr_zero(g));
-    if (cleared.piece_at(sq).type != PieceType::kKing) cleared.remove(sq);
-  }
-  MoveList legal_cleared;
-  if (cleared.king_square(Color::kWhite) != rules::kNoSquare &&
-      cleared.king_square(Color::kBlack) != rules::kNoSquare) {
-    cleared.legal_moves(rules, legal_cleared);
-  }
-  std::array<std::uint64_t, 64> cleared_to{};  // per from square, where moves go
-  for (Move m : legal_cleared) {
-    if (!m.is_drop()) cleared_to[m.from()] |= std::uint64_t{1} << m.to();
   }
   // Only squares read clearly (as a resync takes them), and few: many at once are a burst
   // of misreads, which the whole board taken as seen answers.
@@ -442,7 +426,26 @@ std::vector<std::pair<Square, Square>> lone_changes(const Position& p, Color sid
     const SquareState standing = state_of(p.pieces(Color::kWhite), p.pieces(Color::kBlack), sq);
     if (clearly(sq, state_of(side), standing)) tos |= std::uint64_t{1} << sq;
   }
-  if (std::popcount(froms) > kLoneChangesMost || std::popcount(tos) > kLoneChangesMost) return out;
+  if (froms == 0 || tos == 0 || std::popcount(froms) > kLoneChangesMost ||
+      std::popcount(tos) > kLoneChangesMost) {
+    return out;
+  }
+  // A move made illegal only by a piece read gone from its way is no illegal move either:
+  // that piece was misread before (a phantom left by an earlier misread move).
+  Position cleared = p;
+  for (std::uint64_t g = gone & ~(left & changed); g != 0; g &= g - 1) {
+    const auto sq = static_cast<Square>(std::countr_zero(g));
+    if (cleared.piece_at(sq).type != PieceType::kKing) cleared.remove(sq);
+  }
+  MoveList legal_cleared;
+  if (cleared.king_square(Color::kWhite) != rules::kNoSquare &&
+      cleared.king_square(Color::kBlack) != rules::kNoSquare) {
+    cleared.legal_moves(rules, legal_cleared);
+  }
+  std::array<std::uint64_t, 64> cleared_to{};  // per from square, where moves go
+  for (Move m : legal_cleared) {
+    if (!m.is_drop()) cleared_to[m.from()] |= std::uint64_t{1} << m.to();
+  }
   for (std::uint64_t f = froms; f != 0; f &= f - 1) {
     const auto from = static_cast<Square>(std::countr_zero(f));
     for (std::uint64_t t = tos & ~cleared_to[from]; t != 0; t &= t - 1) {
@@ -1088,6 +1091,18 @@ struct Tracker::Impl {
       firsts.emplace_back(std::nullopt);
       const PressEvidence seen = seen_on_board.from_position(beam[h].boards[b]);
       const double base = beam[h].score + board_score(beam[h].boards[b], seen);
+      const auto add_resync = [&](BuiltResync built, double unaccounted, double prior,
+                                  double holdings) {
+        Candidate c;
+        c.parent = h;
+        c.kind = NodeKind::kResync;
+        c.score =
+            base + position_delta(beam[h].boards[b], built.boards[b], seen) + unaccounted + prior;
+        c.score += holdings;
+        c.order = order++;
+        candidates.push_back(c);
+        resyncs.emplace_back(c.order, std::move(built));
+      };
       for (const std::optional<Move>& first : firsts) {
         // The whole board as seen, or where that makes no position (a square read wrong
         // that empties a king's square), what changed since the previous press.
@@ -1096,19 +1111,14 @@ struct Tracker::Impl {
           built = build_resync(beam[h].boards, press, l, seen_on_board.changed, first, false);
         }
         if (!built) continue;
-        Candidate c;
-        c.parent = h;
-        c.kind = NodeKind::kResync;
-        c.score = base + position_delta(beam[h].boards[b], built->boards[b], seen) +
-                  kUnaccountedPiece * built->unaccounted +
-                  (built->illegal ? config.prior_illegal_move : config.prior_resync);
-        if (first && first->is_drop()) {
-          c.score += drop_term(first->piece(), fell) +
-                     holdings_level_term(beam[h].boards[b], press.side, first->piece(), seen_after);
-        }
-        c.order = order++;
-        candidates.push_back(c);
-        resyncs.emplace_back(c.order, std::move(*built));
+        const double unaccounted = kUnaccountedPiece * built->unaccounted;
+        const double prior = built->illegal ? config.prior_illegal_move : config.prior_resync;
+        const double holdings =
+            first && first->is_drop()
+                ? drop_term(first->piece(), fell) +
+                      holdings_level_term(beam[h].boards[b], press.side, first->piece(), seen_after)
+                : 0.0;
+        add_resync(std::move(*built), unaccounted, prior, holdings);
       }
       // The change taken whole makes no single move where a square beside it is misread, so
       // each of the presser's pieces seen gone is also tried alone against each square newly
@@ -1118,15 +1128,8 @@ struct Tracker::Impl {
            lone_changes(beam[h].boards[b], press.side, l, seen_on_board.changed, rules)) {
         const std::uint64_t pair = (std::uint64_t{1} << from) | (std::uint64_t{1} << to);
         auto built = build_resync(beam[h].boards, press, l, pair, std::nullopt, false);
-        if (!built || !built->illegal) continue;
-        Candidate c;
-        c.parent = h;
-        c.kind = NodeKind::kResync;
-        c.score = base + position_delta(beam[h].boards[b], built->boards[b], seen) +
-                  config.prior_illegal_move;
-        c.order = order++;
-        candidates.push_back(c);
-        resyncs.emplace_back(c.order, std::move(*built));
+        if (built && built->illegal)
+          add_resync(std::move(*built), 0.0, config.prior_illegal_move, 0.0);
       }
     }
 
@@ -1526,10 +1529,8 @@ struct Tracker::Impl {
           int onto_changed = 0;
           for (std::size_t k = 0; k < scored.size(); ++k) {
             const Square to = moves[scored[k].second].to();
-            const auto& reading = l.whole[to];
-            const bool onto = ply == 0 && ((l.changed >> to) & 1) != 0 &&
-                              std::max_element(reading.begin(), reading.end()) - reading.begin() !=
-                                  static_cast<std::ptrdiff_t>(mover);
+            const bool onto =
+                ply == 0 && ((l.changed >> to) & 1) != 0 && most_likely(l.whole[to]) != mover;
             if (k < kUnpressedBranching || (onto && onto_changed < kUnpressedBranching)) {
               kept.push_back(scored[k]);
               if (k >= kUnpressedBranching) ++onto_changed;
@@ -1715,8 +1716,7 @@ struct Tracker::Impl {
     for (int s = 0; s < 64; ++s) {
       const auto& sq = l[s];
       if (sq[0] == 0.0 && sq[1] == 0.0 && sq[2] == 0.0) continue;  // no evidence
-      const auto seen =
-          static_cast<SquareState>(std::max_element(sq.begin(), sq.end()) - sq.begin());
+      const SquareState seen = most_likely(sq);
       const SquareState now = state_of(white, black, s);
       // Only confident readings count: a square must clearly disagree. The whole board is
       // brought in step, not only what changed since the previous press: a square that
