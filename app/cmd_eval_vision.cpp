@@ -104,7 +104,8 @@ int run_eval(const EvalOptions& options) {
     presses[board].push_back({ply["t_press"].get<double>(), white ? "white" : "black"});
   }
 
-  Ratio squares_right, occluded_flagged, holdings_exact, holdings_typed_exact, levers_right,
+  Ratio squares_right, occluded_flagged, holdings_exact, holdings_typed_exact,
+      holdings_unflagged_exact, holdings_flagged, holdings_still_flagged, levers_right,
       levers_right_still, levers_read, levers_right_of_read, found_boards;
   double worst_corner = 0;
   std::vector<double> corner_errors;
@@ -217,26 +218,38 @@ int run_eval(const EvalOptions& options) {
         }
       }
     }
-    if (frames_with_hands.count(f) == 0) {
-      for (const vision::HoldingObservation& holding : seen.holdings) {
-        if (!(*state)["holdings"].contains(holding.player)) continue;
-        int visible = 0;
-        std::map<char, int> by_type;
-        for (const auto& [type, count] : (*state)["holdings"][holding.player]["visible"].items()) {
-          visible += count.get<int>();
-          if (count.get<int>() > 0) by_type[type.front()] = count.get<int>();
-        }
+    for (const vision::HoldingObservation& holding : seen.holdings) {
+      if (!(*state)["holdings"].contains(holding.player)) continue;
+      int visible = 0;
+      std::map<char, int> by_type;
+      for (const auto& [type, count] : (*state)["holdings"][holding.player]["visible"].items()) {
+        visible += count.get<int>();
+        if (count.get<int>() > 0) by_type[type.front()] = count.get<int>();
+      }
+      const bool counted_right = holding.white_pieces + holding.black_pieces == visible;
+      // Every frame, hands or not: what the tracker would take (areas not flagged covered).
+      ++holdings_flagged.total;
+      holdings_flagged.right += holding.occluded ? 1 : 0;
+      if (!holding.occluded) {
+        ++holdings_unflagged_exact.total;
+        holdings_unflagged_exact.right += counted_right ? 1 : 0;
+      }
+      if (frames_with_hands.count(f) == 0) {
+        ++holdings_still_flagged.total;
+        holdings_still_flagged.right += holding.occluded ? 1 : 0;
         ++holdings_exact.total;
-        holdings_exact.right += holding.white_pieces + holding.black_pieces == visible ? 1 : 0;
+        holdings_exact.right += counted_right ? 1 : 0;
         ++holdings_typed_exact.total;
         holdings_typed_exact.right += holding.counts == by_type ? 1 : 0;
-        if (options.verbose && holding.counts != by_type) {
-          std::cerr << "frame " << f << " holding " << holding.player << ": seen";
-          for (const auto& [letter, count] : holding.counts) std::cerr << " " << count << letter;
-          std::cerr << ", truth";
-          for (const auto& [letter, count] : by_type) std::cerr << " " << count << letter;
-          std::cerr << "\n";
-        }
+      }
+      if (options.verbose && (holding.counts != by_type || holding.occluded)) {
+        std::cerr << "frame " << f << " holding " << holding.player << ": seen";
+        for (const auto& [letter, count] : holding.counts) std::cerr << " " << count << letter;
+        if (holding.occluded) std::cerr << " (covered)";
+        std::cerr << ", truth";
+        for (const auto& [letter, count] : by_type) std::cerr << " " << count << letter;
+        if (frames_with_hands.count(f) != 0) std::cerr << " (hands in view)";
+        std::cerr << "\n";
       }
     }
     const double t = f / fps;
@@ -285,6 +298,12 @@ int run_eval(const EvalOptions& options) {
   report["occluded_total"] = occluded_flagged.total;
   report["holdings_exact_pct"] = holdings_exact.percent();
   report["holdings_by_type_exact_pct"] = holdings_typed_exact.percent();
+  // Over every frame, hands in view or not: the share of area-frames flagged covered, and of
+  // the others the share counted exactly (what the tracker is given); and the share of still
+  // area-frames flagged covered (flagged for nothing).
+  report["holdings_flagged_pct"] = holdings_flagged.percent();
+  report["holdings_unflagged_exact_pct"] = holdings_unflagged_exact.percent();
+  report["holdings_still_flagged_pct"] = holdings_still_flagged.percent();
   report["levers_right_pct"] = levers_right.percent();
   report["levers_right_no_hands_pct"] = levers_right_still.percent();
   report["levers_read_pct"] = levers_read.percent();

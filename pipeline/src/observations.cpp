@@ -71,6 +71,7 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
     out.seat = *seat;
     out.t = t;
     out.frame = frame;
+    out.occluded = seen.occluded;
     // Every piece found, whatever vision made of its type (or counted by type alone).
     int counted = 0;
     for (const auto& [letter, count] : seen.counts) {

@@ -154,6 +154,39 @@ TEST(Holdings, NotReadWhenNotAskedFor) {
   EXPECT_EQ(seen.clocks.size(), all.clocks.size());
 }
 
+// An arm reaching over White A's holding area from the players' side, read against the
+// areas' empty looks (TrackingReader, from the first frame): it comes in over the area's outer
+// edge and is flagged, the area's counts saying nothing; the other areas are read as before.
+// Read by the table test alone (FrameReader) the area is never flagged.
+TEST(Holdings, AnArmOverAnAreaMarksItCovered) {
+  Scene scene = bughouse_scene();
+  scene.holding_a_white = "wb";
+  const SceneTruth before = testing::render_scene(scene);
+  scene.hand_centre = {4.0, 11.5};  // board A squares from its corner: below White's edge
+  scene.hand_axes = {1.0, 3.0};
+  const SceneTruth arm = testing::render_scene(scene);
+  const calibration::Calibration calibration = calibration::calibrate(before.image);
+  TrackingReader reader(calibration);
+  const FrameObservation first = reader.read(before.image);
+  const FrameObservation second = reader.read(arm.image);
+  ASSERT_EQ(first.holdings.size(), 4u);
+  ASSERT_EQ(second.holdings.size(), 4u);
+  for (std::size_t a = 0; a < 4; ++a) {
+    const bool a_white = first.holdings[a].player == "A:white";
+    EXPECT_FALSE(first.holdings[a].occluded) << first.holdings[a].player;
+    EXPECT_EQ(first.holdings[a].white_pieces, a_white ? 1 : 0) << first.holdings[a].player;
+    EXPECT_EQ(first.holdings[a].black_pieces, a_white ? 1 : 0) << first.holdings[a].player;
+    EXPECT_EQ(second.holdings[a].occluded, a_white) << second.holdings[a].player;
+    if (!a_white) {
+      EXPECT_EQ(second.holdings[a].white_pieces + second.holdings[a].black_pieces, 0)
+          << second.holdings[a].player;
+    }
+  }
+  for (const HoldingObservation& holding : FrameReader(calibration).read(arm.image).holdings) {
+    EXPECT_FALSE(holding.occluded) << holding.player;
+  }
+}
+
 TEST(Json, HasTheShapeOfSpecSection7) {
   const SceneTruth truth = testing::render_scene(bughouse_scene());
   const FrameObservation seen = FrameReader(calibration::calibrate(truth.image)).read(truth.image);

@@ -59,8 +59,8 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr) const {
   return read(frame_bgr, nullptr);
 }
 
-FrameObservation FrameReader::read(const cv::Mat& frame_bgr,
-                                   std::vector<cv::Mat>* warped_boards) const {
+FrameObservation FrameReader::read(const cv::Mat& frame_bgr, std::vector<cv::Mat>* warped_boards,
+                                   std::vector<EmptyHoldingLook>* holding_looks) const {
   FrameObservation observation;
   std::vector<calibration::BoardAppearance> appearances;
   std::vector<cv::Mat> warps;
@@ -89,14 +89,16 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr,
     board.squares = classified.boards[i];
     observation.boards.push_back(board);
   }
-  for (const calibration::HoldingArea& area : calibration_.holdings) {
+  if (holding_looks != nullptr) holding_looks->resize(calibration_.holdings.size());
+  for (size_t a = 0; a < calibration_.holdings.size(); ++a) {
     if (!options_.read_holdings) break;
+    const calibration::HoldingArea& area = calibration_.holdings[a];
     const std::string board_name = area.player.substr(0, area.player.find(':'));
     const calibration::Board* board = calibration_.board(board_name);
     if (board == nullptr) continue;
-    observation.holdings.push_back(read_holding(frame_bgr, area, *board, calibration_.image_size,
-                                                holding_split_luma(*board, classified),
-                                                options_.piece_types.get()));
+    observation.holdings.push_back(read_holding(
+        frame_bgr, area, *board, calibration_.image_size, holding_split_luma(*board, classified),
+        options_.piece_types.get(), holding_looks != nullptr ? &(*holding_looks)[a] : nullptr));
   }
   for (const calibration::Clock& clock : calibration_.clocks) {
     observation.clocks.push_back(read_clock(frame_bgr, clock));

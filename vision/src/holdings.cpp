@@ -36,6 +36,17 @@ struct StripPiece {
 constexpr double kMeanPieceHeight = 1.2;
 // A piece's base seen from above: a disc of this radius (squares).
 constexpr double kBaseRadius = 0.33;
+// An arm reaching over a holding area crosses its outer edge over at least this many squares
+// (a wrist is about 5 cm; squares are 5-6 cm).
+constexpr double kArmWidth = 0.8;
+// How fast the empty look of a holding area follows the light, per frame, where the strip
+// shows table close to it (a shadow or a pale piece differs more and is not followed).
+constexpr float kEmptyLookRate = 0.02f;
+// How far a shadow shifts the table's colour, as a share of its brightness per unit of
+// darkening.
+constexpr float kShadowColourShift = 0.1f;
+// A blob with less of it solid than this share of a piece's base is a shadow alone.
+constexpr double kSolidCrumb = 0.05;
 
 // Splits a blob of `count` touching pieces into `count` parts: k-means over its pixels in a
 // metric where a standing piece is round (its extent along the lean shrunk by `elongation`),
@@ -137,7 +148,8 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
 
 HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
                                 const calibration::Board& board, cv::Size image_size,
-                                float white_black_luma, const PieceTypeModel* model) {
+                                float white_black_luma, const PieceTypeModel* model,
+                                EmptyHoldingLook* empty_look) {
   HoldingObservation result;
   result.player = area.player;
   const double square_px_in_image = board.square_size_px();
@@ -229,6 +241,84 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       if (off_colour || brighter || dark) out[x] = 255;
     }
   }
+  // Against the empty look, where it is known: the same split into brightness along the
+  // look's colour and the rest, pixel by pixel, with limits from the look's own fit (most of
+  // the strip is table), which the table's grain no longer widens.
+  cv::Mat look_scales, look_rests;
+  // What differs from the empty look as more than a shadow: the pieces without the shadows
+  // they cast (the table test's mask elsewhere).
+  cv::Mat solid;
+  float look_rest_limit = 0, look_scale_limit = 0;
+  if (empty_look != nullptr) {
+    EmptyHoldingLook& empty = *empty_look;
+    // Learnt from the first frame, where the table test sees plain table well away from
+    // anything it flags. Only then: later, a pale piece the table test misses (a held one, or
+    // a board piece leaning over the strip's edge) would be learnt as table, and where it
+    // stood the table would read as a piece ever after.
+    const bool first = empty.look.size() != crop.size();
+    if (first) {
+      empty.look = cv::Mat(crop.size(), CV_32FC3, cv::Scalar(table[0], table[1], table[2]));
+      empty.known = cv::Mat(crop.size(), CV_8U, cv::Scalar(0));
+    }
+    cv::Mat flagged;
+    cv::dilate(mask, flagged, cv::Mat(), cv::Point(-1, -1), 4);
+    look_scales = cv::Mat(crop.size(), CV_32F, cv::Scalar(1));
+    look_rests = cv::Mat(crop.size(), CV_32F, cv::Scalar(0));
+    std::vector<float> look_rest_values, look_scale_values;
+    for (int y = 0; y < crop.rows; ++y) {
+      const cv::Vec3b* line = crop.ptr<cv::Vec3b>(y);
+      const uchar* m = in_view.ptr<uchar>(y);
+      const uchar* f = flagged.ptr<uchar>(y);
+      cv::Vec3f* look = empty.look.ptr<cv::Vec3f>(y);
+      uchar* known = empty.known.ptr<uchar>(y);
+      float* scale_line = look_scales.ptr<float>(y);
+      float* rest_line = look_rests.ptr<float>(y);
+      for (int x = 0; x < crop.cols; ++x) {
+        if (m[x] == 0) continue;
+        const cv::Vec3f p(line[x]);
+        if (first && f[x] == 0) {
+          look[x] = p;
+          known[x] = 255;
+        }
+        if (known[x] == 0) continue;
+        const float scale = p.dot(look[x]) / std::max(look[x].dot(look[x]), 1.0f);
+        const cv::Vec3f rest = p - look[x] * scale;
+        scale_line[x] = scale;
+        rest_line[x] = std::sqrt(rest.dot(rest));
+        look_rest_values.push_back(rest_line[x]);
+        look_scale_values.push_back(std::abs(scale - 1.0f));
+      }
+    }
+    solid = mask.clone();
+    if (!look_rest_values.empty()) {
+      look_rest_limit = std::clamp(3.0f * median(look_rest_values) + 3.0f, 6.0f, 30.0f);
+      look_scale_limit = std::clamp(3.0f * median(look_scale_values) + 0.03f, 0.05f, 0.3f);
+      for (int y = 0; y < crop.rows; ++y) {
+        const uchar* m = in_view.ptr<uchar>(y);
+        const uchar* known = empty.known.ptr<uchar>(y);
+        const cv::Vec3f* look = empty.look.ptr<cv::Vec3f>(y);
+        const float* scale_line = look_scales.ptr<float>(y);
+        const float* rest_line = look_rests.ptr<float>(y);
+        uchar* out = mask.ptr<uchar>(y);
+        uchar* solid_line = solid.ptr<uchar>(y);
+        for (int x = 0; x < crop.cols; ++x) {
+          if (m[x] == 0 || known[x] == 0) continue;
+          const float scale = scale_line[x];
+          const bool brighter_or_black = scale > 1.0f + look_scale_limit || scale < 0.35f;
+          out[x] = brighter_or_black || rest_line[x] > look_rest_limit ? 255 : 0;
+          // A shadow darkens the table and, lit by the room rather than the lamp, shifts its
+          // colour a little, the more the darker; so does the shaded side of a pale piece.
+          // Darker pixels count as solid only past the table test's wider limit and more.
+          const float solid_rest =
+              scale < 1.0f - look_scale_limit
+                  ? std::max(rest_limit, look_rest_limit) +
+                        kShadowColourShift * (1.0f - scale) * std::sqrt(look[x].dot(look[x]))
+                  : look_rest_limit;
+          solid_line[x] = brighter_or_black || rest_line[x] > solid_rest ? 255 : 0;
+        }
+      }
+    }
+  }
   // Which way, in the strip, a standing piece rises: from its base away from the camera.
   const ViewGeometry view(board, image_size);
   const cv::Matx33d to_image(crop_to_image);
@@ -269,7 +359,9 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   }
   std::vector<int> edge_pixels(blob_pixels.size(), 0);
   cv::Mat inner;
-  cv::erode(in_view, inner, cv::Mat(), cv::Point(-1, -1), 1);
+  // The strip's rim: the edge of the image where it cuts the strip, and the strip's own edge
+  // (outside it counts as not in view).
+  cv::erode(in_view, inner, cv::Mat(), cv::Point(-1, -1), 1, cv::BORDER_CONSTANT, cv::Scalar(0));
   for (int y = 0; y < labels.rows; ++y) {
     const int* l = labels.ptr<int>(y);
     const uchar* i = inner.ptr<uchar>(y);
@@ -314,11 +406,42 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       }
     }
   }
+  // Against the empty look an arm stands out whole: a blob that comes in over the strip's
+  // other edges (from the players' side, or along the table) for more than a wrist's width
+  // and is larger than two pieces lying there.
+  std::vector<int> outer_edge_pixels(blob_pixels.size(), 0);
+  std::vector<int> solid_pixels(blob_pixels.size(), 0);
+  if (!look_scales.empty()) {
+    for (int y = 0; y < labels.rows; ++y) {
+      const int* l = labels.ptr<int>(y);
+      const uchar* solid_line = solid.ptr<uchar>(y);
+      for (int x = 0; x < labels.cols; ++x) {
+        if (l[x] != 0 && solid_line[x] != 0) ++solid_pixels[static_cast<std::size_t>(l[x])];
+      }
+    }
+    for (int y = 0; y < labels.rows; ++y) {
+      const int* l = labels.ptr<int>(y);
+      const uchar* i = inner.ptr<uchar>(y);
+      for (int x = 0; x < labels.cols; ++x) {
+        if (l[x] == 0 || i[x] != 0) continue;
+        const std::array<double, 4> to_edge{static_cast<double>(y), width - 1.0 - x,
+                                            height - 1.0 - y, static_cast<double>(x)};
+        const auto nearest_edge = static_cast<std::size_t>(
+            std::min_element(to_edge.begin(), to_edge.end()) - to_edge.begin());
+        if (nearest_edge != board_edge) ++outer_edge_pixels[static_cast<std::size_t>(l[x])];
+      }
+    }
+  }
   std::vector<StripPiece> found;
   for (int label = 1; label < n; ++label) {
     const int blob_area = stats.at<int>(label, cv::CC_STAT_AREA);
     // Smaller than a third of a piece's base: crumbs and reflections.
     if (blob_area < 0.35 * base_area) continue;
+    if (outer_edge_pixels[static_cast<std::size_t>(label)] > kArmWidth * s &&
+        blob_area > 2 * single) {
+      result.occluded = true;
+      continue;
+    }
     // Along the strip's edge for longer than three squares: the board's frame, an arm, a clock
     // reaching in (a row of touching pieces inside the strip is counted).
     if (edge_pixels[static_cast<std::size_t>(label)] > 3 * s) continue;
@@ -327,7 +450,17 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
         depth[static_cast<std::size_t>(label)] < kBaseRadius * s + 0.25 * lean_px) {
       continue;
     }
-    const int pieces = std::max(1, static_cast<int>(std::lround(blob_area / single)));
+    // Against the empty look, a blob mostly of shadow-like pixels is a pale piece (its
+    // shaded side reads like a shadow) or a piece with its shadow: counted by its solid part,
+    // at least one piece, and not at all when nothing of it is solid (a shadow alone).
+    int pieces = std::max(1, static_cast<int>(std::lround(blob_area / single)));
+    if (!look_scales.empty()) {
+      const int solid_area = solid_pixels[static_cast<std::size_t>(label)];
+      if (solid_area < kSolidCrumb * base_area) continue;
+      if (solid_area < 0.5 * blob_area) {
+        pieces = std::max(1, static_cast<int>(std::lround(solid_area / single)));
+      }
+    }
     for (const StripPiece& part :
          split_blob(blob_pixels[static_cast<std::size_t>(label)],
                     blob_lumas[static_cast<std::size_t>(label)], pieces, lean_axis, elongation)) {
@@ -358,6 +491,27 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       ++result.counts['?'];
     }
     result.pieces.push_back(piece);
+  }
+  if (!look_scales.empty()) {
+    cv::Mat near_blobs;
+    cv::dilate(mask, near_blobs, cv::Mat(), cv::Point(-1, -1), 2);
+    for (int y = 0; y < crop.rows; ++y) {
+      const cv::Vec3b* line = crop.ptr<cv::Vec3b>(y);
+      const uchar* m = in_view.ptr<uchar>(y);
+      const uchar* b = near_blobs.ptr<uchar>(y);
+      const uchar* known = empty_look->known.ptr<uchar>(y);
+      const float* scale_line = look_scales.ptr<float>(y);
+      const float* rest_line = look_rests.ptr<float>(y);
+      cv::Vec3f* look = empty_look->look.ptr<cv::Vec3f>(y);
+      for (int x = 0; x < crop.cols; ++x) {
+        if (m[x] == 0 || known[x] == 0 || b[x] != 0) continue;
+        if (std::abs(scale_line[x] - 1.0f) > 0.5f * look_scale_limit ||
+            rest_line[x] > 0.5f * look_rest_limit) {
+          continue;
+        }
+        look[x] += kEmptyLookRate * (cv::Vec3f(line[x]) - look[x]);
+      }
+    }
   }
   const int total = result.white_pieces + result.black_pieces;
   result.confidence =

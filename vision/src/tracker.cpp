@@ -230,11 +230,12 @@ void TrackingReader::reset() {
   for (BoardTracker& tracker : trackers_) tracker.reset();
   levers_ = LeverReader(reader_.calibration());
   if (arms_) arms_.emplace(reader_.calibration());
+  holding_looks_.clear();
 }
 
 FrameObservation TrackingReader::read(const cv::Mat& frame_bgr) {
   std::vector<cv::Mat> warped;
-  FrameObservation observation = reader_.read(frame_bgr, &warped);
+  FrameObservation observation = reader_.read(frame_bgr, &warped, &holding_looks_);
   for (size_t b = 0; b < observation.boards.size() && b < trackers_.size(); ++b) {
     observation.boards[b].squares = trackers_[b].update(warped[b], observation.boards[b].squares);
   }

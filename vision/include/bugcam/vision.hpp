@@ -58,6 +58,22 @@ struct HoldingObservation {
   int black_pieces = 0;
   std::vector<HeldPiece> pieces;
   float confidence = 0.0f;
+  // Something large reaches over the area from beyond its outer edges (an arm, a sleeve):
+  // the counts then say nothing about what lies there. Set only when the area is read
+  // against its empty look (EmptyHoldingLook), where an arm stands out whole.
+  bool occluded = false;
+};
+
+// What a holding area's strip looks like with nothing in it, pixel by pixel. A piece as pale
+// as the table hardly differs from the table's median colour, but it does from the grain and
+// print it covers, and its shading does. Learnt from the first frame read (a game starts with
+// nothing held) where that frame shows plain table, well away from anything the table test
+// flags; where something lay or reached over then (a hand, the tops of the pieces on the
+// nearest rank), the table test goes on reading the strip. It follows slow changes of light
+// where the strip shows table close to it. TrackingReader keeps one per area.
+struct EmptyHoldingLook {
+  cv::Mat look;   // CV_32FC3, strip pixels; empty until the first frame
+  cv::Mat known;  // CV_8U, 255 where `look` was learnt from the table itself
 };
 
 enum class Lever { kWhite, kBlack, kUnknown };
@@ -287,7 +303,10 @@ class FrameReader {
   FrameObservation read(const cv::Mat& frame_bgr) const;
   // The same, also handing out each board's top-down warp (8 * square_px square, rank 8 at
   // the top), in the order of calibration().boards.
-  FrameObservation read(const cv::Mat& frame_bgr, std::vector<cv::Mat>* warped_boards) const;
+  // With `holding_looks` (one per holding area of the calibration, in its order), the holding
+  // areas are read against their empty looks, which this learns and keeps up.
+  FrameObservation read(const cv::Mat& frame_bgr, std::vector<cv::Mat>* warped_boards,
+                        std::vector<EmptyHoldingLook>* holding_looks = nullptr) const;
   const calibration::Calibration& calibration() const { return calibration_; }
   const VisionOptions& options() const { return options_; }
 
@@ -420,7 +439,8 @@ class TrackingReader {
   FrameReader reader_;
   std::vector<BoardTracker> trackers_;
   LeverReader levers_;
-  std::optional<ArmWatch> arms_;  // none unless VisionOptions::watch_arms
+  std::optional<ArmWatch> arms_;                 // none unless VisionOptions::watch_arms
+  std::vector<EmptyHoldingLook> holding_looks_;  // per holding area of the calibration
 };
 
 // Classifies the 64 squares of several boards seen in the same frame, from their
@@ -434,12 +454,15 @@ SquareClassification classify_squares(const std::vector<calibration::BoardAppear
 // Counts the pieces lying in a holding area, by colour: blobs that differ from the table,
 // split by the frame's white/black luma threshold; blobs of several touching pieces are cut
 // along their length. With a model, each piece's type is read too (`board` gives the view's
-// geometry: which way pieces lean).
+// geometry: which way pieces lean). With `empty_look`, pixels are compared with the area's
+// empty look where it is known (and the look is learnt and kept up), and an arm over the area
+// marks it occluded.
 HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
                                 double square_px_in_image, float white_black_luma);
 HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
                                 const calibration::Board& board, cv::Size image_size,
-                                float white_black_luma, const PieceTypeModel* model);
+                                float white_black_luma, const PieceTypeModel* model,
+                                EmptyHoldingLook* empty_look = nullptr);
 
 // Which side of a clock is pressed down. The lever is a bar along the clock, tilted about
 // its middle; beside the display only its raised end (the side not pressed) shows much of
