@@ -227,7 +227,7 @@ int run_eval(const EvalOptions& options) {
         if (count.get<int>() > 0) by_type[type.front()] = count.get<int>();
       }
       const bool counted_right = holding.white_pieces + holding.black_pieces == visible;
-      // Every frame, hands or not: what the tracker would take (areas not flagged covered).
+      // Every frame, hands or not: what the tracker would take (areas not flagged occluded).
       ++holdings_flagged.total;
       holdings_flagged.right += holding.occluded ? 1 : 0;
       if (!holding.occluded) {
@@ -245,7 +245,7 @@ int run_eval(const EvalOptions& options) {
       if (options.verbose && (holding.counts != by_type || holding.occluded)) {
         std::cerr << "frame " << f << " holding " << holding.player << ": seen";
         for (const auto& [letter, count] : holding.counts) std::cerr << " " << count << letter;
-        if (holding.occluded) std::cerr << " (covered)";
+        if (holding.occluded) std::cerr << " (occluded)";
         std::cerr << ", truth";
         for (const auto& [letter, count] : by_type) std::cerr << " " << count << letter;
         if (frames_with_hands.count(f) != 0) std::cerr << " (hands in view)";
@@ -298,9 +298,10 @@ int run_eval(const EvalOptions& options) {
   report["occluded_total"] = occluded_flagged.total;
   report["holdings_exact_pct"] = holdings_exact.percent();
   report["holdings_by_type_exact_pct"] = holdings_typed_exact.percent();
-  // Over every frame, hands in view or not: the share of area-frames flagged covered, and of
+  // Over every frame, hands in view or not: the share of area-frames flagged occluded, and of
   // the others the share counted exactly (what the tracker is given); and the share of still
-  // area-frames flagged covered (flagged for nothing).
+  // area-frames flagged (flagged for nothing). Only tracking flags areas: with --single-frame
+  // the flagged shares are 0.
   report["holdings_flagged_pct"] = holdings_flagged.percent();
   report["holdings_unflagged_exact_pct"] = holdings_unflagged_exact.percent();
   report["holdings_still_flagged_pct"] = holdings_still_flagged.percent();

@@ -156,9 +156,9 @@ TEST(Holdings, NotReadWhenNotAskedFor) {
 
 // An arm reaching over White A's holding area from the players' side, read against the
 // areas' empty looks (TrackingReader, from the first frame): it comes in over the area's outer
-// edge and is flagged, the area's counts saying nothing; the other areas are read as before.
+// edge and is flagged occluded, its counts saying nothing; the other areas are read as before.
 // Read by the table test alone (FrameReader) the area is never flagged.
-TEST(Holdings, AnArmOverAnAreaMarksItCovered) {
+TEST(Holdings, AnArmOverAnAreaFlagsItOccluded) {
   Scene scene = bughouse_scene();
   scene.holding_a_white = "wb";
   const SceneTruth before = testing::render_scene(scene);

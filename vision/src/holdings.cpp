@@ -39,7 +39,7 @@ constexpr double kBaseRadius = 0.33;
 // An arm reaching over a holding area crosses its outer edge over at least this many squares
 // (a wrist is about 5 cm; squares are 5-6 cm).
 constexpr double kArmWidth = 0.8;
-// How fast the empty look of a holding area follows the light, per frame, where the strip
+// How fast the empty look of a holding area follows the light, per frame read, where the strip
 // shows table close to it (a shadow or a pale piece differs more and is not followed).
 constexpr float kEmptyLookRate = 0.02f;
 // How far a shadow shifts the table's colour, as a share of its brightness per unit of
@@ -248,13 +248,14 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   // What differs from the empty look as more than a shadow: the pieces without the shadows
   // they cast (the table test's mask elsewhere).
   cv::Mat solid;
+  bool against_look = false;  // some of the strip is compared with its empty look
   float look_rest_limit = 0, look_scale_limit = 0;
   if (empty_look != nullptr) {
     EmptyHoldingLook& empty = *empty_look;
     // Learnt from the first frame, where the table test sees plain table well away from
-    // anything it flags. Only then: later, a pale piece the table test misses (a held one, or
-    // a board piece leaning over the strip's edge) would be learnt as table, and where it
-    // stood the table would read as a piece ever after.
+    // anything it flags and not in shadow. Only then: later, a pale piece the table test misses (a
+    // held one, or a board piece leaning over the strip's edge) would be learnt as table, and where
+    // it stood the table would read as a piece ever after.
     const bool first = empty.look.size() != crop.size();
     if (first) {
       empty.look = cv::Mat(crop.size(), CV_32FC3, cv::Scalar(table[0], table[1], table[2]));
@@ -276,7 +277,9 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       for (int x = 0; x < crop.cols; ++x) {
         if (m[x] == 0) continue;
         const cv::Vec3f p(line[x]);
-        if (first && f[x] == 0) {
+        // Nor from a shadow (a hand's, the clock's, a piece's): once it went, the table
+        // there would read brighter than the look, as a piece.
+        if (first && f[x] == 0 && scales.at<float>(y, x) >= 1.0f - scale_limit) {
           look[x] = p;
           known[x] = 255;
         }
@@ -290,7 +293,8 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       }
     }
     solid = mask.clone();
-    if (!look_rest_values.empty()) {
+    against_look = !look_rest_values.empty();
+    if (against_look) {
       look_rest_limit = std::clamp(3.0f * median(look_rest_values) + 3.0f, 6.0f, 30.0f);
       look_scale_limit = std::clamp(3.0f * median(look_scale_values) + 0.03f, 0.05f, 0.3f);
       for (int y = 0; y < crop.rows; ++y) {
@@ -304,8 +308,8 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
         for (int x = 0; x < crop.cols; ++x) {
           if (m[x] == 0 || known[x] == 0) continue;
           const float scale = scale_line[x];
-          const bool brighter_or_black = scale > 1.0f + look_scale_limit || scale < 0.35f;
-          out[x] = brighter_or_black || rest_line[x] > look_rest_limit ? 255 : 0;
+          const bool brighter_or_far_darker = scale > 1.0f + look_scale_limit || scale < 0.35f;
+          out[x] = brighter_or_far_darker || rest_line[x] > look_rest_limit ? 255 : 0;
           // A shadow darkens the table and, lit by the room rather than the lamp, shifts its
           // colour a little, the more the darker; so does the shaded side of a pale piece.
           // Darker pixels count as solid only past the table test's wider limit and more.
@@ -314,7 +318,7 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
                   ? std::max(rest_limit, look_rest_limit) +
                         kShadowColourShift * (1.0f - scale) * std::sqrt(look[x].dot(look[x]))
                   : look_rest_limit;
-          solid_line[x] = brighter_or_black || rest_line[x] > solid_rest ? 255 : 0;
+          solid_line[x] = brighter_or_far_darker || rest_line[x] > solid_rest ? 255 : 0;
         }
       }
     }
@@ -358,10 +362,9 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
     }
   }
   std::vector<int> edge_pixels(blob_pixels.size(), 0);
+  // Where the image's edge cuts the strip (erosion leaves the strip's own edge in view).
   cv::Mat inner;
-  // The strip's rim: the edge of the image where it cuts the strip, and the strip's own edge
-  // (outside it counts as not in view).
-  cv::erode(in_view, inner, cv::Mat(), cv::Point(-1, -1), 1, cv::BORDER_CONSTANT, cv::Scalar(0));
+  cv::erode(in_view, inner, cv::Mat(), cv::Point(-1, -1), 1);
   for (int y = 0; y < labels.rows; ++y) {
     const int* l = labels.ptr<int>(y);
     const uchar* i = inner.ptr<uchar>(y);
@@ -407,11 +410,12 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
     }
   }
   // Against the empty look an arm stands out whole: a blob that comes in over the strip's
-  // other edges (from the players' side, or along the table) for more than a wrist's width
-  // and is larger than two pieces lying there.
+  // other edges (from the players' side, along the table, or where the image cuts the strip;
+  // rim pixels go to the nearest edge) for more than a wrist's width and is larger than two
+  // pieces lying there.
   std::vector<int> outer_edge_pixels(blob_pixels.size(), 0);
   std::vector<int> solid_pixels(blob_pixels.size(), 0);
-  if (!look_scales.empty()) {
+  if (against_look) {
     for (int y = 0; y < labels.rows; ++y) {
       const int* l = labels.ptr<int>(y);
       const uchar* solid_line = solid.ptr<uchar>(y);
@@ -419,11 +423,17 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
         if (l[x] != 0 && solid_line[x] != 0) ++solid_pixels[static_cast<std::size_t>(l[x])];
       }
     }
+    // The strip's rim, its own edge included, where the look is known: what the first frame
+    // showed there (a clock, a cup) is never learnt and would flag the area all game.
+    cv::Mat rim_inner;
+    cv::erode(in_view, rim_inner, cv::Mat(), cv::Point(-1, -1), 1, cv::BORDER_CONSTANT,
+              cv::Scalar(0));
     for (int y = 0; y < labels.rows; ++y) {
       const int* l = labels.ptr<int>(y);
-      const uchar* i = inner.ptr<uchar>(y);
+      const uchar* i = rim_inner.ptr<uchar>(y);
+      const uchar* known = empty_look->known.ptr<uchar>(y);
       for (int x = 0; x < labels.cols; ++x) {
-        if (l[x] == 0 || i[x] != 0) continue;
+        if (l[x] == 0 || i[x] != 0 || known[x] == 0) continue;
         const std::array<double, 4> to_edge{static_cast<double>(y), width - 1.0 - x,
                                             height - 1.0 - y, static_cast<double>(x)};
         const auto nearest_edge = static_cast<std::size_t>(
@@ -454,7 +464,7 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
     // shaded side reads like a shadow) or a piece with its shadow: counted by its solid part,
     // at least one piece, and not at all when nothing of it is solid (a shadow alone).
     int pieces = std::max(1, static_cast<int>(std::lround(blob_area / single)));
-    if (!look_scales.empty()) {
+    if (against_look) {
       const int solid_area = solid_pixels[static_cast<std::size_t>(label)];
       if (solid_area < kSolidCrumb * base_area) continue;
       if (solid_area < 0.5 * blob_area) {
@@ -492,7 +502,7 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
     }
     result.pieces.push_back(piece);
   }
-  if (!look_scales.empty()) {
+  if (against_look) {
     cv::Mat near_blobs;
     cv::dilate(mask, near_blobs, cv::Mat(), cv::Point(-1, -1), 2);
     for (int y = 0; y < crop.rows; ++y) {

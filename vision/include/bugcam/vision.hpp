@@ -68,9 +68,11 @@ struct HoldingObservation {
 // as the table hardly differs from the table's median colour, but it does from the grain and
 // print it covers, and its shading does. Learnt from the first frame read (a game starts with
 // nothing held) where that frame shows plain table, well away from anything the table test
-// flags; where something lay or reached over then (a hand, the tops of the pieces on the
-// nearest rank), the table test goes on reading the strip. It follows slow changes of light
-// where the strip shows table close to it. TrackingReader keeps one per area.
+// flags and not in shadow; where something lay, reached over or cast a shadow then (a hand,
+// the tops of the pieces on the nearest rank), the table test goes on reading the strip. It
+// follows slow changes of light where the strip shows table close to it. TrackingReader keeps
+// one per area, learnt afresh whenever one is made: a recording resumed, or renewed after the
+// camera moved, learns it mid-game, pale pieces lying there then taken for table.
 struct EmptyHoldingLook {
   cv::Mat look;   // CV_32FC3, strip pixels; empty until the first frame
   cv::Mat known;  // CV_8U, 255 where `look` was learnt from the table itself
