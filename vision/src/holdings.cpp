@@ -20,6 +20,18 @@ float luma(const cv::Vec3b& bgr) {
          0.299f * static_cast<float>(bgr[2]);
 }
 
+// A pixel against a reference colour: `scale`, how bright it is along the reference, and
+// `rest`, how far its colour is off that line.
+struct ColourSplit {
+  float scale = 1;
+  float rest = 0;
+};
+ColourSplit split_along(const cv::Vec3f& pixel, const cv::Vec3f& reference) {
+  const float scale = pixel.dot(reference) / std::max(reference.dot(reference), 1.0f);
+  const cv::Vec3f rest = pixel - reference * scale;
+  return {scale, std::sqrt(rest.dot(rest))};
+}
+
 double length(cv::Point2d a, cv::Point2d b) {
   return std::hypot(a.x - b.x, a.y - b.y);
 }
@@ -197,7 +209,6 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   // Each pixel against the table: `scale`, how bright it is along the table's colour, and
   // `rest`, how far its colour is off that line. Grain, print and shadows only brighten or
   // darken the table (small rest); pieces are another colour, or far brighter or darker.
-  const float table_norm = std::max(table.dot(table), 1.0f);
   cv::Mat scales(crop.size(), CV_32F, cv::Scalar(1)), rests(crop.size(), CV_32F, cv::Scalar(0));
   std::vector<float> rest_values, scale_values;
   for (int y = 0; y < crop.rows; ++y) {
@@ -206,14 +217,12 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
     float* scale_line = scales.ptr<float>(y);
     float* rest_line = rests.ptr<float>(y);
     for (int x = 0; x < crop.cols; ++x) {
-      const cv::Vec3f p(line[x]);
-      const float scale = p.dot(table) / table_norm;
-      const cv::Vec3f rest = p - table * scale;
-      scale_line[x] = scale;
-      rest_line[x] = std::sqrt(rest.dot(rest));
+      const ColourSplit split = split_along(cv::Vec3f(line[x]), table);
+      scale_line[x] = split.scale;
+      rest_line[x] = split.rest;
       if (m[x] != 0) {
-        rest_values.push_back(rest_line[x]);
-        scale_values.push_back(std::abs(scale - 1.0f));
+        rest_values.push_back(split.rest);
+        scale_values.push_back(std::abs(split.scale - 1.0f));
       }
     }
   }
@@ -261,15 +270,15 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       empty.look = cv::Mat(crop.size(), CV_32FC3, cv::Scalar(table[0], table[1], table[2]));
       empty.known = cv::Mat(crop.size(), CV_8U, cv::Scalar(0));
     }
-    cv::Mat flagged;
-    cv::dilate(mask, flagged, cv::Mat(), cv::Point(-1, -1), 4);
+    cv::Mat flagged;  // learnt only where this is clear, on the first frame
+    if (first) cv::dilate(mask, flagged, cv::Mat(), cv::Point(-1, -1), 4);
     look_scales = cv::Mat(crop.size(), CV_32F, cv::Scalar(1));
     look_rests = cv::Mat(crop.size(), CV_32F, cv::Scalar(0));
     std::vector<float> look_rest_values, look_scale_values;
     for (int y = 0; y < crop.rows; ++y) {
       const cv::Vec3b* line = crop.ptr<cv::Vec3b>(y);
       const uchar* m = in_view.ptr<uchar>(y);
-      const uchar* f = flagged.ptr<uchar>(y);
+      const uchar* f = first ? flagged.ptr<uchar>(y) : nullptr;
       cv::Vec3f* look = empty.look.ptr<cv::Vec3f>(y);
       uchar* known = empty.known.ptr<uchar>(y);
       float* scale_line = look_scales.ptr<float>(y);
@@ -284,17 +293,16 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
           known[x] = 255;
         }
         if (known[x] == 0) continue;
-        const float scale = p.dot(look[x]) / std::max(look[x].dot(look[x]), 1.0f);
-        const cv::Vec3f rest = p - look[x] * scale;
-        scale_line[x] = scale;
-        rest_line[x] = std::sqrt(rest.dot(rest));
-        look_rest_values.push_back(rest_line[x]);
-        look_scale_values.push_back(std::abs(scale - 1.0f));
+        const ColourSplit split = split_along(p, look[x]);
+        scale_line[x] = split.scale;
+        rest_line[x] = split.rest;
+        look_rest_values.push_back(split.rest);
+        look_scale_values.push_back(std::abs(split.scale - 1.0f));
       }
     }
-    solid = mask.clone();
     against_look = !look_rest_values.empty();
     if (against_look) {
+      solid = mask.clone();
       look_rest_limit = std::clamp(3.0f * median(look_rest_values) + 3.0f, 6.0f, 30.0f);
       look_scale_limit = std::clamp(3.0f * median(look_scale_values) + 0.03f, 0.05f, 0.3f);
       for (int y = 0; y < crop.rows; ++y) {
@@ -416,13 +424,6 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   std::vector<int> outer_edge_pixels(blob_pixels.size(), 0);
   std::vector<int> solid_pixels(blob_pixels.size(), 0);
   if (against_look) {
-    for (int y = 0; y < labels.rows; ++y) {
-      const int* l = labels.ptr<int>(y);
-      const uchar* solid_line = solid.ptr<uchar>(y);
-      for (int x = 0; x < labels.cols; ++x) {
-        if (l[x] != 0 && solid_line[x] != 0) ++solid_pixels[static_cast<std::size_t>(l[x])];
-      }
-    }
     // The strip's rim, its own edge included, where the look is known: what the first frame
     // showed there (a clock, a cup) is never learnt and would flag the area all game.
     cv::Mat rim_inner;
@@ -430,10 +431,13 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
               cv::Scalar(0));
     for (int y = 0; y < labels.rows; ++y) {
       const int* l = labels.ptr<int>(y);
+      const uchar* solid_line = solid.ptr<uchar>(y);
       const uchar* i = rim_inner.ptr<uchar>(y);
       const uchar* known = empty_look->known.ptr<uchar>(y);
       for (int x = 0; x < labels.cols; ++x) {
-        if (l[x] == 0 || i[x] != 0 || known[x] == 0) continue;
+        if (l[x] == 0) continue;
+        if (solid_line[x] != 0) ++solid_pixels[static_cast<std::size_t>(l[x])];
+        if (i[x] != 0 || known[x] == 0) continue;
         const std::array<double, 4> to_edge{static_cast<double>(y), width - 1.0 - x,
                                             height - 1.0 - y, static_cast<double>(x)};
         const auto nearest_edge = static_cast<std::size_t>(
