@@ -44,8 +44,12 @@ int run_calibrate(const CalibrateCommandOptions& options) {
     return kExitBadInput;
   }
   result.source = options.source + " frame " + std::to_string(options.frame);
-  // On the start position, what the pieces and their shadows look like is learnt too.
+  // On the start position, what the pieces and their shadows look like is learnt too, and
+  // which reader reads each board's squares better.
   vision::learn_looks(frame, result);
+  if (const auto square_model = vision::SquareModel::load_bundled()) {
+    vision::choose_square_readers(frame, result, *square_model);
+  }
   try {
     calibration::save_calibration(result, options.out);
     if (!options.preview.empty() &&

@@ -36,7 +36,7 @@ struct EvalOptions {
   bool verbose = false;
   bool single_frame = false;
   bool learn_looks = true;
-  std::string squares = "hand";
+  std::string squares = "auto";
 };
 
 struct Ratio {
@@ -122,7 +122,12 @@ int run_eval(const EvalOptions& options) {
     if (f == options.calibration_frame) {
       try {
         calibration::Calibration calibration = calibration::calibrate(frame);
-        if (options.learn_looks) looks_learnt = vision::learn_looks(frame, calibration);
+        if (options.learn_looks) {
+          looks_learnt = vision::learn_looks(frame, calibration);
+          if (const auto square_model = vision::SquareModel::load_bundled()) {
+            vision::choose_square_readers(frame, calibration, *square_model);
+          }
+        }
         found_boards.right = static_cast<long>(calibration.boards.size());
         found_boards.total = 2;
         for (const auto& b : truth["boards"]) {
@@ -172,7 +177,8 @@ int run_eval(const EvalOptions& options) {
           }
         }
         vision::VisionOptions vision_options;
-        vision_options.square_network = options.squares == "network";
+        vision_options.squares = vision::square_reader_named(options.squares)
+                                     .value_or(vision::SquareReader::kAsCalibrated);
         reader = std::make_unique<vision::FrameReader>(calibration, vision_options);
         tracking = std::make_unique<vision::TrackingReader>(calibration, vision_options);
       } catch (const calibration::CalibrationError& e) {
@@ -311,7 +317,13 @@ int run_eval(const EvalOptions& options) {
   report["levers_right_of_read_pct"] = levers_right_of_read.percent();
   report["fps"] = frames_per_second;
   report["mode"] = options.single_frame ? "single-frame" : "tracking";
-  report["squares"] = reader && reader->options().square_network ? "network" : "hand";
+  // Per board, as in the calibration's order.
+  std::string squares_by;
+  for (std::size_t b = 0; reader && b < reader->calibration().boards.size(); ++b) {
+    squares_by += (b == 0 ? "" : " ") + reader->calibration().boards[b].name + ":" +
+                  (reader->reads_by_network(b) ? "network" : "hand");
+  }
+  report["squares"] = squares_by;
   report["looks_learnt"] = looks_learnt;
   if (options.json) {
     std::cout << report.dump() << "\n";
@@ -343,9 +355,10 @@ void add_eval_vision_command(CLI::App& app, int& exit_status) {
                 "rules, as with a calibration file from before they existed)");
   cmd->add_option(
          "--squares", options->squares,
-         "Who reads squares empty / white / black: hand (the hand-written reader, default) "
-         "or network (experimental; the hand-written reader when its file is missing)")
-      ->check(CLI::IsMember({"network", "hand"}));
+         "Who reads squares empty / white / black: auto (default: per board, the reader the "
+         "calibration chose on the start position), hand (the hand-written reader) or network "
+         "(the square network; the hand-written reader when its file is missing)")
+      ->check(CLI::IsMember({"auto", "network", "hand"}));
   cmd->add_flag("--verbose", options->verbose,
                 "List every square read wrong or covered and not flagged on stderr");
   cmd->callback([options, &exit_status] { exit_status = run_eval(*options); });

@@ -37,7 +37,7 @@ struct RecordCommandOptions {
   int vision_every = 1;
   bool holdings_to_tracker = false;
   bool partner_touches = false;
-  std::string squares = "hand";
+  std::string squares = "auto";
 };
 
 // One line on the terminal, rewritten in place; nothing when stderr is not a terminal.
@@ -96,7 +96,8 @@ int run_record(const RecordCommandOptions& o) {
   options.vision_every = o.vision_every;
   options.holdings_to_tracker = o.holdings_to_tracker;
   options.partner_touches = o.partner_touches;
-  options.square_network = o.squares == "network";
+  options.squares =
+      vision::square_reader_named(o.squares).value_or(vision::SquareReader::kAsCalibrated);
   if (!o.resume.empty()) {
     if (!o.out.empty() && fs::path(o.out) != fs::path(o.resume)) {
       std::cerr
@@ -217,9 +218,10 @@ void add_record_command(CLI::App& app, int& exit_status) {
                 "arm shadows give false touches");
   cmd->add_option(
          "--squares", options->squares,
-         "Who reads squares empty / white / black: hand (the hand-written reader, default) "
-         "or network (experimental; the hand-written reader when its file is missing)")
-      ->check(CLI::IsMember({"network", "hand"}));
+         "Who reads squares empty / white / black: auto (default: per board, the reader the "
+         "calibration chose on the start position), hand (the hand-written reader) or network "
+         "(the square network; the hand-written reader when its file is missing)")
+      ->check(CLI::IsMember({"auto", "network", "hand"}));
   cmd->callback([options, &exit_status] {
     // Deterministic and bounded: the per-frame path does not depend on OpenCV's threads.
     cv::setNumThreads(1);

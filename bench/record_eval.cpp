@@ -5,14 +5,15 @@
 //
 //   record_eval [--games FILE.bpgn] [--clips N] [--seed S] [--plies MIN-MAX] [--size WxH]
 //               [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse]
-//               [--save-observations] [--holdings] [--partner-touches] [--squares network|hand]
+//               [--save-observations] [--holdings] [--partner-touches] [--squares
+//               auto|network|hand]
 // --keep leaves the clips in --work; --reuse records clips found there instead of rendering;
 // --save-observations writes each clip's tracker inputs to CLIP/observations.bin, which
 // bench/tracker_replay runs the tracker on again; --holdings sends the holding areas to the
 // tracker (RecordOptions::holdings_to_tracker, off in `bugcam record` by default);
 // --partner-touches sends arms over the other board to the tracker (RecordOptions::
-// partner_touches, off by default); --squares network reads the squares with the square
-// network instead of the hand-written reader (RecordOptions::square_network).
+// partner_touches, off by default); --squares says who reads the squares (RecordOptions::
+// squares: auto, the default, is the reader each board's calibration chose).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -50,14 +51,15 @@ struct Options {
   bool save_observations = false;  // write each clip's tracker inputs (bench/tracker_replay)
   bool holdings = false;           // holding areas to the tracker (RecordOptions)
   bool partner_touches = false;    // arms over the other board to the tracker (RecordOptions)
-  bool square_network = false;     // squares read by the square network (RecordOptions)
+  vision::SquareReader squares = vision::SquareReader::kAsCalibrated;  // RecordOptions::squares
 };
 
 [[noreturn]] void usage(const std::string& what) {
-  std::cerr << "record_eval: " << what
-            << "\nusage: record_eval [--games FILE] [--clips N] [--seed S] [--plies MIN-MAX] "
-               "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse] "
-               "[--save-observations] [--holdings] [--partner-touches] [--squares network|hand]\n";
+  std::cerr
+      << "record_eval: " << what
+      << "\nusage: record_eval [--games FILE] [--clips N] [--seed S] [--plies MIN-MAX] "
+         "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse] "
+         "[--save-observations] [--holdings] [--partner-touches] [--squares auto|network|hand]\n";
   std::exit(2);
 }
 
@@ -89,8 +91,9 @@ Options parse(int argc, char** argv) {
       o.partner_touches = true;
     } else if (arg == "--squares") {
       const std::string v = value();
-      if (v != "network" && v != "hand") usage("--squares network|hand");
-      o.square_network = v == "network";
+      const std::optional<vision::SquareReader> reader = vision::square_reader_named(v);
+      if (!reader) usage("--squares auto|network|hand");
+      o.squares = *reader;
     } else if (arg == "--holdings") {
       o.holdings = true;
     } else if (arg == "--incidents") {
@@ -192,7 +195,7 @@ int main(int argc, char** argv) {
     if (o.save_observations) ro.observations_log = clip / "observations.bin";
     ro.holdings_to_tracker = o.holdings;
     ro.partner_touches = o.partner_touches;
-    ro.square_network = o.square_network;
+    ro.squares = o.squares;
     fs::remove_all(ro.out);
     pipeline::RecordSummary summary;
     pipeline::Accuracy a;

@@ -132,7 +132,7 @@ bool for_each_sample(const fs::path& dir, int clip_index, int step, bool keep_wa
       }
       if (keep_warp) {
         vision::VisionOptions options;
-        options.square_network = false;
+        options.squares = vision::SquareReader::kHand;
         options.read_holdings = false;
         options.watch_arms = false;
         options.bundled_piece_types = false;

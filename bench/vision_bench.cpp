@@ -32,7 +32,8 @@ void BM_ReadFrame(benchmark::State& state) {
   cv::setNumThreads(1);
   const auto truth = table(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
   bugcam::vision::VisionOptions options;
-  options.square_network = state.range(2) != 0;
+  options.squares = state.range(2) != 0 ? bugcam::vision::SquareReader::kNetwork
+                                        : bugcam::vision::SquareReader::kHand;
   const bugcam::vision::FrameReader reader(calibrated(truth.image), options);
   for (auto _ : state) {
     benchmark::DoNotOptimize(reader.read(truth.image));
@@ -57,7 +58,8 @@ void BM_TrackFrame(benchmark::State& state) {
   cv::setNumThreads(1);
   const auto truth = table(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
   bugcam::vision::VisionOptions options;
-  options.square_network = state.range(2) != 0;
+  options.squares = state.range(2) != 0 ? bugcam::vision::SquareReader::kNetwork
+                                        : bugcam::vision::SquareReader::kHand;
   bugcam::vision::TrackingReader reader(calibrated(truth.image), options);
   for (auto _ : state) {
     benchmark::DoNotOptimize(reader.read(truth.image));

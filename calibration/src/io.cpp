@@ -118,6 +118,12 @@ std::string to_pbtxt(const Calibration& calibration) {
     b->set_inner_corners_seen(board.inner_corners_seen);
     b->set_rms_error_px(board.rms_error_px);
     b->set_white_edge_from_pieces(board.white_edge_from_pieces);
+    b->set_square_reader(board.squares_by_network ? proto::SQUARE_READER_NETWORK
+                                                  : proto::SQUARE_READER_HAND);
+    if (board.start_misreads_hand >= 0) b->set_start_misreads_hand(board.start_misreads_hand);
+    if (board.start_misreads_network >= 0) {
+      b->set_start_misreads_network(board.start_misreads_network);
+    }
     for (int c = 0; c < 3; ++c) {
       b->add_light_square_bgr(board.light_square_bgr[c]);
       b->add_dark_square_bgr(board.dark_square_bgr[c]);
@@ -194,6 +200,9 @@ Calibration from_pbtxt(const std::string& text, const std::string& origin) {
       board.dark_square_bgr = *dark;
     }
     if (b.has_looks()) board.looks = read_looks(b.looks(), where);
+    board.squares_by_network = b.square_reader() == proto::SQUARE_READER_NETWORK;
+    if (b.has_start_misreads_hand()) board.start_misreads_hand = b.start_misreads_hand();
+    if (b.has_start_misreads_network()) board.start_misreads_network = b.start_misreads_network();
     calibration.boards.push_back(board);
   }
   for (const proto::HoldingArea& h : message.holdings()) {

@@ -263,6 +263,8 @@ calibration::Calibration find_calibration(capture::FrameSource& source) {
   std::string last_error = "no frames";
   int last_index = 0;
   std::vector<calibration::Calibration> found;
+  const std::shared_ptr<const vision::SquareModel> square_model =
+      vision::SquareModel::load_bundled();
   while (std::optional<capture::Frame> frame = source.next()) {
     if (frame->t > kCalibrationSeconds) break;
     if (frame->index % kCalibrationStep != 0) continue;
@@ -272,6 +274,8 @@ calibration::Calibration find_calibration(capture::FrameSource& source) {
       candidate.source = source.name();
       // Recording starts on the start position: learn what its pieces and shadows look like.
       vision::learn_looks(frame->image, candidate);
+      // And which reader reads each board's squares better there.
+      if (square_model) vision::choose_square_readers(frame->image, candidate, *square_model);
       if (candidate.boards.size() == 2) {
         found.push_back(std::move(candidate));
       } else {
@@ -473,7 +477,7 @@ RecordSummary record(const RecordOptions& options) {
   // The tracker gets the holding areas only when asked to (vision flags no hand over them).
   vision_options.read_holdings = options.holdings_to_tracker;
   vision_options.watch_arms = options.partner_touches;
-  vision_options.square_network = options.square_network;
+  vision_options.squares = options.squares;
   const double fps = source->fps() > 0 ? source->fps() : 30.0;
   SnapshotRing snapshots(static_cast<std::size_t>(kSnapshotSeconds * fps / kSnapshotEvery));
   calibration::Calibration current_calibration = calibration;

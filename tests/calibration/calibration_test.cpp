@@ -217,6 +217,28 @@ TEST(CalibrationFile, LearntLooksRoundTripAndOldFilesHaveNone) {
   EXPECT_NE(to_pbtxt(calibration).find("square: \"a3\""), std::string::npos);
 }
 
+TEST(CalibrationFile, SquareReaderRoundTripsAndOldFilesReadByHand) {
+  const SceneTruth truth = testing::render_scene(bughouse_scene());
+  Calibration calibration = calibrate(truth.image);
+  const Calibration old = from_pbtxt(to_pbtxt(calibration), "old.pbtxt");
+  ASSERT_EQ(old.boards.size(), 2u);
+  EXPECT_FALSE(old.boards[0].squares_by_network);
+  EXPECT_EQ(old.boards[0].start_misreads_hand, -1);
+  EXPECT_EQ(old.boards[0].start_misreads_network, -1);
+
+  calibration.boards[1].squares_by_network = true;
+  calibration.boards[1].start_misreads_hand = 8;
+  calibration.boards[1].start_misreads_network = 0;  // a count of 0 is kept, not taken as absent
+  const std::string text = to_pbtxt(calibration);
+  EXPECT_NE(text.find("square_reader: SQUARE_READER_NETWORK"), std::string::npos) << text;
+  const Calibration back = from_pbtxt(text, "readers.pbtxt");
+  EXPECT_FALSE(back.boards[0].squares_by_network);
+  EXPECT_EQ(back.boards[0].start_misreads_hand, -1);
+  EXPECT_TRUE(back.boards[1].squares_by_network);
+  EXPECT_EQ(back.boards[1].start_misreads_hand, 8);
+  EXPECT_EQ(back.boards[1].start_misreads_network, 0);
+}
+
 // A square's own colour learnt on one frame of the start may be a hand passing over it: kept
 // only where most frames that learnt looks saw one, as their median.
 TEST(LearntLooks, SquareColoursAreThoseMostFramesSaw) {

@@ -1,4 +1,5 @@
 // One frame: warp each board, read its squares, count the holdings; print and draw it.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <iostream>
@@ -41,18 +42,74 @@ FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions opt
   if (!options_.piece_types && options_.bundled_piece_types) {
     options_.piece_types = PieceTypeModel::load_bundled();
   }
-  if (options_.square_network && !options_.square_model) {
+  for (const calibration::Board& board : calibration_.boards) {
+    const bool network =
+        options_.squares == SquareReader::kNetwork ||
+        (options_.squares == SquareReader::kAsCalibrated && board.squares_by_network);
+    by_network_.push_back(network ? 1 : 0);
+  }
+  const bool any_network =
+      std::find(by_network_.begin(), by_network_.end(), 1) != by_network_.end();
+  if (any_network && !options_.square_model) {
     options_.square_model = SquareModel::load_bundled();
     if (!options_.square_model) {
       std::cerr << "bugcam: warning: no square network (vision/models/squares.onnx) found; "
                    "squares are read by the hand-written reader\n";
-      options_.square_network = false;
+      std::fill(by_network_.begin(), by_network_.end(), 0);
     }
   }
   views_ = estimate_viewpoints(calibration_);
   for (const Viewpoint& view : views_) {
     sampling_.push_back(plan_sampling(view, options_.square_px));
   }
+}
+
+bool FrameReader::reads_by_network(std::size_t board) const {
+  return board < by_network_.size() && by_network_[board] != 0;
+}
+
+std::optional<SquareReader> square_reader_named(std::string_view name) {
+  if (name == "auto") return SquareReader::kAsCalibrated;
+  if (name == "hand") return SquareReader::kHand;
+  if (name == "network") return SquareReader::kNetwork;
+  return std::nullopt;
+}
+
+int choose_square_readers(const cv::Mat& start_frame_bgr, calibration::Calibration& calibration,
+                          const SquareModel& model, int square_px) {
+  VisionOptions options;
+  options.square_px = square_px;
+  options.squares = SquareReader::kHand;
+  options.bundled_piece_types = false;
+  options.read_holdings = false;
+  options.watch_arms = false;
+  const FrameReader hand(calibration, options);
+  std::vector<cv::Mat> warps;
+  const FrameObservation by_hand = hand.read(start_frame_bgr, &warps);
+  const std::vector<SquareProbabilities> by_network =
+      model.read(warps, estimate_viewpoints(calibration));
+  int chosen = 0;
+  for (size_t b = 0; b < calibration.boards.size() && b < by_network.size(); ++b) {
+    calibration::Board& board = calibration.boards[b];
+    int hand_misreads = 0;
+    int network_misreads = 0;
+    for (size_t sq = 0; sq < 64; ++sq) {
+      // The start position: ranks 1-2 white, 7-8 black, the rest empty (index as read).
+      const size_t rank = sq / 8;
+      const size_t truth = rank <= 1 ? 1 : rank >= 6 ? 2 : 0;
+      const SquareObservation& h = by_hand.boards[b].squares[sq];
+      const std::array<float, 3> hand_p{h.p_empty, h.p_white, h.p_black};
+      hand_misreads += hand_p[truth] < 0.5f ? 1 : 0;
+      network_misreads += by_network[b][sq][truth] < 0.5f ? 1 : 0;
+    }
+    board.start_misreads_hand = hand_misreads;
+    board.start_misreads_network = network_misreads;
+    // Many misreads by both: the board may not show the start position at all.
+    board.squares_by_network = network_misreads <= kNetworkStartMisreadsAtMost &&
+                               network_misreads + kNetworkClearlyFewer <= hand_misreads;
+    chosen += board.squares_by_network ? 1 : 0;
+  }
+  return chosen;
 }
 
 FrameObservation FrameReader::read(const cv::Mat& frame_bgr) const {
@@ -70,14 +127,25 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr, std::vector<cv::Mat
     appearances.push_back(measure_board(warps.back(), sampling_[i], calibration_.boards[i].looks));
   }
   SquareClassification classified = classify_squares(appearances);
-  if (options_.square_network && options_.square_model && !calibration_.boards.empty()) {
-    const std::vector<SquareProbabilities> read = options_.square_model->read(warps, views_);
-    for (size_t i = 0; i < read.size(); ++i) {
+  std::vector<cv::Mat> network_warps;
+  std::vector<Viewpoint> network_views;
+  for (size_t i = 0; i < warps.size(); ++i) {
+    if (!reads_by_network(i)) continue;
+    network_warps.push_back(warps[i]);
+    network_views.push_back(views_[i]);
+  }
+  if (!network_warps.empty() && options_.square_model) {
+    const std::vector<SquareProbabilities> read =
+        options_.square_model->read(network_warps, network_views);
+    size_t next = 0;
+    for (size_t i = 0; i < warps.size(); ++i) {
+      if (!reads_by_network(i)) continue;
+      const SquareProbabilities& board = read[next++];
       for (size_t sq = 0; sq < 64; ++sq) {
         SquareObservation& square = classified.boards[i][sq];
-        square.p_empty = read[i][sq][0];
-        square.p_white = read[i][sq][1];
-        square.p_black = read[i][sq][2];
+        square.p_empty = board[sq][0];
+        square.p_white = board[sq][1];
+        square.p_black = board[sq][2];
       }
     }
   }

@@ -60,6 +60,12 @@ struct Board {
   cv::Vec3d light_square_bgr{0, 0, 0};
   cv::Vec3d dark_square_bgr{0, 0, 0};
   BoardLooks looks;
+  // Whether the square network, not the hand-written reader, reads this board's squares:
+  // chosen on the start position (vision::choose_square_readers), where the truth is known.
+  bool squares_by_network = false;
+  // Squares each reader misread on that start position; -1: not tried.
+  int start_misreads_hand = -1;
+  int start_misreads_network = -1;
 
   cv::Point2d to_image(cv::Point2d board_point) const;
   cv::Point2d to_board(cv::Point2d image_point) const;

@@ -66,10 +66,9 @@ struct RecordOptions {
   // gives false touches (held-out clip 5104: 13 false, where one true touch of 28 clips was
   // found).
   bool partner_touches = false;
-  // Squares read empty / white / black by the square network (vision/models/squares.onnx;
-  // the hand-written reader when it is missing) instead of the hand-written reader
-  // (VisionOptions::square_network: off by default).
-  bool square_network = false;
+  // Who reads the squares empty / white / black (vision::SquareReader): by default, per board,
+  // the reader the calibration chose on the start position.
+  vision::SquareReader squares = vision::SquareReader::kAsCalibrated;
   // Where to write the tracker's inputs (observation_log.hpp), for running the tracker again
   // without the video; empty for none.
   std::filesystem::path observations_log;

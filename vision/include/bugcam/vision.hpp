@@ -213,6 +213,17 @@ class SquareModel {
   std::unique_ptr<Network> network_;
 };
 
+// Who reads a board's squares empty / white / black. The network reads the dev clips' squares
+// better than the hand-written reader (98.2 against 96.8 % single frame) but some looks it did
+// not learn from worse (rendered stills of other seeds, the labelled real photos: 787 against
+// at least 823 of 832); the hand-written reader fails whole boards on others (held-out 9806:
+// white pieces on white squares read empty). kAsCalibrated takes each board's
+// calibration::Board::squares_by_network, chosen on the start position
+// (choose_square_readers).
+enum class SquareReader { kAsCalibrated, kHand, kNetwork };
+// "auto", "hand", "network" (the command line's --squares); nullopt for another name.
+std::optional<SquareReader> square_reader_named(std::string_view name);
+
 struct VisionOptions {
   // Pixels per square of the top-down warp the squares are read from.
   int square_px = 32;
@@ -225,14 +236,10 @@ struct VisionOptions {
   bool read_holdings = true;
   // Whether TrackingReader attributes arms over the boards to seats (ArmWatch).
   bool watch_arms = true;
-  // Who reads each square's empty / white / black: the square network (square_model, else
-  // the bundled one; the hand-written reader, with a warning on stderr, when there is none)
-  // or the hand-written reader (classify_squares). The occlusion flag is the hand-written
-  // reader's either way. Off by default: the network reads the dev clips' squares better
-  // (98.2 against 96.8 % single frame) but looks it did not learn from worse (rendered stills
-  // of other seeds, the labelled real photos: 787 against at least 823 of 832), and end to end
-  // on the dev clips it is no better (289 against 290 of 295 moves).
-  bool square_network = false;
+  // Who reads each square's empty / white / black (see SquareReader). The square network is
+  // square_model, else the bundled one; the hand-written reader, with a warning on stderr,
+  // when there is none. The occlusion flag is the hand-written reader's either way.
+  SquareReader squares = SquareReader::kAsCalibrated;
   std::shared_ptr<const SquareModel> square_model = nullptr;
 };
 
@@ -296,6 +303,17 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
 int learn_looks(const cv::Mat& frame_bgr, calibration::Calibration& calibration,
                 int square_px = 32);
 
+// Chooses who reads each board's squares (calibration::Board::squares_by_network) on a frame
+// of the start position, where the truth is known: the network where it misreads at least
+// kNetworkClearlyFewer fewer squares than the hand-written reader (with the board's looks,
+// where learnt), and at most kNetworkStartMisreadsAtMost (else the board may not show the
+// start position). Both counts are kept in the board. Returns how many boards chose the
+// network.
+inline constexpr int kNetworkClearlyFewer = 3;
+inline constexpr int kNetworkStartMisreadsAtMost = 8;
+int choose_square_readers(const cv::Mat& start_frame_bgr, calibration::Calibration& calibration,
+                          const SquareModel& model, int square_px = 32);
+
 // Reads frames against one calibration. Holds only the calibration and buffers: the same
 // frame always gives the same observation.
 class FrameReader {
@@ -311,12 +329,15 @@ class FrameReader {
                         std::vector<EmptyHoldingLook>* holding_looks = nullptr) const;
   const calibration::Calibration& calibration() const { return calibration_; }
   const VisionOptions& options() const { return options_; }
+  // Whether board `board` (index in calibration().boards) has its squares read by the network.
+  bool reads_by_network(std::size_t board) const;
 
  private:
   calibration::Calibration calibration_;
   VisionOptions options_;
   std::vector<SquareSampling> sampling_;  // per board
   std::vector<Viewpoint> views_;          // per board
+  std::vector<char> by_network_;          // per board: squares read by the network
 };
 
 // --- Temporal evidence ------------------------------------------------------------------
