@@ -89,11 +89,15 @@ const Calibration& DriftWatch::update(const cv::Mat& frame_bgr) {
       renewed.source = calibration_.source + " (renewed)";
       // The pieces and the light are the same as before: keep what was learnt of them (a
       // renewal mid-game has no start position to learn from). But a moved board or camera
-      // moves the lamp's hot spot: the squares' own colours are forgotten.
+      // moves the lamp's hot spot: the squares' own colours are forgotten. The reader chosen
+      // on the start position stays.
       for (Board& board : renewed.boards) {
         if (const Board* before = calibration_.board(board.name)) {
           board.looks = before->looks;
           board.looks.empty_square_ratio = {};
+          board.squares_by_network = before->squares_by_network;
+          board.start_misreads_hand = before->start_misreads_hand;
+          board.start_misreads_network = before->start_misreads_network;
         }
       }
       calibration_ = std::move(renewed);

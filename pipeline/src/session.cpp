@@ -313,6 +313,26 @@ calibration::Calibration find_calibration(capture::FrameSource& source) {
     std::vector<const calibration::BoardLooks*> seen;
     for (const calibration::Calibration* other : alike) seen.push_back(&other->boards[b].looks);
     calibration::agree_square_colours(chosen.boards[b].looks, seen);
+    // The square reader, likewise: on the median counts of those frames (a hand over a
+    // square in one frame is a misread there).
+    std::vector<int> hand, network;
+    for (const calibration::Calibration* other : alike) {
+      const calibration::Board& board = other->boards[b];
+      if (board.start_misreads_hand < 0 || board.start_misreads_network < 0) continue;
+      hand.push_back(board.start_misreads_hand);
+      network.push_back(board.start_misreads_network);
+    }
+    if (!hand.empty()) {
+      const auto median = [](std::vector<int>& v) {
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+        return v[v.size() / 2];
+      };
+      calibration::Board& board = chosen.boards[b];
+      board.start_misreads_hand = median(hand);
+      board.start_misreads_network = median(network);
+      board.squares_by_network = vision::network_reads_start_better(board.start_misreads_hand,
+                                                                    board.start_misreads_network);
+    }
   }
   return chosen;
 }

@@ -324,6 +324,9 @@ TEST(Drift, AMovedCameraIsNoticedAndTheCalibrationRenewed) {
   first.boards[0].looks.learned = true;
   first.boards[0].looks.white_on_dark = {180, 190, 200};
   first.boards[0].looks.empty_square_ratio[16] = {1.3f, 1.2f, 1.1f};
+  first.boards[1].squares_by_network = true;
+  first.boards[1].start_misreads_hand = 9;
+  first.boards[1].start_misreads_network = 1;
   DriftWatch watch(first, 1, 2);
   for (int i = 0; i < 3; ++i) watch.update(before.image);
   EXPECT_EQ(watch.renewals(), 0);
@@ -342,6 +345,11 @@ TEST(Drift, AMovedCameraIsNoticedAndTheCalibrationRenewed) {
   // The board moved under the lamp: its squares' own colours are forgotten.
   EXPECT_EQ(watch.current().boards[0].looks.empty_square_ratio[16], cv::Vec3f(0, 0, 0));
   EXPECT_FALSE(watch.current().boards[1].looks.learned);
+  // Nor did who reads the squares, chosen on the start position.
+  EXPECT_FALSE(watch.current().boards[0].squares_by_network);
+  EXPECT_TRUE(watch.current().boards[1].squares_by_network);
+  EXPECT_EQ(watch.current().boards[1].start_misreads_hand, 9);
+  EXPECT_EQ(watch.current().boards[1].start_misreads_network, 1);
 }
 
 }  // namespace

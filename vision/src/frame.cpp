@@ -75,6 +75,12 @@ std::optional<SquareReader> square_reader_named(std::string_view name) {
   return std::nullopt;
 }
 
+bool network_reads_start_better(int hand_misreads, int network_misreads) {
+  // Many misreads by both: the board may not show the start position at all.
+  return network_misreads >= 0 && network_misreads <= kNetworkStartMisreadsAtMost &&
+         network_misreads + kNetworkClearlyFewer <= hand_misreads;
+}
+
 int choose_square_readers(const cv::Mat& start_frame_bgr, calibration::Calibration& calibration,
                           const SquareModel& model, int square_px) {
   VisionOptions options;
@@ -104,9 +110,7 @@ int choose_square_readers(const cv::Mat& start_frame_bgr, calibration::Calibrati
     }
     board.start_misreads_hand = hand_misreads;
     board.start_misreads_network = network_misreads;
-    // Many misreads by both: the board may not show the start position at all.
-    board.squares_by_network = network_misreads <= kNetworkStartMisreadsAtMost &&
-                               network_misreads + kNetworkClearlyFewer <= hand_misreads;
+    board.squares_by_network = network_reads_start_better(hand_misreads, network_misreads);
     chosen += board.squares_by_network ? 1 : 0;
   }
   return chosen;

@@ -311,6 +311,8 @@ int learn_looks(const cv::Mat& frame_bgr, calibration::Calibration& calibration,
 // network.
 inline constexpr int kNetworkClearlyFewer = 3;
 inline constexpr int kNetworkStartMisreadsAtMost = 8;
+// That rule, on the two counts.
+bool network_reads_start_better(int hand_misreads, int network_misreads);
 int choose_square_readers(const cv::Mat& start_frame_bgr, calibration::Calibration& calibration,
                           const SquareModel& model, int square_px = 32);
 
