@@ -82,7 +82,9 @@ void add_calibrate_command(CLI::App& app, int& exit_status) {
       "Finds both boards (lattice, A/B, White's edge), the holding areas and the clocks in one "
       "frame and writes the calibration as protobuf text.");
   cmd->add_option("source", options->source, "Image or video file")->required();
-  cmd->add_option("--frame", options->frame, "Frame of a video (0 = first)")
+  cmd->add_option("--frame", options->frame,
+                  "Frame of a video (0 = first); on the start position the pieces' looks are "
+                  "learnt and each board's square reader chosen too")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--out", options->out, "Calibration file to write (calibration.pbtxt)");
   cmd->add_option("--preview", options->preview, "PNG with the calibration drawn");

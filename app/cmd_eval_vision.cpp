@@ -345,14 +345,17 @@ void add_eval_vision_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--step", options->step, "Read every Nth frame (default 1)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--calibration-frame", options->calibration_frame,
-                  "Frame to calibrate on (default 0)")
+                  "Frame to calibrate on (default 0); it should show the start position, where the "
+                  "pieces' looks are learnt and each board's square reader chosen")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", options->json, "Print the figures as one JSON object");
   cmd->add_flag("--single-frame", options->single_frame,
                 "Read every frame on its own (no temporal evidence; compare with the default)");
-  cmd->add_flag("!--no-looks", options->learn_looks,
-                "Do not learn the pieces' and shadows' looks from the calibration frame (the fixed "
-                "rules, as with a calibration file from before they existed)");
+  cmd->add_flag(
+      "!--no-looks", options->learn_looks,
+      "Do not learn the pieces' and shadows' looks from the calibration frame, nor choose "
+      "the square readers there (the fixed rules and the hand-written reader, as with a "
+      "calibration file from before they existed)");
   cmd->add_option(
          "--squares", options->squares,
          "Who reads squares empty / white / black: auto (default: per board, the reader the "

@@ -329,7 +329,8 @@ int main(int argc, char** argv) {
   for (size_t c = 0; c < clips.size(); ++c) {
     Confusion network, hand;
     std::unique_ptr<vision::FrameReader> hand_reader;
-    // Both boards of a frame go through the network in one batch, as FrameReader runs it.
+    // Both boards of a frame go through the network in one batch, as FrameReader runs the
+    // boards it reads by network.
     int pending_frame = -1;
     std::vector<BoardSample> pending;
     cv::Mat pending_image;

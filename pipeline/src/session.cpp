@@ -7,6 +7,7 @@
 #include <deque>
 #include <exception>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <mutex>
 #include <sstream>
@@ -259,12 +260,11 @@ bool same_boards(const calibration::Calibration& a, const calibration::Calibrati
 // pieces hiding a lattice line shifts a board by a rank, a hand covers a corner), so several
 // frames are calibrated and the placement most of them agree on wins (the earliest of
 // those on a tie).
-calibration::Calibration find_calibration(capture::FrameSource& source) {
+calibration::Calibration find_calibration(capture::FrameSource& source,
+                                          const vision::SquareModel* square_model) {
   std::string last_error = "no frames";
   int last_index = 0;
   std::vector<calibration::Calibration> found;
-  const std::shared_ptr<const vision::SquareModel> square_model =
-      vision::SquareModel::load_bundled();
   while (std::optional<capture::Frame> frame = source.next()) {
     if (frame->t > kCalibrationSeconds) break;
     if (frame->index % kCalibrationStep != 0) continue;
@@ -313,25 +313,27 @@ calibration::Calibration find_calibration(capture::FrameSource& source) {
     std::vector<const calibration::BoardLooks*> seen;
     for (const calibration::Calibration* other : alike) seen.push_back(&other->boards[b].looks);
     calibration::agree_square_colours(chosen.boards[b].looks, seen);
-    // The square reader, likewise: on the median counts of those frames (a hand over a
-    // square in one frame is a misread there).
-    std::vector<int> hand, network;
+    // The square reader, likewise: as the frame of those with the median lead of the
+    // network over the hand-written reader chose (the lower one of two), so that one frame
+    // with a hand over some squares does not decide.
+    std::vector<const calibration::Board*> counted;
     for (const calibration::Calibration* other : alike) {
       const calibration::Board& board = other->boards[b];
-      if (board.start_misreads_hand < 0 || board.start_misreads_network < 0) continue;
-      hand.push_back(board.start_misreads_hand);
-      network.push_back(board.start_misreads_network);
+      if (board.start_misreads_hand >= 0 && board.start_misreads_network >= 0) {
+        counted.push_back(&board);
+      }
     }
-    if (!hand.empty()) {
-      const auto median = [](std::vector<int>& v) {
-        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-        return v[v.size() / 2];
+    if (!counted.empty()) {
+      const auto lead = [](const calibration::Board* board) {
+        return board->start_misreads_hand - board->start_misreads_network;
       };
+      std::stable_sort(counted.begin(), counted.end(),
+                       [&](const auto* x, const auto* y) { return lead(x) < lead(y); });
+      const calibration::Board& median = *counted[(counted.size() - 1) / 2];
       calibration::Board& board = chosen.boards[b];
-      board.start_misreads_hand = median(hand);
-      board.start_misreads_network = median(network);
-      board.squares_by_network = vision::network_reads_start_better(board.start_misreads_hand,
-                                                                    board.start_misreads_network);
+      board.start_misreads_hand = median.start_misreads_hand;
+      board.start_misreads_network = median.start_misreads_network;
+      board.squares_by_network = median.squares_by_network;
     }
   }
   return chosen;
@@ -438,14 +440,26 @@ RecordSummary record(const RecordOptions& options) {
                                        : options.resume
                                            ? (options.out / "calibration.pbtxt").string()
                                            : std::string();
+  // The square network, loaded once: it chooses the readers on the start position and reads
+  // the boards it was chosen for. Without it (missing, or not a network) squares are read by
+  // hand.
+  std::shared_ptr<const vision::SquareModel> square_model;
+  bool square_model_broken = false;
+  try {
+    square_model = vision::SquareModel::load_bundled();
+  } catch (const std::runtime_error& e) {
+    square_model_broken = true;
+    std::cerr << "bugcam: warning: " << e.what()
+              << "; squares are read by the hand-written reader\n";
+  }
   try {
     if (!calibration_file.empty()) {
       calibration = calibration::load_calibration(calibration_file);
     } else if (capture::is_camera(session.source)) {
-      calibration = find_calibration(*source);
+      calibration = find_calibration(*source, square_model.get());
     } else {
       std::unique_ptr<capture::FrameSource> search = capture::open_frame_source(session.source);
-      calibration = find_calibration(*search);
+      calibration = find_calibration(*search, square_model.get());
     }
   } catch (const calibration::CalibrationError& e) {
     throw RecordError(e.what(), false);
@@ -497,7 +511,8 @@ RecordSummary record(const RecordOptions& options) {
   // The tracker gets the holding areas only when asked to (vision flags no hand over them).
   vision_options.read_holdings = options.holdings_to_tracker;
   vision_options.watch_arms = options.partner_touches;
-  vision_options.squares = options.squares;
+  vision_options.squares = square_model_broken ? vision::SquareReader::kHand : options.squares;
+  vision_options.square_model = square_model;
   const double fps = source->fps() > 0 ? source->fps() : 30.0;
   SnapshotRing snapshots(static_cast<std::size_t>(kSnapshotSeconds * fps / kSnapshotEvery));
   calibration::Calibration current_calibration = calibration;
