@@ -46,10 +46,7 @@ int run_calibrate(const CalibrateCommandOptions& options) {
   result.source = options.source + " frame " + std::to_string(options.frame);
   // On the start position, what the pieces and their shadows look like is learnt too, and
   // which reader reads each board's squares better.
-  vision::learn_looks(frame, result);
-  if (const auto square_model = vision::SquareModel::load_bundled()) {
-    vision::choose_square_readers(frame, result, *square_model);
-  }
+  vision::learn_start_position(frame, result, vision::SquareModel::load_bundled().get());
   try {
     calibration::save_calibration(result, options.out);
     if (!options.preview.empty() &&

@@ -123,10 +123,8 @@ int run_eval(const EvalOptions& options) {
       try {
         calibration::Calibration calibration = calibration::calibrate(frame);
         if (options.learn_looks) {
-          looks_learnt = vision::learn_looks(frame, calibration);
-          if (const auto square_model = vision::SquareModel::load_bundled()) {
-            vision::choose_square_readers(frame, calibration, *square_model);
-          }
+          looks_learnt = vision::learn_start_position(frame, calibration,
+                                                      vision::SquareModel::load_bundled().get());
         }
         found_boards.right = static_cast<long>(calibration.boards.size());
         found_boards.total = 2;

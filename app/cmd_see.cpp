@@ -38,10 +38,7 @@ int run_see(const SeeOptions& options) {
       calibration::CalibrateOptions calibrate_options;
       calibrate_options.max_boards = options.boards;
       calibration = calibration::calibrate(frame, calibrate_options);
-      vision::learn_looks(frame, calibration);
-      if (const auto square_model = vision::SquareModel::load_bundled()) {
-        vision::choose_square_readers(frame, calibration, *square_model);
-      }
+      vision::learn_start_position(frame, calibration, vision::SquareModel::load_bundled().get());
     } else {
       calibration = calibration::load_calibration(options.calibration);
     }

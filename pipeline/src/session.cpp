@@ -272,10 +272,9 @@ calibration::Calibration find_calibration(capture::FrameSource& source,
     try {
       calibration::Calibration candidate = calibration::calibrate(frame->image);
       candidate.source = source.name();
-      // Recording starts on the start position: learn what its pieces and shadows look like.
-      vision::learn_looks(frame->image, candidate);
-      // And which reader reads each board's squares better there.
-      if (square_model) vision::choose_square_readers(frame->image, candidate, *square_model);
+      // Recording starts on the start position: learn what its pieces and shadows look like,
+      // and which reader reads each board's squares better there.
+      vision::learn_start_position(frame->image, candidate, square_model);
       if (candidate.boards.size() == 2) {
         found.push_back(std::move(candidate));
       } else {
@@ -318,15 +317,12 @@ calibration::Calibration find_calibration(capture::FrameSource& source,
     // (held-out 9806, board B's misreads by hand and by network every 30 frames: 8 and 2, 8
     // and 2, then with hands and moves 1 and 2, 7 and 6, 8 and 3, 9 and 7...). A hand over
     // the first frame adds misreads for both, which at worst keeps the hand-written reader.
-    for (const calibration::Calibration* other : alike) {
-      const calibration::Board& first = other->boards[b];
-      if (first.start_misreads_hand < 0 || first.start_misreads_network < 0) continue;
-      calibration::Board& board = chosen.boards[b];
-      board.start_misreads_hand = first.start_misreads_hand;
-      board.start_misreads_network = first.start_misreads_network;
-      board.squares_by_network = first.squares_by_network;
-      break;
-    }
+    // (Every frame has the counts, or, without a square network, none has.)
+    const calibration::Board& first = alike.front()->boards[b];
+    calibration::Board& board = chosen.boards[b];
+    board.start_misreads_hand = first.start_misreads_hand;
+    board.start_misreads_network = first.start_misreads_network;
+    board.squares_by_network = first.squares_by_network;
   }
   return chosen;
 }

@@ -120,6 +120,13 @@ int choose_square_readers(const cv::Mat& start_frame_bgr, calibration::Calibrati
   return chosen;
 }
 
+int learn_start_position(const cv::Mat& start_frame_bgr, calibration::Calibration& calibration,
+                         const SquareModel* square_model) {
+  const int learnt = learn_looks(start_frame_bgr, calibration);
+  if (square_model != nullptr) choose_square_readers(start_frame_bgr, calibration, *square_model);
+  return learnt;
+}
+
 FrameObservation FrameReader::read(const cv::Mat& frame_bgr) const {
   return read(frame_bgr, nullptr);
 }

@@ -315,6 +315,11 @@ inline constexpr int kNetworkStartMisreadsAtMost = 8;
 bool network_reads_start_better(int hand_misreads, int network_misreads);
 int choose_square_readers(const cv::Mat& start_frame_bgr, calibration::Calibration& calibration,
                           const SquareModel& model, int square_px = 32);
+// All a calibration learns from a frame of the start position: the looks (learn_looks) and,
+// with a square network, each board's square reader (choose_square_readers). Returns how
+// many boards learnt looks.
+int learn_start_position(const cv::Mat& start_frame_bgr, calibration::Calibration& calibration,
+                         const SquareModel* square_model);
 
 // Reads frames against one calibration. Holds only the calibration and buffers: the same
 // frame always gives the same observation.
