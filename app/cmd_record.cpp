@@ -33,11 +33,12 @@ struct RecordCommandOptions {
   std::string out;
   std::vector<std::string> tags;
   std::string resume;
-  std::string rules = "otb";
-  int vision_every = 1;
-  bool holdings_to_tracker = false;
-  bool partner_touches = false;
-  std::string squares = "auto";
+  // Unset when not given: a resumed recording keeps what it was made with.
+  std::optional<std::string> rules;
+  std::optional<int> vision_every;
+  std::optional<bool> holdings_to_tracker;
+  std::optional<bool> partner_touches;
+  std::optional<std::string> squares;
 };
 
 // One line on the terminal, rewritten in place; nothing when stderr is not a terminal.
@@ -88,16 +89,17 @@ int run_record(const RecordCommandOptions& o) {
   options.source = o.source;
   options.clocks = o.clocks;
   options.calibration_file = o.calibration;
-  options.rules = rules::find_rule_set(o.rules);
-  if (options.rules == nullptr) {
-    std::cerr << "bugcam record: --rules: unknown rule set '" << o.rules << "'\n";
-    return kExitUsage;
+  if (o.rules) {
+    options.rules = rules::find_rule_set(*o.rules);
+    if (options.rules == nullptr) {
+      std::cerr << "bugcam record: --rules: unknown rule set '" << *o.rules << "'\n";
+      return kExitUsage;
+    }
   }
   options.vision_every = o.vision_every;
   options.holdings_to_tracker = o.holdings_to_tracker;
   options.partner_touches = o.partner_touches;
-  options.squares =
-      vision::square_reader_named(o.squares).value_or(vision::SquareReader::kAsCalibrated);
+  if (o.squares) options.squares = vision::square_reader_named(*o.squares);
   if (!o.resume.empty()) {
     if (!o.out.empty() && fs::path(o.out) != fs::path(o.resume)) {
       std::cerr
@@ -205,19 +207,26 @@ void add_record_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--out", options->out, "Output directory (default ./bugcam-<UTC date time>/)");
   cmd->add_option("--tag", options->tags, "BPGN tag NAME=VALUE (repeatable)");
   cmd->add_option("--resume", options->resume,
-                  "Continue the recording in DIR (after a crash or a kill)");
-  cmd->add_option("--rules", options->rules, "Rule set: otb (default) or online");
-  cmd->add_option("--vision-every", options->vision_every,
-                  "Read every n-th frame with vision (default 1: all)")
+                  "Continue the recording in DIR (after a crash or a kill) with the rules, "
+                  "squares and other settings it was made with");
+  // Settings are kept unset when not given (see RecordCommandOptions).
+  cmd->add_option_function<std::string>(
+      "--rules", [options](const std::string& name) { options->rules = name; },
+      "Rule set: otb (default) or online");
+  cmd->add_option_function<int>(
+         "--vision-every", [options](int every) { options->vision_every = every; },
+         "Read every n-th frame with vision (default 1: all)")
       ->check(CLI::Range(1, 30));
-  cmd->add_flag("--holdings-to-tracker", options->holdings_to_tracker,
-                "Check holding areas by piece type (hidden_piece, capture_not_passed); "
-                "experimental: misread types give false incidents");
-  cmd->add_flag("--partner-touches", options->partner_touches,
-                "Report hands over the partner's board (partner_board_touched); experimental: "
-                "arm shadows give false touches");
-  cmd->add_option(
-         "--squares", options->squares,
+  cmd->add_flag_callback(
+      "--holdings-to-tracker", [options] { options->holdings_to_tracker = true; },
+      "Check holding areas by piece type (hidden_piece, capture_not_passed); "
+      "experimental: misread types give false incidents");
+  cmd->add_flag_callback(
+      "--partner-touches", [options] { options->partner_touches = true; },
+      "Report hands over the partner's board (partner_board_touched); experimental: "
+      "arm shadows give false touches");
+  cmd->add_option_function<std::string>(
+         "--squares", [options](const std::string& reader) { options->squares = reader; },
          "Who reads squares empty / white / black: auto (default: per board, the reader the "
          "calibration chose on the start position), hand (the hand-written reader) or network "
          "(the square network; the hand-written reader when its file is missing)")

@@ -219,17 +219,49 @@ void write_text(const fs::path& file, const std::string& text) {
   if (error) throw RecordError(file.string() + ": cannot replace: " + error.message(), false);
 }
 
-// What `--resume` needs: the source and the clock source of the original run.
+// What `--resume` needs: the source and the clock source of the original run, and the
+// settings it read the footage with, so that the resumed run goes over it as the first one
+// did. A file written before the settings were kept has only source and clocks; its settings
+// read as the defaults.
 struct Session {
   std::string source;
   std::string clocks;
+  std::string rules = "otb";
+  int vision_every = 1;
+  bool holdings_to_tracker = false;
+  bool partner_touches = false;
+  std::string squares = "auto";
+  std::vector<std::pair<std::string, std::string>> tags;
 };
 
 Session read_session(const fs::path& dir) {
   const fs::path file = dir / kSessionFile;
   try {
     const nlohmann::json j = nlohmann::json::parse(read_text(file));
-    return {j.at("source").get<std::string>(), j.at("clocks").get<std::string>()};
+    Session session;
+    session.source = j.at("source").get<std::string>();
+    session.clocks = j.at("clocks").get<std::string>();
+    session.rules = j.value("rules", session.rules);
+    session.vision_every = j.value("vision_every", session.vision_every);
+    session.holdings_to_tracker = j.value("holdings_to_tracker", session.holdings_to_tracker);
+    session.partner_touches = j.value("partner_touches", session.partner_touches);
+    session.squares = j.value("squares", session.squares);
+    if (j.contains("tags")) {
+      for (const auto& [name, value] : j.at("tags").items()) {
+        session.tags.emplace_back(name, value.get<std::string>());
+      }
+    }
+    if (rules::find_rule_set(session.rules) == nullptr) {
+      throw RecordError(file.string() + ": rules: unknown rule set '" + session.rules + "'", true);
+    }
+    if (session.vision_every < 1) {
+      throw RecordError(file.string() + ": vision_every: must be at least 1", true);
+    }
+    if (!vision::square_reader_named(session.squares)) {
+      throw RecordError(file.string() + ": squares: unknown reader '" + session.squares + "'",
+                        true);
+    }
+    return session;
   } catch (const nlohmann::json::exception& e) {
     throw RecordError(file.string() + ": " + e.what(), true);
   }
@@ -239,7 +271,39 @@ void write_session(const fs::path& dir, const Session& session) {
   nlohmann::ordered_json j;
   j["source"] = session.source;
   j["clocks"] = session.clocks;
+  j["rules"] = session.rules;
+  j["vision_every"] = session.vision_every;
+  j["holdings_to_tracker"] = session.holdings_to_tracker;
+  j["partner_touches"] = session.partner_touches;
+  j["squares"] = session.squares;
+  j["tags"] = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : session.tags) j["tags"][name] = value;
   write_text(dir / kSessionFile, j.dump(1) + "\n");
+}
+
+std::string setting_text(const std::string& value) {
+  return value;
+}
+std::string setting_text(int value) {
+  return std::to_string(value);
+}
+std::string setting_text(bool value) {
+  return value ? "on" : "off";
+}
+
+// The setting a run goes with: as given; when resuming, the saved one, and giving another is
+// an error (the resumed run would read the footage differently from the run it continues).
+template <typename T>
+T session_setting(const std::optional<T>& given, const T& saved, const T& fallback, bool resume,
+                  const fs::path& dir, const std::string& option) {
+  if (!resume) return given.value_or(fallback);
+  if (given && *given != saved) {
+    throw RecordError(option + " " + setting_text(*given) + ": " + (dir / kSessionFile).string() +
+                          " says the recording was made with " + setting_text(saved) +
+                          "; resume without " + option + " or with the same",
+                      false);
+  }
+  return saved;
 }
 
 // Whether two calibrations put every board in the same place: corners within half a square.
@@ -371,12 +435,35 @@ RecordSummary record(const RecordOptions& options) {
   RecordSummary summary;
   summary.out = options.out;
 
-  Session session{options.source, options.clocks};
+  Session session;
+  session.source = options.source;
+  session.clocks = options.clocks;
+  const Session saved = options.resume ? read_session(options.out) : Session{};
   if (options.resume) {
-    const Session saved = read_session(options.out);
     if (session.source.empty()) session.source = saved.source;
     if (session.clocks.empty()) session.clocks = saved.clocks;
   }
+  session.tags = options.resume && options.tags.empty() ? saved.tags : options.tags;
+  const Session defaults;
+  session.rules = session_setting<std::string>(
+      options.rules ? std::optional<std::string>(options.rules->name) : std::nullopt, saved.rules,
+      defaults.rules, options.resume, options.out, "--rules");
+  session.vision_every =
+      session_setting(options.vision_every, saved.vision_every, defaults.vision_every,
+                      options.resume, options.out, "--vision-every");
+  session.holdings_to_tracker = session_setting(
+      options.holdings_to_tracker, saved.holdings_to_tracker, defaults.holdings_to_tracker,
+      options.resume, options.out, "--holdings-to-tracker");
+  session.partner_touches =
+      session_setting(options.partner_touches, saved.partner_touches, defaults.partner_touches,
+                      options.resume, options.out, "--partner-touches");
+  session.squares = session_setting(
+      options.squares ? std::optional<std::string>(vision::square_reader_name(*options.squares))
+                      : std::nullopt,
+      saved.squares, defaults.squares, options.resume, options.out, "--squares");
+  const rules::RuleSet& rule_set = *rules::find_rule_set(session.rules);
+  const bool holdings_to_tracker = session.holdings_to_tracker;
+  const vision::SquareReader squares_by = *vision::square_reader_named(session.squares);
   if (session.source.empty()) throw RecordError("no source to record", false);
   if (session.clocks.empty()) session.clocks = default_clocks(session.source);
 
@@ -403,7 +490,7 @@ RecordSummary record(const RecordOptions& options) {
   // The time control tag, where given, derives the remaining clocks that the clock events do
   // not carry (all of them with --clocks vision).
   std::optional<rules::TimeControl> time_control;
-  for (const auto& [name, value] : options.tags) {
+  for (const auto& [name, value] : session.tags) {
     if (name != "TimeControl" || value == "?" || value == "-") continue;
     time_control = rules::parse_time_control(value);
     if (!time_control) {
@@ -457,13 +544,13 @@ RecordSummary record(const RecordOptions& options) {
 
   recorder::RecorderOptions recorder_options;
   recorder_options.dir = options.out;
-  recorder_options.tags = options.tags;
+  recorder_options.tags = session.tags;
   recorder_options.resume = options.resume;
   const bool has_time_control_tag =
-      std::any_of(options.tags.begin(), options.tags.end(),
+      std::any_of(session.tags.begin(), session.tags.end(),
                   [](const auto& tag) { return tag.first == "TimeControl"; });
   tracker::TrackerConfig config;
-  config.rules = options.rules;
+  config.rules = &rule_set;
   config.leans_over = tracker_leans(calibration);
   if (time_control) {
     config.base_seconds = time_control->base_seconds;
@@ -497,9 +584,9 @@ RecordSummary record(const RecordOptions& options) {
   vision_options.piece_types = piece_model;
   vision_options.bundled_piece_types = false;
   // The tracker gets the holding areas only when asked to (vision flags no hand over them).
-  vision_options.read_holdings = options.holdings_to_tracker;
-  vision_options.watch_arms = options.partner_touches;
-  vision_options.squares = square_model_broken ? vision::SquareReader::kHand : options.squares;
+  vision_options.read_holdings = holdings_to_tracker;
+  vision_options.watch_arms = session.partner_touches;
+  vision_options.squares = square_model_broken ? vision::SquareReader::kHand : squares_by;
   vision_options.square_model = square_model;
   const double fps = source->fps() > 0 ? source->fps() : 30.0;
   SnapshotRing snapshots(static_cast<std::size_t>(kSnapshotSeconds * fps / kSnapshotEvery));
@@ -651,9 +738,9 @@ RecordSummary record(const RecordOptions& options) {
           current_calibration = current;
           recorder->write_calibration(calibration::to_pbtxt(current));
         }
-        if (frame->index % options.vision_every == 0) {
+        if (frame->index % session.vision_every == 0) {
           const TrackerInputs inputs = to_tracker_inputs(reader->read(frame->image), frame->index,
-                                                         frame->t, options.holdings_to_tracker);
+                                                         frame->t, holdings_to_tracker);
           if (clocks_from_vision) {
             for (const tracker::LeverObservation& lever : inputs.levers) {
               if (std::optional<capture::ClockEvent> press = levers.add(lever)) {
@@ -696,7 +783,7 @@ RecordSummary record(const RecordOptions& options) {
     std::optional<GameEnding> mate;
     for (rules::BoardId board : {rules::BoardId::kA, rules::BoardId::kB}) {
       const rules::Position& position = tracker.committed_board(board);
-      if (rules::board_status(position, *options.rules) != rules::BoardStatus::kCheckmate) {
+      if (rules::board_status(position, rule_set) != rules::BoardStatus::kCheckmate) {
         continue;
       }
       // Mated by the board's last move.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "bugcam/evaluation.hpp"
 #include "bugcam/recorder.hpp"
@@ -179,7 +180,8 @@ TEST_F(RecordEndToEnd, KilledRecordingKeepsCommittedMovesAndResumes) {
   const fs::path out = *clip_ / "killed";
   std::size_t committed = 0;
   {
-    Child child({"record", video_->string(), "--out", out.string()});
+    // With a setting that is not the default: the resumed run must keep it.
+    Child child({"record", video_->string(), "--out", out.string(), "--squares", "hand"});
     ASSERT_TRUE(child.started());
     // Kill it as soon as a move is committed, while it still has frames to read.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
@@ -211,7 +213,19 @@ TEST_F(RecordEndToEnd, KilledRecordingKeepsCommittedMovesAndResumes) {
   // The events log reads back, a record cut short at the end included.
   EXPECT_NO_THROW(recorder::read_event_kinds(out / "events.pb"));
 
-  ASSERT_EQ(run_bugcam({"record", "--resume", out.string()}), 0);
+  // The settings are kept for the resumed run, which goes over the footage again and must
+  // read it as the first run did: another one given is a usage error that changes nothing.
+  const nlohmann::json session = nlohmann::json::parse(read_text(out / "session.json"));
+  EXPECT_EQ(session.at("squares"), "hand");
+  EXPECT_EQ(session.at("rules"), "otb");
+  EXPECT_EQ(session.at("vision_every"), 1);
+  EXPECT_EQ(session.at("holdings_to_tracker"), false);
+  const std::string bpgn_killed = read_text(out / "game.bpgn");
+  EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--squares", "network"}), 2);
+  EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--rules", "online"}), 2);
+  EXPECT_EQ(read_text(out / "game.bpgn"), bpgn_killed);
+
+  ASSERT_EQ(run_bugcam({"record", "--resume", out.string(), "--squares", "hand"}), 0);
   const pipeline::Accuracy a = pipeline::evaluate(out, *clip_);
   EXPECT_TRUE(a.exact) << pipeline::to_text(a);
   EXPECT_LE(a.press_error_max, 0.2);
@@ -238,6 +252,16 @@ TEST_F(RecordEndToEnd, ErrorsHaveTheSpecExitStatuses) {
                         (*clip_ / "err5").string()}),
             2);
   EXPECT_FALSE(fs::exists(*clip_ / "err5" / "game.bpgn"));
+  // A recording's session.json whose settings are wrong: read, but wrong. (One of an older
+  // version, with only source and clocks, resumes with the defaults.)
+  const fs::path bad_session = *clip_ / "err6";
+  fs::create_directories(bad_session);
+  std::ofstream(bad_session / "session.json") << nlohmann::json{
+      {"source", video_->string()},
+      {"clocks", "none"},
+      {"squares", "sideways"}}.dump();
+  EXPECT_EQ(run_bugcam({"record", "--resume", bad_session.string()}), 1);
+  EXPECT_FALSE(fs::exists(bad_session / "game.bpgn"));
   // Pictures with no boards: read, but wrong.
   const fs::path images = *clip_ / "no_boards";
   fs::create_directories(images);

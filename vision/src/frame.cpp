@@ -75,6 +75,18 @@ std::optional<SquareReader> square_reader_named(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view square_reader_name(SquareReader reader) {
+  switch (reader) {
+    case SquareReader::kHand:
+      return "hand";
+    case SquareReader::kNetwork:
+      return "network";
+    case SquareReader::kAsCalibrated:
+      break;
+  }
+  return "auto";
+}
+
 bool network_reads_start_better(int hand_misreads, int network_misreads) {
   // Many misreads by both: the board may not show the start position at all.
   return network_misreads >= 0 && network_misreads <= kNetworkStartMisreadsAtMost &&

@@ -52,23 +52,27 @@ struct RecordOptions {
   std::filesystem::path out;
   std::vector<std::pair<std::string, std::string>> tags;
   bool resume = false;  // continue the recording in `out` (its session.json names the source)
-  const rules::RuleSet* rules = &rules::otb_rules();
-  // Vision reads every n-th frame (1: all). Fixed by frame index, so output does not depend
-  // on speed.
-  int vision_every = 1;
+  // The settings below, when unset: the defaults, or, when resuming, what the recording was
+  // made with (its session.json); resuming with a different one is an error, since the
+  // resumed run goes over the footage again and must read it as the first run did.
+  // The rule set (default otb).
+  const rules::RuleSet* rules = nullptr;
+  // Vision reads every n-th frame (default 1: all). Fixed by frame index, so output does not
+  // depend on speed.
+  std::optional<int> vision_every;
   // Holding areas counted by type go to the tracker (hidden_piece, capture_not_passed, drop
   // types from the holdings). Off by default: the piece-type networks misread too many held
   // pieces (and touching pieces are miscounted), which the tracker reports as hidden pieces
   // (the bundled clip: 6 to 30 false incidents with it on, none with it off).
-  bool holdings_to_tracker = false;
+  std::optional<bool> holdings_to_tracker;
   // Arms vision attributes to the other board's seats go to the tracker
   // (partner_board_touched). Off by default: a long arm shadow pointing at another seat
   // gives false touches (held-out clip 5104: 13 false, where one true touch of 28 clips was
   // found).
-  bool partner_touches = false;
+  std::optional<bool> partner_touches;
   // Who reads the squares empty / white / black (vision::SquareReader): by default, per board,
   // the reader the calibration chose on the start position.
-  vision::SquareReader squares = vision::SquareReader::kAsCalibrated;
+  std::optional<vision::SquareReader> squares;
   // Where to write the tracker's inputs (observation_log.hpp), for running the tracker again
   // without the video; empty for none.
   std::filesystem::path observations_log;

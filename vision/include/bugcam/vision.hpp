@@ -223,6 +223,8 @@ class SquareModel {
 enum class SquareReader { kAsCalibrated, kHand, kNetwork };
 // "auto", "hand", "network" (the command line's --squares); nullopt for another name.
 std::optional<SquareReader> square_reader_named(std::string_view name);
+// The name square_reader_named takes: auto, hand or network.
+std::string_view square_reader_name(SquareReader reader);
 
 struct VisionOptions {
   // Pixels per square of the top-down warp the squares are read from.
