@@ -195,6 +195,25 @@ TEST(TrackerIncidents, CaptureNotPassed) {
   }
   FAIL() << "no capture to inject into";
 }
+// Views of the partner's holding area just before and after a hand covers it count pieces
+// that are not there (as vision's do): the capturer who kept the piece is still found, and the
+// partner is not taken for hiding it.
+TEST(TrackerIncidents, CaptureNotPassedWithHandsMiscountedAtTheArea) {
+  for (int ply = 10; ply < 40; ++ply) {
+    SimulationOptions options = clean_run_options();
+    options.injections = {{IncidentType::kCaptureNotPassed, ply}};
+    options.holdings_hz = 30.0;
+    options.holdings_hand_flicker = 0.1;
+    const Outcome outcome = run_tracker(clean_run_games()[0], options);
+    if (outcome.sim.incidents.empty()) continue;
+    EXPECT_TRUE(found(outcome, outcome.sim.incidents[0]));
+    for (const Incident& got : outcome.incidents) {
+      EXPECT_NE(got.type, IncidentType::kHiddenPiece) << got.t << ": " << got.detail;
+    }
+    return;
+  }
+  FAIL() << "no capture to inject into";
+}
 TEST(TrackerIncidents, HiddenPiece) {
   for (int ply = 10; ply < 40; ++ply) {
     const Outcome outcome = run_with(IncidentType::kHiddenPiece, ply);

@@ -404,6 +404,10 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
         }
         arrival = next + 1.0;
         sim.incidents.push_back({IncidentType::kCaptureNotPassed, board, record.color, t});
+        if (options.holdings_hand_flicker > 0.0) {
+          const double reach = 0.5 * (t + arrival);
+          holdings_covers[seat_index(partner)].push_back({reach - 0.2, reach + 0.2});
+        }
       }
       if (injected(IncidentType::kHiddenPiece, i)) {
         holdings_hidden[seat_index(partner)].push_back({t + 2.0, t + 7.0});
@@ -479,8 +483,11 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
           if (c.t > t) break;
           o.visible[c.type] = std::max(0, o.visible[c.type] + c.delta);
         }
+        bool flicker = false;
         for (const Interval& cover : holdings_covers[s]) {
           if (t >= cover.t0 && t <= cover.t1) o.occluded = true;
+          flicker = flicker || (t >= cover.t0 - options.holdings_hand_flicker &&
+                                t <= cover.t1 + options.holdings_hand_flicker);
         }
         for (const Interval& hidden : holdings_hidden[s]) {
           if (t >= hidden.t0 && t <= hidden.t1) {
@@ -492,6 +499,9 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
               }
             }
           }
+        }
+        if (flicker && !o.occluded) {
+          for (int& count : o.visible) ++count;
         }
         if (options.holdings_counted) {
           o.pieces = o.visible[0] + o.visible[1] + o.visible[2] + o.visible[3] + o.visible[4];

@@ -58,6 +58,11 @@ constexpr double kTypeDoubtMargin = 6.0;
 // after the capture, with a hand seen over the area meanwhile, proves the pass; and the
 // decision on a pass waits this long after its deadline for such a drop's press.
 constexpr double kGrabSeconds = 4.0;
+// Views of a holding area this close to one with a hand over it are not evaluated: the hand
+// is on its way in or out, not yet or no longer flagged, and the pieces are miscounted
+// (held-out 10201: a view with one piece counted 33 ms before the hand was flagged took a
+// pass not yet made for made, and closed a shortfall early as a hidden piece).
+constexpr double kHoldingsHandMarginSeconds = 0.25;
 // Log-priors of a press without a move, and of the opponent's press back after one, where
 // nothing on the board was seen to change since the previous press: about as likely as a
 // move vision missed whole (a drop onto a square read empty costs 4; held-out 9099 took a
@@ -644,8 +649,10 @@ struct PendingPass {
   PieceType type;
   double t_capture;
   std::string ply;
-  std::optional<double> deadline;  // the capturer's next press on that board
-  bool observed = false;           // the partner's area was seen in the window
+  std::optional<double> deadline;            // the capturer's next press on that board
+  bool observed = false;                     // the partner's area was seen in the window
+  double last_seen_t = 0.0;                  // when last, without the piece
+  std::optional<bool> there_after_deadline;  // in the first view after the deadline
   bool passed = false;
   std::optional<int> visible_before;  // that type in the partner's area before the capture
   std::optional<int> pieces_before;   // and pieces of any type, where counted
@@ -720,6 +727,7 @@ struct Tracker::Impl {
   std::array<std::deque<HoldingsObservation>, 4> holdings_history;
   std::array<std::array<std::optional<Shortfall>, kAnyType + 1>, 4> shortfalls;
   std::array<std::optional<HoldingsObservation>, 4> latest_holdings;
+  std::array<double, 4> holdings_covered_t = {-kInfinity, -kInfinity, -kInfinity, -kInfinity};
   std::vector<PendingPass> passes;
   std::map<std::pair<int, int>, HandTouch> touches;  // (over board, seat) -> touch
 
@@ -850,8 +858,16 @@ struct Tracker::Impl {
     while (!holdings_history[s].empty() && holdings_history[s].front().t < o.t - 60.0) {
       holdings_history[s].pop_front();
     }
-    if (o.occluded) return;
+    if (o.occluded) {
+      holdings_covered_t[s] = o.t;
+      while (!holdings_seen[s].empty() &&
+             holdings_seen[s].back().t >= o.t - kHoldingsHandMarginSeconds) {
+        holdings_seen[s].pop_back();
+      }
+      return;
+    }
     latest_holdings[s] = o;
+    if (o.t - holdings_covered_t[s] < kHoldingsHandMarginSeconds) return;
     holdings_seen[s].push_back(o);
     evaluate_holdings();
   }
@@ -2395,10 +2411,12 @@ struct Tracker::Impl {
   // Compares holding areas with what the committed history says they hold, for every
   // observation the history is already final for.
   void evaluate_holdings() {
-    const double horizon = finished               ? kInfinity
-                           : !uncommitted.empty() ? uncommitted.front().t
-                           : !pending.empty()     ? pending.front().t
-                                                  : latest_t;
+    const double settled = !uncommitted.empty() ? uncommitted.front().t
+                           : !pending.empty()   ? pending.front().t
+                                                : latest_t;
+    // Views within the margin of the latest are kept back: a hand may yet be seen after them.
+    const double horizon =
+        finished ? kInfinity : std::min(settled, latest_t - kHoldingsHandMarginSeconds);
     for (int s = 0; s < 4; ++s) {
       while (!holdings_seen[s].empty() && holdings_seen[s].front().t < horizon) {
         const HoldingsObservation o = holdings_seen[s].front();
@@ -2412,8 +2430,6 @@ struct Tracker::Impl {
             pass.pieces_before = o.pieces;
             continue;
           }
-          if (pass.deadline && o.t > *pass.deadline) continue;
-          pass.observed = true;
           // Passed when the count reaches what the history says, or at least rises (the
           // partner may have dropped another of the type meanwhile): of the type, or of
           // pieces whatever their types where vision counts so (a type misread).
@@ -2422,7 +2438,13 @@ struct Tracker::Impl {
               (pass.visible_before && o.visible[type] > *pass.visible_before) ||
               (o.pieces && (*o.pieces >= total(want) ||
                             (pass.pieces_before && *o.pieces > *pass.pieces_before)));
+          if (pass.deadline && o.t > *pass.deadline) {
+            if (!pass.there_after_deadline) pass.there_after_deadline = arrived;
+            continue;
+          }
+          pass.observed = true;
           if (arrived) pass.passed = true;
+          pass.last_seen_t = o.t;
         }
         const auto track = [&](int type, bool short_of) {
           std::optional<Shortfall>& open = shortfalls[s][type];
@@ -2446,8 +2468,13 @@ struct Tracker::Impl {
           (*pass.deadline + kGrabSeconds >= horizon && !finished)) {
         continue;
       }
-      if (pass.observed) {
-        const Seat partner = partner_of(pass.capturer);
+      const Seat partner = partner_of(pass.capturer);
+      // A hand over the area between its last view without the piece and the deadline may
+      // have brought it (views beside a hand are not evaluated): then the first view after
+      // the deadline decides (a drop of the piece at once is credit_pass_by_drop's).
+      const bool hand_at_deadline =
+          hand_over_holdings(seat_index(partner), pass.last_seen_t, *pass.deadline);
+      if (pass.observed && (!hand_at_deadline || !pass.there_after_deadline.value_or(true))) {
         incident(IncidentType::kCaptureNotPassed, pass.capturer, pass.t_capture, *pass.deadline,
                  pass.ply,
                  seat_name(pass.capturer) + " captured a " + piece_name(pass.type) + " (" +
@@ -2470,6 +2497,15 @@ struct Tracker::Impl {
     const Shortfall shortfall = *open;
     open.reset();
     if (shortfall.from_capture || t_end - shortfall.start < config.hidden_piece_seconds) return;
+    // Begun while a capture was on its way to this seat: the capturer's part, reported as
+    // capture_not_passed if the piece came after their next move (decided up to kGrabSeconds
+    // after it, which may be after the piece came and closed this).
+    for (const PendingPass& pass : passes) {
+      if (seat_index(partner_of(pass.capturer)) == s && pass.t_capture <= shortfall.start &&
+          (type == kAnyType || static_cast<int>(pass.type) == type)) {
+        return;
+      }
+    }
     const Seat seat = seat_of(s);
     std::string what;
     if (type == kAnyType) {

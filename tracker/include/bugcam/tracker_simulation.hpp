@@ -53,6 +53,11 @@ struct SimulationOptions {
   // vision does.
   bool holdings_counted = true;
   double holdings_hz = 5.0;
+  // Seconds before and after a hand covers a holding area in which its views count one piece
+  // more of every type than it holds (the hand on its way in or out, not yet or no longer
+  // flagged, as vision sees it); with it, the partner of a capturer who keeps the piece
+  // (kCaptureNotPassed) reaches into their area halfway before it comes. 0: off.
+  double holdings_hand_flicker = 0.0;
   int max_plies = -1;  // stop after this many plies (-1: all)
   std::vector<Injection> injections;
   // Whether board observations name the seats whose hands are over the board (vision does
