@@ -63,6 +63,10 @@ constexpr double kGrabSeconds = 4.0;
 // (held-out 10201: a view with one piece counted 33 ms before the hand was flagged took a
 // pass not yet made for made, and closed a shortfall early as a hidden piece).
 constexpr double kHoldingsHandMarginSeconds = 0.25;
+// A capture not in the partner's area by the capturer's next move is the capturer's
+// (capture_not_passed) once it is seen there late; the partner's, hidden, if they drop it
+// unseen (held-out 10200); after this long seen neither way, the capturer's.
+constexpr double kUndecidedPassSeconds = 30.0;
 // Log-priors of a press without a move, and of the opponent's press back after one, where
 // nothing on the board was seen to change since the previous press: about as likely as a
 // move vision missed whole (a drop onto a square read empty costs 4; held-out 9099 took a
@@ -653,6 +657,8 @@ struct PendingPass {
   bool observed = false;                     // the partner's area was seen in the window
   double last_seen_t = 0.0;                  // when last, without the piece
   std::optional<bool> there_after_deadline;  // in the first view after the deadline
+  bool seen_after_deadline = false;          // in any view after it
+  bool dropped_unseen = false;               // the partner dropped it, never seen after it
   bool passed = false;
   std::optional<int> visible_before;  // that type in the partner's area before the capture
   std::optional<int> pieces_before;   // and pieces of any type, where counted
@@ -2366,6 +2372,12 @@ struct Tracker::Impl {
       if (pass.t_capture > t_drop) continue;
       const double until = pass.deadline ? std::min(*pass.deadline, t_drop) : t_drop;
       if (hand_over_holdings(seat_index(dropper), pass.t_capture, until)) pass.passed = true;
+      // Dropped after the capturer's next move, never seen in the area: the partner had it
+      // (a hidden piece, which the holdings report), not the capturer.
+      if (pass.deadline && t_drop > *pass.deadline && !pass.seen_after_deadline) {
+        pass.passed = true;
+        pass.dropped_unseen = true;
+      }
     }
   }
 
@@ -2440,6 +2452,7 @@ struct Tracker::Impl {
                             (pass.pieces_before && *o.pieces > *pass.pieces_before)));
           if (pass.deadline && o.t > *pass.deadline) {
             if (!pass.there_after_deadline) pass.there_after_deadline = arrived;
+            pass.seen_after_deadline = pass.seen_after_deadline || arrived;
             continue;
           }
           pass.observed = true;
@@ -2474,7 +2487,14 @@ struct Tracker::Impl {
       // the deadline decides (a drop of the piece at once is credit_pass_by_drop's).
       const bool hand_at_deadline =
           hand_over_holdings(seat_index(partner), pass.last_seen_t, *pass.deadline);
-      if (pass.observed && (!hand_at_deadline || !pass.there_after_deadline.value_or(true))) {
+      const bool not_there =
+          pass.observed && (!hand_at_deadline || !pass.there_after_deadline.value_or(true));
+      // Whose it is waits until the piece is seen (credit_pass_by_drop decides a drop).
+      if (not_there && !pass.seen_after_deadline && !finished &&
+          *pass.deadline + kUndecidedPassSeconds >= horizon) {
+        continue;
+      }
+      if (not_there) {
         incident(IncidentType::kCaptureNotPassed, pass.capturer, pass.t_capture, *pass.deadline,
                  pass.ply,
                  seat_name(pass.capturer) + " captured a " + piece_name(pass.type) + " (" +
@@ -2501,7 +2521,8 @@ struct Tracker::Impl {
     // capture_not_passed if the piece came after their next move (decided up to kGrabSeconds
     // after it, which may be after the piece came and closed this).
     for (const PendingPass& pass : passes) {
-      if (seat_index(partner_of(pass.capturer)) == s && pass.t_capture <= shortfall.start &&
+      if (seat_index(partner_of(pass.capturer)) == s && !pass.dropped_unseen &&
+          pass.t_capture <= shortfall.start &&
           (type == kAnyType || static_cast<int>(pass.type) == type)) {
         return;
       }
