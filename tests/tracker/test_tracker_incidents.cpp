@@ -231,6 +231,26 @@ TEST(TrackerIncidents, HiddenPiece) {
   }
   FAIL() << "no capture to inject into";
 }
+// A hidden piece that some views still count (vision miscounting) is one hidden piece, not
+// one per run of views without it.
+TEST(TrackerIncidents, HiddenPieceGlimpsedIsOneIncident) {
+  for (int ply = 10; ply < 40; ++ply) {
+    SimulationOptions options = clean_run_options();
+    options.injections = {{IncidentType::kHiddenPiece, ply}};
+    options.holdings_hz = 30.0;
+    options.holdings_hidden_glimpse_every = 45;  // one view in 1.5 s
+    const Outcome outcome = run_tracker(clean_run_games()[0], options);
+    if (outcome.sim.incidents.empty()) continue;
+    EXPECT_TRUE(found(outcome, outcome.sim.incidents[0]));
+    int hidden = 0;
+    for (const Incident& got : outcome.incidents) {
+      hidden += got.type == IncidentType::kHiddenPiece ? 1 : 0;
+    }
+    EXPECT_EQ(hidden, 1);
+    return;
+  }
+  FAIL() << "no capture to inject into";
+}
 // Holding areas whose pieces vision does not count (types only): found by type.
 TEST(TrackerIncidents, HiddenPieceByTypeAlone) {
   for (int ply = 10; ply < 40; ++ply) {

@@ -489,8 +489,10 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
           flicker = flicker || (t >= cover.t0 - options.holdings_hand_flicker &&
                                 t <= cover.t1 + options.holdings_hand_flicker);
         }
+        const bool glimpse = options.holdings_hidden_glimpse_every > 0 &&
+                             frame % options.holdings_hidden_glimpse_every == 0;
         for (const Interval& hidden : holdings_hidden[s]) {
-          if (t >= hidden.t0 && t <= hidden.t1) {
+          if (t >= hidden.t0 && t <= hidden.t1 && !glimpse) {
             // The hidden piece is the last one that arrived.
             for (int type = 4; type >= 0; --type) {
               if (o.visible[type] > 0) {

@@ -67,6 +67,10 @@ constexpr double kHoldingsHandMarginSeconds = 0.25;
 // (capture_not_passed) once it is seen there late; the partner's, hidden, if they drop it
 // unseen (held-out 10200); after this long seen neither way, the capturer's.
 constexpr double kUndecidedPassSeconds = 30.0;
+// A shortfall in a holding area is over when every piece held has been seen this long: one
+// view counting them all among views that do not is a miscount (held-out 10107 split one
+// shortfall into three hidden pieces so).
+constexpr double kShortfallOverSeconds = 0.5;
 // Log-priors of a press without a move, and of the opponent's press back after one, where
 // nothing on the board was seen to change since the previous press: about as likely as a
 // move vision missed whole (a drop onto a square read empty costs 4; held-out 9099 took a
@@ -638,6 +642,8 @@ struct Shortfall {
   // Counted shortfalls (kAnyType): what the seat held and how many pieces were seen.
   std::array<int, 5> held{};
   int seen = 0;
+  // Since when every piece held has been seen again, without a shortfall after.
+  std::optional<double> whole_since;
 };
 
 // Shortfalls by piece type, and (where vision counts the pieces whatever their types) of
@@ -2357,6 +2363,12 @@ struct Tracker::Impl {
     return counts;
   }
 
+  // Whether what the seat holds changed after t0, up to t1.
+  bool expected_changed(int s, double t0, double t1) const {
+    return std::any_of(expected[s].begin(), expected[s].end(),
+                       [&](const HoldingsChange& c) { return c.t > t0 && c.t <= t1; });
+  }
+
   // Whether a hand covered the seat's holding area between t0 and t1.
   bool hand_over_holdings(int s, double t0, double t1) const {
     return std::any_of(
@@ -2462,10 +2474,22 @@ struct Tracker::Impl {
         const auto track = [&](int type, bool short_of) {
           std::optional<Shortfall>& open = shortfalls[s][type];
           if (short_of) {
-            if (!open) open = Shortfall{o.t, o.t, o.frame, false, want, o.pieces.value_or(0)};
+            // Seen whole, then short again after what is held changed or a hand came: a new
+            // shortfall.
+            if (open && open->whole_since &&
+                (expected_changed(s, open->last, o.t) || hand_over_holdings(s, open->last, o.t))) {
+              close_shortfall(s, type, *open->whole_since);
+            }
+            if (!open) {
+              open = Shortfall{o.t, o.t, o.frame, false, want, o.pieces.value_or(0), std::nullopt};
+            }
             open->last = o.t;
+            open->whole_since.reset();
           } else if (open) {
-            close_shortfall(s, type, o.t);
+            if (!open->whole_since) open->whole_since = o.t;
+            if (o.t - *open->whole_since >= kShortfallOverSeconds) {
+              close_shortfall(s, type, *open->whole_since);
+            }
           }
         };
         if (o.pieces) {
@@ -2588,7 +2612,8 @@ struct Tracker::Impl {
     evaluate_holdings();
     for (int s = 0; s < 4; ++s) {
       for (int type = 0; type <= kAnyType; ++type) {
-        if (shortfalls[s][type]) close_shortfall(s, type, shortfalls[s][type]->last);
+        const std::optional<Shortfall>& open = shortfalls[s][type];
+        if (open) close_shortfall(s, type, open->whole_since.value_or(open->last));
       }
     }
     for (auto& [key, touch] : touches) {

@@ -58,6 +58,9 @@ struct SimulationOptions {
   // flagged, as vision sees it); with it, the partner of a capturer who keeps the piece
   // (kCaptureNotPassed) reaches into their area halfway before it comes. 0: off.
   double holdings_hand_flicker = 0.0;
+  // While a piece is hidden (kHiddenPiece), one view in this many still counts it (a
+  // miscount). 0: none.
+  int holdings_hidden_glimpse_every = 0;
   int max_plies = -1;  // stop after this many plies (-1: all)
   std::vector<Injection> injections;
   // Whether board observations name the seats whose hands are over the board (vision does
