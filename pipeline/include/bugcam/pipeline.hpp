@@ -61,9 +61,10 @@ struct RecordOptions {
   // depend on speed.
   std::optional<int> vision_every;
   // Holding areas counted by type go to the tracker (hidden_piece, capture_not_passed, drop
-  // types from the holdings). Off by default: the piece-type networks misread too many held
-  // pieces (and touching pieces are miscounted), which the tracker reports as hidden pieces
-  // (the bundled clip: 6 to 30 false incidents with it on, none with it off).
+  // types from the holdings). Off by default: held pieces misread or missed, and tracks that
+  // go wrong, leave the expected holdings wrong, which the tracker reports as hidden pieces
+  // (fresh clips 10100-10107 and 10200-10207: 7 false incidents with it on, 2 with it off,
+  // and one more injected incident found).
   std::optional<bool> holdings_to_tracker;
   // Arms vision attributes to the other board's seats go to the tracker
   // (partner_board_touched). Off by default: a long arm shadow pointing at another seat
