@@ -4,6 +4,7 @@
 // bugcam review DIR
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -217,12 +218,13 @@ void add_record_command(CLI::App& app, int& exit_status) {
          "--vision-every", [options](int every) { options->vision_every = every; },
          "Read every n-th frame with vision (default 1: all)")
       ->check(CLI::Range(1, 30));
-  cmd->add_flag_callback(
-      "--holdings-to-tracker", [options] { options->holdings_to_tracker = true; },
+  cmd->add_flag_function(
+      "--holdings-to-tracker",
+      [options](std::int64_t count) { options->holdings_to_tracker = count > 0; },
       "Check holding areas by piece type (hidden_piece, capture_not_passed); "
       "experimental: misread types give false incidents");
-  cmd->add_flag_callback(
-      "--partner-touches", [options] { options->partner_touches = true; },
+  cmd->add_flag_function(
+      "--partner-touches", [options](std::int64_t count) { options->partner_touches = count > 0; },
       "Report hands over the partner's board (partner_board_touched); experimental: "
       "arm shadows give false touches");
   cmd->add_option_function<std::string>(

@@ -221,8 +221,7 @@ void write_text(const fs::path& file, const std::string& text) {
 
 // What `--resume` needs: the source and the clock source of the original run, and the
 // settings it read the footage with, so that the resumed run goes over it as the first one
-// did. A file written before the settings were kept has only source and clocks; its settings
-// read as the defaults.
+// did.
 struct Session {
   std::string source;
   std::string clocks;
@@ -234,36 +233,58 @@ struct Session {
   std::vector<std::pair<std::string, std::string>> tags;
 };
 
-Session read_session(const fs::path& dir) {
+// A session.json as read: a setting it does not have (a file of a version that kept only
+// source and clocks) is unknown, and the resumed run takes it as given.
+struct SavedSession {
+  std::string source;
+  std::string clocks;
+  std::optional<std::string> rules;
+  std::optional<int> vision_every;
+  std::optional<bool> holdings_to_tracker;
+  std::optional<bool> partner_touches;
+  std::optional<std::string> squares;
+  std::vector<std::pair<std::string, std::string>> tags;
+};
+
+template <typename T>
+std::optional<T> optional_field(const nlohmann::ordered_json& j, const char* name) {
+  if (!j.contains(name)) return std::nullopt;
+  return j.at(name).get<T>();
+}
+
+SavedSession read_session(const fs::path& dir) {
   const fs::path file = dir / kSessionFile;
+  const auto wrong = [&](const std::string& what) {
+    return RecordError(file.string() + ": " + what, true);
+  };
   try {
-    const nlohmann::json j = nlohmann::json::parse(read_text(file));
-    Session session;
-    session.source = j.at("source").get<std::string>();
-    session.clocks = j.at("clocks").get<std::string>();
-    session.rules = j.value("rules", session.rules);
-    session.vision_every = j.value("vision_every", session.vision_every);
-    session.holdings_to_tracker = j.value("holdings_to_tracker", session.holdings_to_tracker);
-    session.partner_touches = j.value("partner_touches", session.partner_touches);
-    session.squares = j.value("squares", session.squares);
+    const nlohmann::ordered_json j = nlohmann::ordered_json::parse(read_text(file));
+    SavedSession saved;
+    saved.source = j.at("source").get<std::string>();
+    saved.clocks = j.at("clocks").get<std::string>();
+    saved.rules = optional_field<std::string>(j, "rules");
+    saved.vision_every = optional_field<int>(j, "vision_every");
+    saved.holdings_to_tracker = optional_field<bool>(j, "holdings_to_tracker");
+    saved.partner_touches = optional_field<bool>(j, "partner_touches");
+    saved.squares = optional_field<std::string>(j, "squares");
     if (j.contains("tags")) {
+      if (!j.at("tags").is_object()) throw wrong("tags: expected an object of NAME: VALUE");
       for (const auto& [name, value] : j.at("tags").items()) {
-        session.tags.emplace_back(name, value.get<std::string>());
+        saved.tags.emplace_back(name, value.get<std::string>());
       }
     }
-    if (rules::find_rule_set(session.rules) == nullptr) {
-      throw RecordError(file.string() + ": rules: unknown rule set '" + session.rules + "'", true);
+    if (saved.rules && rules::find_rule_set(*saved.rules) == nullptr) {
+      throw wrong("rules: unknown rule set '" + *saved.rules + "'");
     }
-    if (session.vision_every < 1) {
-      throw RecordError(file.string() + ": vision_every: must be at least 1", true);
+    if (saved.vision_every && (*saved.vision_every < 1 || *saved.vision_every > 30)) {
+      throw wrong("vision_every: expected 1 to 30, got " + std::to_string(*saved.vision_every));
     }
-    if (!vision::square_reader_named(session.squares)) {
-      throw RecordError(file.string() + ": squares: unknown reader '" + session.squares + "'",
-                        true);
+    if (saved.squares && !vision::square_reader_named(*saved.squares)) {
+      throw wrong("squares: unknown reader '" + *saved.squares + "'");
     }
-    return session;
+    return saved;
   } catch (const nlohmann::json::exception& e) {
-    throw RecordError(file.string() + ": " + e.what(), true);
+    throw wrong(e.what());
   }
 }
 
@@ -291,19 +312,42 @@ std::string setting_text(bool value) {
   return value ? "on" : "off";
 }
 
-// The setting a run goes with: as given; when resuming, the saved one, and giving another is
-// an error (the resumed run would read the footage differently from the run it continues).
+// The setting a run goes with: the saved one when resuming (giving another is an error: the
+// resumed run would read the footage differently from the run it continues), else as given.
 template <typename T>
-T session_setting(const std::optional<T>& given, const T& saved, const T& fallback, bool resume,
+T session_setting(const std::optional<T>& given, const std::optional<T>& saved, const T& fallback,
                   const fs::path& dir, const std::string& option) {
-  if (!resume) return given.value_or(fallback);
-  if (given && *given != saved) {
+  if (given && saved && *given != *saved) {
     throw RecordError(option + " " + setting_text(*given) + ": " + (dir / kSessionFile).string() +
-                          " says the recording was made with " + setting_text(saved) +
+                          " says the recording was made with " + setting_text(*saved) +
                           "; resume without " + option + " or with the same",
                       false);
   }
-  return saved;
+  return saved ? *saved : given.value_or(fallback);
+}
+
+// The tags a run goes with: the saved ones, with those given set over them; but the time
+// control, which the clocks are derived from, as saved.
+std::vector<std::pair<std::string, std::string>> session_tags(
+    const std::vector<std::pair<std::string, std::string>>& given,
+    const std::vector<std::pair<std::string, std::string>>& saved, const fs::path& dir) {
+  std::vector<std::pair<std::string, std::string>> tags = saved;
+  for (const auto& [name, value] : given) {
+    const auto same_name = [&](const auto& tag) { return tag.first == name; };
+    const auto old = std::find_if(tags.begin(), tags.end(), same_name);
+    if (old == tags.end()) {
+      tags.emplace_back(name, value);
+      continue;
+    }
+    if (name == "TimeControl" && old->second != value) {
+      throw RecordError("--tag TimeControl=" + value + ": " + (dir / kSessionFile).string() +
+                            " says the recording was made with " + old->second +
+                            "; resume without it or with the same",
+                        false);
+    }
+    old->second = value;
+  }
+  return tags;
 }
 
 // Whether two calibrations put every board in the same place: corners within half a square.
@@ -438,29 +482,28 @@ RecordSummary record(const RecordOptions& options) {
   Session session;
   session.source = options.source;
   session.clocks = options.clocks;
-  const Session saved = options.resume ? read_session(options.out) : Session{};
+  const SavedSession saved = options.resume ? read_session(options.out) : SavedSession{};
   if (options.resume) {
     if (session.source.empty()) session.source = saved.source;
     if (session.clocks.empty()) session.clocks = saved.clocks;
   }
-  session.tags = options.resume && options.tags.empty() ? saved.tags : options.tags;
+  session.tags = session_tags(options.tags, saved.tags, options.out);
   const Session defaults;
   session.rules = session_setting<std::string>(
       options.rules ? std::optional<std::string>(options.rules->name) : std::nullopt, saved.rules,
-      defaults.rules, options.resume, options.out, "--rules");
-  session.vision_every =
-      session_setting(options.vision_every, saved.vision_every, defaults.vision_every,
-                      options.resume, options.out, "--vision-every");
-  session.holdings_to_tracker = session_setting(
-      options.holdings_to_tracker, saved.holdings_to_tracker, defaults.holdings_to_tracker,
-      options.resume, options.out, "--holdings-to-tracker");
+      defaults.rules, options.out, "--rules");
+  session.vision_every = session_setting(options.vision_every, saved.vision_every,
+                                         defaults.vision_every, options.out, "--vision-every");
+  session.holdings_to_tracker =
+      session_setting(options.holdings_to_tracker, saved.holdings_to_tracker,
+                      defaults.holdings_to_tracker, options.out, "--holdings-to-tracker");
   session.partner_touches =
       session_setting(options.partner_touches, saved.partner_touches, defaults.partner_touches,
-                      options.resume, options.out, "--partner-touches");
+                      options.out, "--partner-touches");
   session.squares = session_setting(
       options.squares ? std::optional<std::string>(vision::square_reader_name(*options.squares))
                       : std::nullopt,
-      saved.squares, defaults.squares, options.resume, options.out, "--squares");
+      saved.squares, defaults.squares, options.out, "--squares");
   const rules::RuleSet& rule_set = *rules::find_rule_set(session.rules);
   const bool holdings_to_tracker = session.holdings_to_tracker;
   const vision::SquareReader squares_by = *vision::square_reader_named(session.squares);
@@ -570,7 +613,8 @@ RecordSummary record(const RecordOptions& options) {
   try {
     recorder.emplace(recorder_options);
     recorder->write_calibration(calibration::to_pbtxt(calibration));
-    if (!options.resume) write_session(options.out, session);
+    // On resume too: tags given now are kept, and an older file gets the settings.
+    write_session(options.out, session);
   } catch (const recorder::RecorderError& e) {
     throw RecordError(e.what(), false);
   }

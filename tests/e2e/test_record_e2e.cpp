@@ -181,7 +181,8 @@ TEST_F(RecordEndToEnd, KilledRecordingKeepsCommittedMovesAndResumes) {
   std::size_t committed = 0;
   {
     // With a setting that is not the default: the resumed run must keep it.
-    Child child({"record", video_->string(), "--out", out.string(), "--squares", "hand"});
+    Child child({"record", video_->string(), "--out", out.string(), "--squares", "hand", "--tag",
+                 "WhiteA=Alice"});
     ASSERT_TRUE(child.started());
     // Kill it as soon as a move is committed, while it still has frames to read.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
@@ -225,7 +226,16 @@ TEST_F(RecordEndToEnd, KilledRecordingKeepsCommittedMovesAndResumes) {
   EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--rules", "online"}), 2);
   EXPECT_EQ(read_text(out / "game.bpgn"), bpgn_killed);
 
-  ASSERT_EQ(run_bugcam({"record", "--resume", out.string(), "--squares", "hand"}), 0);
+  // Resumed without the setting, which it keeps (session.json is written again with what the
+  // run went with), and with a tag more, kept beside the saved one.
+  ASSERT_EQ(run_bugcam({"record", "--resume", out.string(), "--tag", "Event=Club"}), 0);
+  const nlohmann::json resumed = nlohmann::json::parse(read_text(out / "session.json"));
+  EXPECT_EQ(resumed.at("squares"), "hand");
+  EXPECT_EQ(resumed.at("tags").at("WhiteA"), "Alice");
+  EXPECT_EQ(resumed.at("tags").at("Event"), "Club");
+  const std::string bpgn = read_text(out / "game.bpgn");
+  EXPECT_NE(bpgn.find("[WhiteA \"Alice\"]"), std::string::npos);
+  EXPECT_NE(bpgn.find("[Event \"Club\"]"), std::string::npos);
   const pipeline::Accuracy a = pipeline::evaluate(out, *clip_);
   EXPECT_TRUE(a.exact) << pipeline::to_text(a);
   EXPECT_LE(a.press_error_max, 0.2);
