@@ -465,6 +465,7 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
   std::size_t next_clock = 0;
   std::array<std::size_t, 2> change_index = {0, 0};
   double next_holdings_t = 0.0;
+  int holdings_view = 0;  // views of the holding areas so far
   const int frames = static_cast<int>(std::ceil(sim.duration * options.fps));
   for (int frame = 0; frame <= frames; ++frame) {
     const double t = frame / options.fps;
@@ -473,6 +474,7 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
     }
     if (options.holdings && t >= next_holdings_t) {
       next_holdings_t += 1.0 / options.holdings_hz;
+      ++holdings_view;
       for (int s = 0; s < 4; ++s) {
         HoldingsObservation o;
         o.seat = Seat{static_cast<BoardId>(s / 2), static_cast<Color>(s % 2)};
@@ -490,7 +492,7 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
                                 t <= cover.t1 + options.holdings_hand_flicker);
         }
         const bool glimpse = options.holdings_hidden_glimpse_every > 0 &&
-                             frame % options.holdings_hidden_glimpse_every == 0;
+                             holdings_view % options.holdings_hidden_glimpse_every == 0;
         for (const Interval& hidden : holdings_hidden[s]) {
           if (t >= hidden.t0 && t <= hidden.t1 && !glimpse) {
             // The hidden piece is the last one that arrived.

@@ -665,6 +665,7 @@ struct PendingPass {
   std::optional<bool> there_after_deadline;  // in the first view after the deadline
   bool seen_after_deadline = false;          // in any view after it
   bool dropped_unseen = false;               // the partner dropped it, never seen after it
+  std::optional<double> resolved_t;          // when it arrived, was dropped or was decided
   bool passed = false;
   std::optional<int> visible_before;  // that type in the partner's area before the capture
   std::optional<int> pieces_before;   // and pieces of any type, where counted
@@ -2377,7 +2378,8 @@ struct Tracker::Impl {
   }
 
   // A drop by the partner of a captured piece's type, with their hand over the holding area
-  // before the capturer's deadline, shows the piece was passed and grabbed at once.
+  // before the capturer's deadline, shows the piece was passed and grabbed at once; one after
+  // the deadline of a piece never seen shows the partner had it (no capture_not_passed).
   void credit_pass_by_drop(Seat dropper, PieceType type, double t_drop) {
     for (PendingPass& pass : passes) {
       if (pass.passed || !(partner_of(pass.capturer) == dropper) || pass.type != type) continue;
@@ -2389,6 +2391,11 @@ struct Tracker::Impl {
       if (pass.deadline && t_drop > *pass.deadline && !pass.seen_after_deadline) {
         pass.passed = true;
         pass.dropped_unseen = true;
+      }
+      // One drop is one piece: the oldest pass of its type.
+      if (pass.passed) {
+        pass.resolved_t = t_drop;
+        break;
       }
     }
   }
@@ -2468,7 +2475,10 @@ struct Tracker::Impl {
             continue;
           }
           pass.observed = true;
-          if (arrived) pass.passed = true;
+          if (arrived) {
+            pass.passed = true;
+            pass.resolved_t = o.t;
+          }
           pass.last_seen_t = o.t;
         }
         const auto track = [&](int type, bool short_of) {
@@ -2531,8 +2541,14 @@ struct Tracker::Impl {
         }
       }
       pass.passed = true;  // decided
+      pass.resolved_t = latest_t;
     }
-    std::erase_if(passes, [](const PendingPass& p) { return p.passed; });
+    // Resolved passes are kept a while: a shortfall begun before one resolved is closed only
+    // kShortfallOverSeconds after its pieces are seen whole (close_shortfall reads them).
+    std::erase_if(passes, [&](const PendingPass& p) {
+      return p.passed && !finished &&
+             (!p.resolved_t || *p.resolved_t + kShortfallOverSeconds + 1.0 < horizon);
+    });
   }
 
   void close_shortfall(int s, int type, double t_end) {
@@ -2547,6 +2563,7 @@ struct Tracker::Impl {
     for (const PendingPass& pass : passes) {
       if (seat_index(partner_of(pass.capturer)) == s && !pass.dropped_unseen &&
           pass.t_capture <= shortfall.start &&
+          (!pass.resolved_t || shortfall.start <= *pass.resolved_t + kHoldingsHandMarginSeconds) &&
           (type == kAnyType || static_cast<int>(pass.type) == type)) {
         return;
       }

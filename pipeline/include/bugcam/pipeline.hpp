@@ -63,7 +63,7 @@ struct RecordOptions {
   // Holding areas counted by type go to the tracker (hidden_piece, capture_not_passed, drop
   // types from the holdings). Off by default: held pieces misread or missed, and tracks that
   // go wrong, leave the expected holdings wrong, which the tracker reports as hidden pieces
-  // (fresh clips 10100-10107 and 10200-10207: 7 false incidents with it on, 2 with it off,
+  // (fresh clips 10100-10107 and 10200-10207: 8 false incidents with it on, 2 with it off,
   // and one more injected incident found).
   std::optional<bool> holdings_to_tracker;
   // Arms vision attributes to the other board's seats go to the tracker
