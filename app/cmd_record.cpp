@@ -217,7 +217,7 @@ void add_record_command(CLI::App& app, int& exit_status) {
   cmd->add_option_function<int>(
          "--vision-every", [options](int every) { options->vision_every = every; },
          "Read every n-th frame with vision (default 1: all)")
-      ->check(CLI::Range(1, 30));
+      ->check(CLI::Range(1, pipeline::kVisionEveryAtMost));
   cmd->add_flag_function(
       "--holdings-to-tracker",
       [options](std::int64_t count) { options->holdings_to_tracker = count > 0; },

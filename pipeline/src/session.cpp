@@ -276,8 +276,10 @@ SavedSession read_session(const fs::path& dir) {
     if (saved.rules && rules::find_rule_set(*saved.rules) == nullptr) {
       throw wrong("rules: unknown rule set '" + *saved.rules + "'");
     }
-    if (saved.vision_every && (*saved.vision_every < 1 || *saved.vision_every > 30)) {
-      throw wrong("vision_every: expected 1 to 30, got " + std::to_string(*saved.vision_every));
+    if (saved.vision_every &&
+        (*saved.vision_every < 1 || *saved.vision_every > kVisionEveryAtMost)) {
+      throw wrong("vision_every: expected 1 to " + std::to_string(kVisionEveryAtMost) + ", got " +
+                  std::to_string(*saved.vision_every));
     }
     if (saved.squares && !vision::square_reader_named(*saved.squares)) {
       throw wrong("squares: unknown reader '" + *saved.squares + "'");
@@ -312,16 +314,23 @@ std::string setting_text(bool value) {
   return value ? "on" : "off";
 }
 
-// The setting a run goes with: the saved one when resuming (giving another is an error: the
-// resumed run would read the footage differently from the run it continues), else as given.
+// A resume given `option` as `given` where the recording was made with `saved`: a usage error
+// (the resumed run would read the footage differently from the run it continues).
+RecordError made_otherwise(const std::string& option, const std::string& given,
+                           const std::string& saved, const fs::path& dir) {
+  return RecordError(option + given + ": " + (dir / kSessionFile).string() +
+                         " says the recording was made with " + saved + "; resume without " +
+                         option + " or with the same",
+                     false);
+}
+
+// The setting a run goes with: the saved one when resuming (giving another is an error),
+// else as given.
 template <typename T>
 T session_setting(const std::optional<T>& given, const std::optional<T>& saved, const T& fallback,
                   const fs::path& dir, const std::string& option) {
   if (given && saved && *given != *saved) {
-    throw RecordError(option + " " + setting_text(*given) + ": " + (dir / kSessionFile).string() +
-                          " says the recording was made with " + setting_text(*saved) +
-                          "; resume without " + option + " or with the same",
-                      false);
+    throw made_otherwise(option, " " + setting_text(*given), setting_text(*saved), dir);
   }
   return saved ? *saved : given.value_or(fallback);
 }
@@ -340,10 +349,7 @@ std::vector<std::pair<std::string, std::string>> session_tags(
       continue;
     }
     if (name == "TimeControl" && old->second != value) {
-      throw RecordError("--tag TimeControl=" + value + ": " + (dir / kSessionFile).string() +
-                            " says the recording was made with " + old->second +
-                            "; resume without it or with the same",
-                        false);
+      throw made_otherwise("--tag TimeControl", "=" + value, old->second, dir);
     }
     old->second = value;
   }
@@ -505,7 +511,6 @@ RecordSummary record(const RecordOptions& options) {
                       : std::nullopt,
       saved.squares, defaults.squares, options.out, "--squares");
   const rules::RuleSet& rule_set = *rules::find_rule_set(session.rules);
-  const bool holdings_to_tracker = session.holdings_to_tracker;
   const vision::SquareReader squares_by = *vision::square_reader_named(session.squares);
   if (session.source.empty()) throw RecordError("no source to record", false);
   if (session.clocks.empty()) session.clocks = default_clocks(session.source);
@@ -628,7 +633,7 @@ RecordSummary record(const RecordOptions& options) {
   vision_options.piece_types = piece_model;
   vision_options.bundled_piece_types = false;
   // The tracker gets the holding areas only when asked to (vision flags no hand over them).
-  vision_options.read_holdings = holdings_to_tracker;
+  vision_options.read_holdings = session.holdings_to_tracker;
   vision_options.watch_arms = session.partner_touches;
   vision_options.squares = square_model_broken ? vision::SquareReader::kHand : squares_by;
   vision_options.square_model = square_model;
@@ -784,7 +789,7 @@ RecordSummary record(const RecordOptions& options) {
         }
         if (frame->index % session.vision_every == 0) {
           const TrackerInputs inputs = to_tracker_inputs(reader->read(frame->image), frame->index,
-                                                         frame->t, holdings_to_tracker);
+                                                         frame->t, session.holdings_to_tracker);
           if (clocks_from_vision) {
             for (const tracker::LeverObservation& lever : inputs.levers) {
               if (std::optional<capture::ClockEvent> press = levers.add(lever)) {

@@ -2519,10 +2519,10 @@ struct Tracker::Impl {
       // A hand over the area between its last view without the piece and the deadline may
       // have brought it (views beside a hand are not evaluated): then the first view after
       // the deadline decides (a drop of the piece at once is credit_pass_by_drop's).
-      const bool hand_at_deadline =
-          hand_over_holdings(seat_index(partner), pass.last_seen_t, *pass.deadline);
       const bool not_there =
-          pass.observed && (!hand_at_deadline || !pass.there_after_deadline.value_or(true));
+          pass.observed &&
+          (!pass.there_after_deadline.value_or(true) ||
+           !hand_over_holdings(seat_index(partner), pass.last_seen_t, *pass.deadline));
       // Whose it is waits until the piece is seen (credit_pass_by_drop decides a drop).
       if (not_there && !pass.seen_after_deadline && !finished &&
           *pass.deadline + kUndecidedPassSeconds >= horizon) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 #include <sstream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 #include <opencv2/imgproc.hpp>
@@ -68,21 +69,27 @@ bool FrameReader::reads_by_network(std::size_t board) const {
   return board < by_network_.size() && by_network_[board] != 0;
 }
 
+namespace {
+
+// The command line's names of the square readers, both ways.
+constexpr std::array<std::pair<std::string_view, SquareReader>, 3> kSquareReaderNames = {{
+    {"auto", SquareReader::kAsCalibrated},
+    {"hand", SquareReader::kHand},
+    {"network", SquareReader::kNetwork},
+}};
+
+}  // namespace
+
 std::optional<SquareReader> square_reader_named(std::string_view name) {
-  if (name == "auto") return SquareReader::kAsCalibrated;
-  if (name == "hand") return SquareReader::kHand;
-  if (name == "network") return SquareReader::kNetwork;
+  for (const auto& [known, reader] : kSquareReaderNames) {
+    if (known == name) return reader;
+  }
   return std::nullopt;
 }
 
 std::string_view square_reader_name(SquareReader reader) {
-  switch (reader) {
-    case SquareReader::kHand:
-      return "hand";
-    case SquareReader::kNetwork:
-      return "network";
-    case SquareReader::kAsCalibrated:
-      break;
+  for (const auto& [name, known] : kSquareReaderNames) {
+    if (known == reader) return name;
   }
   return "auto";
 }

@@ -43,6 +43,9 @@ struct Progress {
   double speed = 0.0;    // video seconds per wall second
 };
 
+// The most frames RecordOptions::vision_every may skip between reads.
+inline constexpr int kVisionEveryAtMost = 30;
+
 struct RecordOptions {
   std::string source;  // video file, image directory or camera
   // "" (SPEC default: clocks.jsonl beside a video file, else vision), "none", "vision", or
@@ -57,8 +60,8 @@ struct RecordOptions {
   // resumed run goes over the footage again and must read it as the first run did.
   // The rule set (default otb).
   const rules::RuleSet* rules = nullptr;
-  // Vision reads every n-th frame (default 1: all). Fixed by frame index, so output does not
-  // depend on speed.
+  // Vision reads every n-th frame (default 1: all, at most kVisionEveryAtMost). Fixed by frame
+  // index, so output does not depend on speed.
   std::optional<int> vision_every;
   // Holding areas counted by type go to the tracker (hidden_piece, capture_not_passed, drop
   // types from the holdings). Off by default: held pieces misread or missed, and tracks that
