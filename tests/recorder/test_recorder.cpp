@@ -96,6 +96,35 @@ TEST(Recorder, WritesBpgnEventsAndIncidents) {
   EXPECT_EQ(kinds, want);
 }
 
+// A move made without a press is timed from the board and committed with the later press
+// that recorded it, after a move of the other board completed meanwhile: the game lists the
+// moves in the order completed, and a resume goes on after the latest.
+TEST(Recorder, MovesAreListedInTheOrderCompleted) {
+  const bugcam::test_support::TempDir dir_temp("recorder-order");
+  const fs::path dir = dir_temp.path();
+  const auto moves = real_moves();
+  std::size_t i = 0;
+  while (moves[i].board == moves[i + 1].board || moves[i + 2].board != moves[i].board) ++i;
+  {
+    recorder::Recorder rec({dir, {}, false});
+    for (std::size_t k = 0; k < i; ++k) rec.record(tracker::TrackerEvent{moves[k]});
+    // Committed: the other board's move, then this board's two, the first made before it.
+    rec.record(tracker::TrackerEvent{moves[i + 1]});
+    rec.record(tracker::TrackerEvent{moves[i]});
+    rec.record(tracker::TrackerEvent{moves[i + 2]});
+  }
+  const auto games = rules::parse_bpgn(read(dir / "game.bpgn"), "game.bpgn");
+  ASSERT_EQ(games.size(), 1u);
+  ASSERT_EQ(games[0].moves.size(), i + 3);
+  for (std::size_t k = 0; k < i + 3; ++k) {
+    EXPECT_EQ(games[0].moves[k].san, moves[k].san) << "move " << k;
+  }
+  recorder::Recorder resumed({dir, {}, true});
+  ASSERT_EQ(resumed.moves().size(), i + 3);
+  EXPECT_EQ(resumed.moves()[i].san, moves[i].san);
+  EXPECT_DOUBLE_EQ(resumed.resume_time(), moves[i + 2].t);
+}
+
 TEST(Recorder, AKilledRecordingKeepsEveryCommittedMoveAndResumes) {
   const bugcam::test_support::TempDir dir_temp("recorder-killed");
   const fs::path dir = dir_temp.path();

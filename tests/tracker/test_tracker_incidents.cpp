@@ -73,6 +73,42 @@ TEST(TrackerIncidents, MoveWithoutPressWhosePieceIsTakenAtOnce) {
   EXPECT_EQ(outcome.right, static_cast<int>(outcome.sim.truth.size()));
 }
 
+// A move made without a press whose piece the answer takes, or an answer that takes and is
+// taken back, before the mover's late press: the square shows the same colour at the press as
+// before, yet the sequence is tried (held-out 10207: 6A. Qxf7+ 6a. Kxf7 after an unpressed
+// 5a. e6 was recorded as e6 Qg3 Kd7). The unpressed plies are timed from the board and carry
+// the mover's clock then, which ran on or stood.
+TEST(TrackerIncidents, MoveWithoutPressThenATakeBackOnOneSquare) {
+  SimulationOptions clean = clean_run_options();
+  clean.holdings = false;
+  TrackerConfig config;
+  config.base_seconds = 10000.0;  // long enough for the simulation's stretched game
+  const Outcome clean_run = run_tracker(clean_run_games()[0], clean, config);
+  // 4A. Bxf7+ unpressed, taken by 4a. Kxf7 (f7 black before and after); 10a. bxc6
+  // unpressed, 11A. Bxh6 taken back by 11a. gxh6; 15A. exf5 unpressed, taken back by 15a. exf5.
+  for (const int ply : {11, 37, 50}) {
+    SimulationOptions options = clean;
+    options.injections = {{IncidentType::kMoveWithoutPress, ply, true}};
+    const Outcome outcome = run_tracker(clean_run_games()[0], options, config);
+    ASSERT_EQ(outcome.sim.incidents.size(), 1u) << "ply " << ply;
+    const ExpectedIncident& want = outcome.sim.incidents.front();
+    EXPECT_TRUE(found(outcome, want)) << "ply " << ply;
+    EXPECT_EQ(outcome.right, clean_run.right) << "ply " << ply;
+    // Every move has its mover's clock, the unpressed plies too, and each side's only goes
+    // down.
+    std::optional<double> last[2][2];
+    for (const TrackedMove& got : outcome.committed) {
+      ASSERT_TRUE(got.clock) << "ply " << ply << ": " << got.ply << " " << got.san;
+      std::optional<double>& before =
+          last[static_cast<int>(got.board)][got.side == bugcam::rules::Color::kWhite ? 0 : 1];
+      if (before) {
+        EXPECT_LE(*got.clock, *before + 1e-9) << "ply " << ply << ": " << got.ply;
+      }
+      before = got.clock;
+    }
+  }
+}
+
 // The mover forgets the clock, the opponent answers (their clock not running, they cannot
 // press) and the mover presses after their next move: one incident, the mover's, not one
 // for the answer too.

@@ -112,6 +112,11 @@ constexpr double kResyncStaleMargin = 3.0;
 // A press whose move's piece type is in doubt, or whether its piece came from the hand,
 // waits up to this many times the commit lag.
 constexpr int kTypeDoubtLagFactor = 3;
+// So does a press where a hypothesis that did something else there trails the best by less
+// than this: the moves after it may yet tell (held-out 10107: 5A. Bd3, which the board barely
+// showed, trailed P@a3 when the lag ran out; committing P@a3 lost 6 moves and made an
+// illegal_move).
+constexpr double kCloseCallMargin = 3.0;
 // Frames between two views of a piece whose type is read (one second at 30 fps).
 constexpr int kTypeViewSpacing = 30;
 // A piece's reading is looked for past this many runs of other readings (a hand, a shadow),
@@ -585,6 +590,11 @@ struct Press {
   double t = 0.0;
   int frame = 0;
   std::optional<double> clock;
+  // The board's clocks as the previous press left them: each side's remaining time then, and
+  // whose clock ran from when to this press (a move made without a press is timed on them).
+  std::array<std::optional<double>, 2> remaining_before;
+  std::optional<Color> running_before;
+  double running_since = 0.0;
   std::optional<double> previous_press_t;  // the previous press on the same board
   std::optional<double> earlier_press_t;   // and the one before that
 };
@@ -769,6 +779,9 @@ struct Tracker::Impl {
         press.frame = evidence[index(e.board)].frame_at(e.t);
         press.previous_press_t = last_press_t[index(e.board)];
         press.earlier_press_t = earlier_press_t[index(e.board)];
+        press.remaining_before = clock.remaining;
+        if (clock.last_side) press.running_before = !*clock.last_side;
+        press.running_since = clock.last_t;
         // The side that pressed last pressing again does not flip the clock (a misread lever,
         // or the opponent's press missed): the opponent's turn and clock go on from the
         // earlier press.
@@ -1549,17 +1562,19 @@ struct Tracker::Impl {
         if (!last) {
           std::stable_sort(scored.begin(), scored.end(),
                            [](const auto& a, const auto& x) { return a.first > x.first; });
-          // And, for the first ply, the best few onto a square seen to change to anything
-          // but the mover's colour: a later ply may take the piece there, so that the board
-          // at the press never shows it (a knight dropped without a press and taken by the
-          // answer scores as a drop seen nowhere).
+          // And the best few onto a square a later ply may take the piece on, so that the
+          // board at the press never shows it there: a square seen to change to anything but
+          // the mover's colour (a knight dropped without a press and taken by the answer
+          // scores as a drop seen nowhere), or a capture a hand reached whose square ends in
+          // the taken piece's colour again (held-out 10207: 6A. Qxf7+ 6a. Kxf7 after an
+          // unpressed 5a. e6 leave f7 black).
           const SquareState mover = state_of(sides[ply]);
+          const std::uint64_t reached = l.changed | (l.touched & partial.p.pieces(!sides[ply]));
           std::vector<std::pair<double, int>> kept;
           int onto_changed = 0;
           for (std::size_t k = 0; k < scored.size(); ++k) {
             const Square to = moves[scored[k].second].to();
-            const bool onto =
-                ply == 0 && ((l.changed >> to) & 1) != 0 && most_likely(l.whole[to]) != mover;
+            const bool onto = ((reached >> to) & 1) != 0 && most_likely(l.whole[to]) != mover;
             if (k < kUnpressedBranching || (onto && onto_changed < kUnpressedBranching)) {
               kept.push_back(scored[k]);
               if (k >= kUnpressedBranching) ++onto_changed;
@@ -1974,7 +1989,7 @@ struct Tracker::Impl {
       // show which pieces were in hand: its press waits longer, while hypotheses of both
       // kinds stay in the beam.
       if (!agreed && !force_all && newest - press.index < kTypeDoubtLagFactor * config.commit_lag &&
-          (type_doubt(press) || drop_or_move_doubt(press))) {
+          (type_doubt(press) || drop_or_move_doubt(press) || close_call(press))) {
         break;
       }
       if (!agreed) best = resolve_type_doubt(press);
@@ -2024,6 +2039,17 @@ struct Tracker::Impl {
       if (without_press_reading) behind += n.type_bonus - best.type_bonus;
       return (m.is_drop() || m.kind() == Move::Kind::kPromotion) && o != m && o.to() == m.to() &&
              o.kind() == m.kind() && o.from() == m.from() && behind < kTypeDoubtMargin;
+    });
+  }
+
+  // Whether a hypothesis that did something else at `press` trails the best by less than
+  // kCloseCallMargin: the next moves on the board may yet tell them apart.
+  bool close_call(const Press& press) const {
+    const Node* best = node_at(beam.front().head, press.index);
+    if (best == nullptr) return false;
+    return std::any_of(beam.begin(), beam.end(), [&](const Hypothesis& h) {
+      const Node* n = node_at(h.head, press.index);
+      return n != nullptr && -h.score < kCloseCallMargin && !n->same_content(*best);
     });
   }
 
@@ -2322,27 +2348,50 @@ struct Tracker::Impl {
         passes.push_back(pass);
       }
       TrackedMove move = tracked(ply, press);
-      if (made) move.t = *made;
+      if (made) {
+        move.t = *made;
+        move.clock = clock_when_made(press, ply.side, *made);
+      }
       events.emplace_back(std::move(move));
     }
   }
 
+  // The mover's remaining time when a move recorded at `press` was made at `made` without a
+  // press of its own: their clock ran on from the previous press, or stood.
+  static std::optional<double> clock_when_made(const Press& press, Color mover, double made) {
+    const std::optional<double>& then = press.remaining_before[index(mover)];
+    if (!then || press.running_before != mover) return then;
+    return *then - std::max(0.0, made - press.running_since);
+  }
+
   // When an unpressed ply was made, between `after` and the press at `until` that recorded
   // it: the first reading of its square with the mover's piece on it from then on, begun as a
-  // hand left the square (one begun with no hand seen is a flicker, not the move) if any.
-  // nullopt when the board never showed it so.
+  // hand left the square (one begun with no hand seen is a flicker, not the move) if any;
+  // failing that, when the square it left was last read emptied (a pale piece on a pale square
+  // may never read as there: held-out 10207's 6A. Qxf7+ was timed at the next press, 4.5 s
+  // late). nullopt when the board showed neither.
   std::optional<double> when_made(const PlyRecord& ply, double after, double until) const {
     const BoardEvidence& seen = evidence[index(ply.board)];
-    const int square = ply.move.to();
     const SquareState wanted = state_of(ply.side);
     std::optional<double> first;
-    for (const detail::Run* run = seen.run_at(square, after, until);
-         run != nullptr && run->start < until; run = seen.run_after(square, *run)) {
+    std::optional<double> emptied;  // the start of the last run of empty readings of `from`
+    for (const detail::Run* run = seen.run_at(ply.move.to(), after, until);
+         run != nullptr && run->start < until; run = seen.run_after(ply.move.to(), *run)) {
       if (run->start < after || run->mean_state() != wanted) continue;
       if (run->after_cover) return run->start;
       if (!first) first = run->start;
     }
-    return first;
+    if (first || ply.move.is_drop()) return first;
+    for (const detail::Run* run = seen.run_at(ply.move.from(), after, until);
+         run != nullptr && run->start < until; run = seen.run_after(ply.move.from(), *run)) {
+      if (run->start < after) continue;
+      if (run->mean_state() != SquareState::kEmpty) {
+        emptied.reset();
+      } else if (!emptied) {
+        emptied = run->start;
+      }
+    }
+    return emptied;
   }
 
   void record_holdings(int s, double t) {
