@@ -363,4 +363,51 @@ TEST(TrackerRecovery, APieceReadBeforeTheOpponentsPressThenPutThereIsNoPremove) 
   EXPECT_GE(runs, 5);
 }
 
+// A pale pawn on a pale square: board B's 1B. e4 never reads on e4, so e3 and e4 fit the
+// board alike, until 5b. dxe4 takes it there. The first move's press waits while a rival
+// trails the best by little (held-out 10304 committed 1B. e3 and lost board B; 10107 took
+// P@a3 for 5A. Bd3).
+TEST(TrackerRecovery, AMoveTheBoardDoesNotShowWaitsForTheMovesThatTell) {
+  SimulationOptions options;
+  options.misread = 0.0;
+  options.max_plies = 40;
+  const bugcam::rules::Square e3 = make_square(4, 2);
+  const bugcam::rules::Square e4 = make_square(4, 3);
+  std::optional<double> taken;  // the press of board B's first capture on e4
+  const auto edit = [&](std::vector<SimulatedInput>& inputs) {
+    std::optional<SquareEvidence> empty;
+    for (const SimulatedInput& input : inputs) {
+      const auto* o = std::get_if<BoardObservation>(&input);
+      if (o != nullptr && o->board == BoardId::kB) {
+        empty = o->squares[static_cast<std::size_t>(e3)];
+        break;
+      }
+    }
+    ASSERT_TRUE(empty);
+    for (SimulatedInput& input : inputs) {
+      auto* o = std::get_if<BoardObservation>(&input);
+      if (o == nullptr || o->board != BoardId::kB || (taken && o->t >= *taken - 1.5)) continue;
+      o->squares[static_cast<std::size_t>(e4)] = *empty;
+    }
+  };
+  // The truth's times come from the simulation, which the edit does not change.
+  const Outcome clean = run_tracker(games()[0], options);
+  for (const TrackedMove& m : clean.sim.truth) {
+    if (m.board == BoardId::kB && m.san.find("xe4") != std::string::npos) {
+      taken = m.t;
+      break;
+    }
+  }
+  ASSERT_TRUE(taken) << "board B's e4 pawn is never taken in this game";
+  const Outcome outcome = run_tracker(games()[0], options, {}, std::nullopt, edit);
+  ASSERT_FALSE(outcome.committed.empty());
+  for (const TrackedMove& m : outcome.committed) {
+    if (m.board != BoardId::kB) continue;
+    EXPECT_EQ(m.san, "e4") << "board B's first move";
+    break;
+  }
+  EXPECT_EQ(outcome.right, clean.right);
+  EXPECT_TRUE(outcome.incidents.empty());
+}
+
 }  // namespace
