@@ -400,16 +400,20 @@ void Recorder::record(const tracker::TrackerEvent& event) {
       record.timestamp = std::round(move->t * 1000.0) / 1000.0;
       // In the order completed: a move made without a press, timed from the board, is
       // committed with the later press that recorded it, after moves of the other board
-      // completed meanwhile (held-out 10207: 5a. e6 and 6A. Qxf7+ came after 8b. N@e6).
+      // completed meanwhile (held-out 10207: 5a. e6 and 6A. Qxf7+ came after 8b. N@e6). A drop
+      // stays after the other board's captures: one of them may have given the piece.
       std::vector<rules::BpgnMove>& moves = impl.games.back().moves;
+      const bool drop = record.san.find('@') != std::string::npos;
       std::size_t at = moves.size();
       while (at > 0 && moves[at - 1].board != record.board &&
-             moves[at - 1].timestamp.value_or(0.0) > *record.timestamp) {
+             moves[at - 1].timestamp.value_or(0.0) > *record.timestamp &&
+             !(drop && moves[at - 1].san.find('x') != std::string::npos)) {
         --at;
       }
-      const std::size_t later = moves.size() - at;
       moves.insert(moves.begin() + static_cast<std::ptrdiff_t>(at), record);
-      impl.moves.insert(impl.moves.end() - static_cast<std::ptrdiff_t>(later), *move);
+      // The last game's moves are the tail of impl.moves, from last_game_first_move.
+      impl.moves.insert(
+          impl.moves.begin() + static_cast<std::ptrdiff_t>(impl.last_game_first_move + at), *move);
       impl.write_game();
     }
   } else if (const auto* correction = std::get_if<tracker::Correction>(&event)) {

@@ -104,7 +104,11 @@ TEST(Recorder, MovesAreListedInTheOrderCompleted) {
   const fs::path dir = dir_temp.path();
   const auto moves = real_moves();
   std::size_t i = 0;
-  while (moves[i].board == moves[i + 1].board || moves[i + 2].board != moves[i].board) ++i;
+  while (i + 2 < moves.size() &&
+         (moves[i].board == moves[i + 1].board || moves[i + 2].board != moves[i].board)) {
+    ++i;
+  }
+  ASSERT_LT(i + 2, moves.size());
   {
     recorder::Recorder rec({dir, {}, false});
     for (std::size_t k = 0; k < i; ++k) rec.record(tracker::TrackerEvent{moves[k]});
@@ -112,6 +116,10 @@ TEST(Recorder, MovesAreListedInTheOrderCompleted) {
     rec.record(tracker::TrackerEvent{moves[i + 1]});
     rec.record(tracker::TrackerEvent{moves[i]});
     rec.record(tracker::TrackerEvent{moves[i + 2]});
+    ASSERT_EQ(rec.moves().size(), i + 3);
+    for (std::size_t k = 0; k < i + 3; ++k) {
+      EXPECT_EQ(rec.moves()[k].san, moves[k].san) << "move " << k;
+    }
   }
   const auto games = rules::parse_bpgn(read(dir / "game.bpgn"), "game.bpgn");
   ASSERT_EQ(games.size(), 1u);
@@ -123,6 +131,30 @@ TEST(Recorder, MovesAreListedInTheOrderCompleted) {
   ASSERT_EQ(resumed.moves().size(), i + 3);
   EXPECT_EQ(resumed.moves()[i].san, moves[i].san);
   EXPECT_DOUBLE_EQ(resumed.resume_time(), moves[i + 2].t);
+}
+
+// A drop timed from the board before the other board's capture that gave its piece (8A.
+// B@d5 after 7b. bxc6) stays after that capture: the game must replay.
+TEST(Recorder, ADropStaysAfterTheCaptureThatGaveItsPiece) {
+  const bugcam::test_support::TempDir dir_temp("recorder-drop-order");
+  const fs::path dir = dir_temp.path();
+  auto moves = real_moves();
+  std::size_t drop = 1;
+  while (drop < moves.size() && (moves[drop].san.find('@') == std::string::npos ||
+                                 moves[drop - 1].board == moves[drop].board ||
+                                 moves[drop - 1].san.find('x') == std::string::npos)) {
+    ++drop;
+  }
+  ASSERT_LT(drop, moves.size()) << "no drop right after the other board's capture";
+  moves[drop].t = moves[drop - 1].t - 0.25;
+  {
+    recorder::Recorder rec({dir, {}, false});
+    for (std::size_t k = 0; k <= drop; ++k) rec.record(tracker::TrackerEvent{moves[k]});
+    EXPECT_EQ(rec.moves().back().san, moves[drop].san);
+  }
+  EXPECT_EQ(bpgn_moves(dir), drop + 1);  // replays
+  const auto games = rules::parse_bpgn(read(dir / "game.bpgn"), "game.bpgn");
+  EXPECT_EQ(games.at(0).moves.back().san, moves[drop].san);
 }
 
 TEST(Recorder, AKilledRecordingKeepsEveryCommittedMoveAndResumes) {

@@ -95,17 +95,33 @@ TEST(TrackerIncidents, MoveWithoutPressThenATakeBackOnOneSquare) {
     EXPECT_TRUE(found(outcome, want)) << "ply " << ply;
     EXPECT_EQ(outcome.right, clean_run.right) << "ply " << ply;
     // Every move has its mover's clock, the unpressed plies too, and each side's only goes
-    // down.
+    // down: the unpressed mover's ran on from the opponent's press, while the answer's
+    // stood (the mover never started it).
+    std::string unpressed;
+    for (const Incident& got : outcome.incidents) {
+      if (got.type == IncidentType::kMoveWithoutPress) unpressed = got.ply;
+    }
+    ASSERT_FALSE(unpressed.empty()) << "ply " << ply;
     std::optional<double> last[2][2];
+    int checked = 0;
+    bool answer_next = false;
     for (const TrackedMove& got : outcome.committed) {
       ASSERT_TRUE(got.clock) << "ply " << ply << ": " << got.ply << " " << got.san;
       std::optional<double>& before =
           last[static_cast<int>(got.board)][got.side == bugcam::rules::Color::kWhite ? 0 : 1];
-      if (before) {
+      if (before && got.ply == unpressed) {
+        EXPECT_LT(*got.clock, *before) << "ply " << ply << ": " << got.ply << " ran";
+        ++checked;
+      } else if (before && answer_next && got.board == want.board) {
+        EXPECT_DOUBLE_EQ(*got.clock, *before) << "ply " << ply << ": " << got.ply << " stood";
+        ++checked;
+      } else if (before) {
         EXPECT_LE(*got.clock, *before + 1e-9) << "ply " << ply << ": " << got.ply;
       }
+      if (got.board == want.board) answer_next = got.ply == unpressed;
       before = got.clock;
     }
+    EXPECT_EQ(checked, 2) << "ply " << ply;
   }
 }
 

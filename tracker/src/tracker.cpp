@@ -593,7 +593,7 @@ struct Press {
   // The board's clocks as the previous press left them: each side's remaining time then, and
   // whose clock ran from when to this press (a move made without a press is timed on them).
   std::array<std::optional<double>, 2> remaining_before;
-  std::optional<Color> running_before;
+  Color running_before = Color::kWhite;
   double running_since = 0.0;
   std::optional<double> previous_press_t;  // the previous press on the same board
   std::optional<double> earlier_press_t;   // and the one before that
@@ -780,7 +780,10 @@ struct Tracker::Impl {
         press.previous_press_t = last_press_t[index(e.board)];
         press.earlier_press_t = earlier_press_t[index(e.board)];
         press.remaining_before = clock.remaining;
-        if (clock.last_side) press.running_before = !*clock.last_side;
+        // Before any press (from the start, or from where a resumed record ends), the side to
+        // move's clock runs.
+        press.running_before =
+            clock.last_side ? !*clock.last_side : committed[index(e.board)].side_to_move();
         press.running_since = clock.last_t;
         // The side that pressed last pressing again does not flip the clock (a misread lever,
         // or the opponent's press missed): the opponent's turn and clock go on from the
@@ -1563,21 +1566,21 @@ struct Tracker::Impl {
           std::stable_sort(scored.begin(), scored.end(),
                            [](const auto& a, const auto& x) { return a.first > x.first; });
           // And the best few onto a square a later ply may take the piece on, so that the
-          // board at the press never shows it there: a square seen to change to anything but
-          // the mover's colour (a knight dropped without a press and taken by the answer
-          // scores as a drop seen nowhere), or a capture a hand reached whose square ends in
-          // the taken piece's colour again (held-out 10207: 6A. Qxf7+ 6a. Kxf7 after an
-          // unpressed 5a. e6 leave f7 black).
+          // board at the press never shows it there (it reads anything but the mover's
+          // colour): a square seen to change (a knight dropped without a press and taken by
+          // the answer scores as a drop seen nowhere), or a capture a hand reached, whose
+          // square may read as before (held-out 10207: 6A. Qxf7+ 6a. Kxf7 after an unpressed
+          // 5a. e6 leave f7 black).
           const SquareState mover = state_of(sides[ply]);
           const std::uint64_t reached = l.changed | (l.touched & partial.p.pieces(!sides[ply]));
           std::vector<std::pair<double, int>> kept;
-          int onto_changed = 0;
+          int onto_kept = 0;
           for (std::size_t k = 0; k < scored.size(); ++k) {
             const Square to = moves[scored[k].second].to();
             const bool onto = ((reached >> to) & 1) != 0 && most_likely(l.whole[to]) != mover;
-            if (k < kUnpressedBranching || (onto && onto_changed < kUnpressedBranching)) {
+            if (k < kUnpressedBranching || (onto && onto_kept < kUnpressedBranching)) {
               kept.push_back(scored[k]);
-              if (k >= kUnpressedBranching) ++onto_changed;
+              if (k >= kUnpressedBranching) ++onto_kept;
             }
           }
           scored = std::move(kept);
