@@ -395,4 +395,61 @@ TEST(TrackerTypes, APawnDropLaterShowsThatAPawnWasMovedNotDropped) {
   }
 }
 
+// A white piece comes from nowhere on board A early in the game, White's hand empty (a drop
+// from a hand the tracker thinks empty): a resync puts it there as the piece vision reads, a
+// knight, not a pawn (held-out 10301: a knight put there as a pawn made each of its later moves
+// an illegal move).
+TEST(TrackerTypes, APieceFromNowhereIsTheTypeVisionReads) {
+  const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
+  const bugcam::rules::Replay replay = bugcam::rules::replay(games[0]);
+  SimulationOptions options;
+  options.misread = 0.0;
+  options.holdings = false;
+  options.max_plies = 12;
+  // An empty square of board A that no move of the first plies reaches.
+  std::optional<bugcam::rules::Square> square;
+  for (const char* name : {"a5", "h5", "a4", "h4", "b5", "g5"}) {
+    const bugcam::rules::Square s = *bugcam::rules::parse_square(name);
+    if (replay.plies[0].before.piece_at(s).empty() &&
+        squares_untouched(replay, BoardId::kA, 0, static_cast<std::size_t>(options.max_plies),
+                          {s})) {
+      square = s;
+      break;
+    }
+  }
+  ASSERT_TRUE(square) << "no square of board A untouched by the first plies";
+  const Simulation ahead = simulate(games[0], options, [](const SimulatedInput&) {});
+  // From a little before White A's third move's press: a hand, then a white piece.
+  int white_a_moves = 0;
+  std::optional<double> press;
+  for (const TrackedMove& m : ahead.truth) {
+    if (m.board == BoardId::kA && m.side == Color::kWhite && ++white_a_moves == 3) press = m.t;
+  }
+  ASSERT_TRUE(press);
+  const auto edit = [&](std::vector<SimulatedInput>& inputs) {
+    for (SimulatedInput& input : inputs) {
+      auto* o = std::get_if<BoardObservation>(&input);
+      if (o == nullptr || o->board != BoardId::kA || o->t < *press - 1.2) continue;
+      SquareEvidence& seen = o->squares[static_cast<std::size_t>(*square)];
+      seen = o->t < *press - 0.6 ? SquareEvidence{0.0f, 0.0f, 0.0f, true}
+                                 : SquareEvidence{0.0f, 1.0f, 0.0f};
+    }
+  };
+  TrackerConfig config;
+  const bugcam::rules::Square knight_square = *square;
+  config.piece_types = [knight_square](BoardId board, bugcam::rules::Square s,
+                                       int) -> std::optional<PieceTypeScores> {
+    if (board != BoardId::kA || s != knight_square) return std::nullopt;
+    return PieceTypeScores{0.05f, 0.8f, 0.05f, 0.04f, 0.03f, 0.03f};
+  };
+  const auto outcome = run_tracker(games[0], options, config, std::nullopt, edit);
+  const bugcam::rules::Piece there = outcome.boards[0].piece_at(*square);
+  EXPECT_EQ(there.color, Color::kWhite);
+  EXPECT_EQ(there.type, PieceType::kKnight);
+  bool disturbed = false;
+  for (const Incident& i : outcome.incidents)
+    disturbed |= i.type == IncidentType::kPositionDisturbed;
+  EXPECT_TRUE(disturbed) << "the piece from nowhere is no incident";
+}
+
 }  // namespace

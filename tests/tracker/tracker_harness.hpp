@@ -45,7 +45,8 @@ struct Outcome {
   std::vector<Correction> corrections;
   int right = 0;  // committed moves equal to the truth at the same place
   bool exact = false;
-  int presses = 0;  // clock presses the simulation gave the tracker
+  int presses = 0;                        // clock presses the simulation gave the tracker
+  std::array<rules::Position, 2> boards;  // the committed boards at the end
 };
 
 // `leans_later`: given to the tracker after it is made (Tracker::set_leans), if any.
@@ -87,6 +88,7 @@ inline Outcome run_tracker(const rules::BpgnGame& game, const SimulationOptions&
   }
   tracker_ptr->finish();
   drain();
+  for (int b = 0; b < 2; ++b) out.boards[b] = tracker_ptr->committed_board(static_cast<BoardId>(b));
   // Moves right: per board, the committed sequence against the true one.
   for (int b = 0; b < 2; ++b) {
     std::vector<std::string> want;

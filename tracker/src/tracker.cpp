@@ -1858,6 +1858,7 @@ struct Tracker::Impl {
         } else {
           ++other_changes;
           ++out.unaccounted;
+          piece.type = unaccounted_type(press, s);
         }
       }
       if (piece.type == PieceType::kPawn && (rules::rank_of(s) == 0 || rules::rank_of(s) == 7)) {
@@ -1913,6 +1914,23 @@ struct Tracker::Impl {
     }
     out.detail = detail.str();
     return out;
+  }
+
+  // The type of a piece a resync finds with no piece or holding to account for it: as vision
+  // reads the square at the press, else a pawn (held-out 10301: a knight dropped from a hand
+  // the tracker thought empty became a pawn, and each of its three later moves an illegal
+  // move). On the first and last ranks it stays a pawn, which makes no sensible position.
+  PieceType unaccounted_type(const Press& press, Square square) const {
+    if (!config.piece_types || rules::rank_of(square) == 0 || rules::rank_of(square) == 7) {
+      return PieceType::kPawn;
+    }
+    const std::optional<PieceTypeScores> types =
+        config.piece_types(press.board, square, press.frame);
+    debug_types("resync", press, square, types);
+    if (!types) return PieceType::kPawn;
+    const PieceTypeScores read = without_king(*types);
+    const auto best = std::max_element(read.begin(), read.begin() + 5);
+    return static_cast<PieceType>(best - read.begin());
   }
 
   std::uint64_t state_key(const std::array<Position, 2>& boards) const {
