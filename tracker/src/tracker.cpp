@@ -609,6 +609,9 @@ struct Candidate {
   int order = 0;              // generation order: the tie-break that keeps results deterministic
   double type_bonus = 0.0;    // what the piece-type reading at the press added to `score`
   double premove_seen = 0.0;  // kPremove: when the premove was first seen under way
+  // kMove: how long the squares the move changes stayed covered (see Cover); among
+  // candidates that fit equally, the longer goes first.
+  int covered = 0;
 };
 
 // A type reading among pawn..queen only (for a drop or a promotion, never a king), as the
@@ -623,11 +626,13 @@ PieceTypeScores without_king(PieceTypeScores types) {
   return types;
 }
 
-// Best score first, ties in generation order.
+// Best score first; among equal scores a move whose squares were still covered when its
+// evidence was read, then generation order.
 void sort_best_first(std::vector<Candidate>& candidates) {
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate& a, const Candidate& x) {
                      if (a.score != x.score) return a.score > x.score;
+                     if (a.covered != x.covered) return a.covered > x.covered;
                      return a.order < x.order;
                    });
 }
@@ -1033,6 +1038,7 @@ struct Tracker::Impl {
     const HoldingsFalls fell = holdings_falls(press);
     const HoldingsObservation* seen_after = holdings_after(press);
 
+    const std::array<int, 64> cover = covers(b, evidence_t, before);
     std::vector<Candidate> candidates;
     int order = 0;
     const auto add = [&](int parent, double score, NodeKind kind, const Move* moves, int count) {
@@ -1075,6 +1081,8 @@ struct Tracker::Impl {
                      holdings_level_term(p, press.side, m.piece(), seen_after);
           }
           add(h, score, NodeKind::kMove, &m, 1);
+          candidates.back().covered =
+              m.is_drop() ? cover[m.to()] : std::min(cover[m.from()], cover[m.to()]);
         }
         // Pressing back after the opponent's press without a move is how that is put right.
         // With nothing seen to change since the previous press, a press without a move is
@@ -1217,6 +1225,7 @@ struct Tracker::Impl {
         if (i >= 6) *config.debug << "  #" << i;
         *config.debug << "  " << c.score << " parent " << c.parent << " kind "
                       << static_cast<int>(c.kind);
+        if (c.covered > 0) *config.debug << " covered " << c.covered;
         for (int m = 0; m < c.move_count; ++m) {
           *config.debug << " " << c.moves[m].uci();
           if (c.move_count == 1) {
@@ -1424,6 +1433,24 @@ struct Tracker::Impl {
     }
     first.insert(first.end(), rest.begin(), rest.end());
     return first;
+  }
+
+  // How long each square of board `b` stayed covered around a press whose evidence is read
+  // at `evidence_t`: kCoveredThrough, no reading from then until `before` (the next press on
+  // the board, or the wait's end); kCoveredAt, read again after `evidence_t`; else 0. A press
+  // whose move showed nothing ties the moves onto unread squares, and the few kept should be
+  // those the hand stayed over (fresh 10307: 10b. P@e7, under the hand at the press and
+  // after, lost to P@f4, P@c5 and P@e5 in the order moves are generated).
+  static constexpr int kCoveredAt = 1;
+  static constexpr int kCoveredThrough = 2;
+  std::array<int, 64> covers(int b, double evidence_t, double before) const {
+    std::array<int, 64> out{};
+    for (int s = 0; s < 64; ++s) {
+      const detail::Run* run = evidence[b].run_at(s, evidence_t, before);
+      out[static_cast<std::size_t>(s)] =
+          run == nullptr ? kCoveredThrough : (run->start > evidence_t ? kCoveredAt : 0);
+    }
+    return out;
   }
 
   // What is new on the press's board since its previous press. Each square's readings
