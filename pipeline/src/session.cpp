@@ -166,12 +166,22 @@ class SnapshotRing {
     while (stored_.size() > capacity_) stored_.pop_front();
   }
 
-  // The kept frames from `first` to `last` (frame numbers), decoded, oldest first.
-  std::vector<cv::Mat> decode(int first, int last) const {
+  // The kept frames from `first` to `last` (frame numbers), decoded, oldest first. The
+  // tracker asks for the same frames several times at one press (once per hypothesis, and
+  // per square in doubt), so the last few decoded are kept: a frame's JPEG never changes.
+  std::vector<cv::Mat> decode(int first, int last) {
     std::vector<cv::Mat> out;
     for (const Stored& s : stored_) {
-      if (s.index >= first && s.index <= last)
-        out.push_back(cv::imdecode(s.jpeg, cv::IMREAD_COLOR));
+      if (s.index < first || s.index > last) continue;
+      const auto cached = std::find_if(decoded_.begin(), decoded_.end(),
+                                       [&](const auto& d) { return d.first == s.index; });
+      if (cached != decoded_.end()) {
+        out.push_back(cached->second);
+        continue;
+      }
+      out.push_back(cv::imdecode(s.jpeg, cv::IMREAD_COLOR));
+      decoded_.emplace_back(s.index, out.back());
+      if (decoded_.size() > kDecodedKept) decoded_.pop_front();
     }
     return out;
   }
@@ -195,8 +205,12 @@ class SnapshotRing {
     int index = 0;
     std::vector<uchar> jpeg;
   };
+  // About two type readings' worth (kTypeLookSeconds at 30 fps, every kSnapshotEvery-th
+  // frame), 2.7 MB each at 1280x720.
+  static constexpr std::size_t kDecodedKept = 16;
   std::size_t capacity_;
   std::deque<Stored> stored_;
+  std::deque<std::pair<int, cv::Mat>> decoded_;  // (frame, image), oldest first
 };
 
 std::string read_text(const fs::path& file) {
