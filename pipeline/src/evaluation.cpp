@@ -150,9 +150,19 @@ Accuracy evaluate(const fs::path& recorded_dir, const fs::path& truth_dir) {
     }
   }
   if (a.moves_right > 0) a.press_error_mean = press_error_sum / a.moves_right;
-  // Exact also needs the order across boards (the order of the presses).
-  for (std::size_t i = 0; all_right && i < truth.size(); ++i) {
-    if (truth[i].board != recorded[i].board || truth[i].san != recorded[i].san) all_right = false;
+  // Exact also needs the order across boards: the order of the presses (SPEC section 3, the
+  // order completed). A synthetic truth lists its moves in the source game's order, which a
+  // premove breaks: its press comes right after the opponent's, before presses on the other
+  // board that the game lists first.
+  std::vector<const Ply*> truth_pressed;
+  for (const Ply& p : truth) truth_pressed.push_back(&p);
+  if (std::all_of(truth.begin(), truth.end(), [](const Ply& p) { return p.t.has_value(); })) {
+    std::stable_sort(truth_pressed.begin(), truth_pressed.end(),
+                     [](const Ply* x, const Ply* y) { return *x->t < *y->t; });
+  }
+  for (std::size_t i = 0; all_right && i < truth_pressed.size(); ++i) {
+    if (truth_pressed[i]->board != recorded[i].board || truth_pressed[i]->san != recorded[i].san)
+      all_right = false;
   }
   a.exact = all_right;
 

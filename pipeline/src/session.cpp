@@ -169,6 +169,7 @@ class SnapshotRing {
   // The kept frames from `first` to `last` (frame numbers), decoded, oldest first. The
   // tracker asks for the same frames several times at one press (once per hypothesis, and
   // per square in doubt), so the last few decoded are kept: a frame's JPEG never changes.
+  // The images share their pixels with those kept: readers must not write into them.
   std::vector<cv::Mat> decode(int first, int last) {
     std::vector<cv::Mat> out;
     for (const Stored& s : stored_) {
@@ -649,6 +650,7 @@ RecordSummary record(const RecordOptions& options) {
   // The tracker gets the holding areas only when asked to (vision flags no hand over them).
   vision_options.read_holdings = session.holdings_to_tracker;
   vision_options.watch_arms = session.partner_touches;
+  vision_options.read_clocks = clocks_from_vision;
   vision_options.squares = square_model_broken ? vision::SquareReader::kHand : squares_by;
   vision_options.square_model = square_model;
   const double fps = source->fps() > 0 ? source->fps() : 30.0;

@@ -170,6 +170,28 @@ TEST(Evaluation, CountsAMissedMoveOnceAndMatchesIncidents) {
   EXPECT_TRUE(pipeline::evaluate(dir, dir).exact);
 }
 
+// A synthetic truth lists a premove where its game has it, after a move of the other board
+// that was pressed later (fresh clip 10307: 8a. Be7, pressed at 68.01 s, before 11B. e5, a
+// premove pressed at 65.76 s). A record is exact in the order of the presses (SPEC section 3).
+TEST(Evaluation, AnExactRecordFollowsThePressesNotTheTruthsListing) {
+  const bugcam::test_support::TempDir dir_temp("pipeline-evaluation-order");
+  const fs::path dir = dir_temp.path();
+  write(dir / "truth.bpgn",
+        "[Event \"t\"]\n\n1A. e4 {179.0} {[%ts 2.0]} 1a. e5 {178.0} {[%ts 4.0]} "
+        "1B. d4 {179.5} {[%ts 5.0]} 2A. Nf3 {177.0} {[%ts 4.5]} *\n");
+  write(dir / "truth.json", R"({"incidents": []})");
+  write(dir / "incidents.json", "[]");
+  write(dir / "game.bpgn",
+        "[Event \"r\"]\n\n1A. e4 {179.0} {[%ts 2.0]} 1a. e5 {178.0} {[%ts 4.0]} "
+        "2A. Nf3 {177.0} {[%ts 4.5]} 1B. d4 {179.5} {[%ts 5.0]} *\n");
+  EXPECT_TRUE(pipeline::evaluate(dir, dir).exact);
+  // Listed as the truth lists them, the record says 1B. d4 was completed first.
+  fs::copy_file(dir / "truth.bpgn", dir / "game.bpgn", fs::copy_options::overwrite_existing);
+  const pipeline::Accuracy listed = pipeline::evaluate(dir, dir);
+  EXPECT_EQ(listed.moves_right, 4);
+  EXPECT_FALSE(listed.exact);
+}
+
 // The first of a flag fall and a mate decides the game: clocks left running after a mate
 // may still run out.
 TEST(GameResult, TheFirstOfAFlagAndAMateDecides) {

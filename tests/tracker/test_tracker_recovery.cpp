@@ -423,8 +423,8 @@ TEST(TrackerRecovery, ADropStillUnderTheHandIsKeptAmongDropsThatFitAsWell) {
     const bugcam::rules::BpgnGame& game = games()[g];
     const Outcome clean = run_tracker(game, options);
     const bugcam::rules::Replay replay = bugcam::rules::replay(game);
-    // The first pawn drop whose square has at least three empty squares before it (in the
-    // order drops are generated) off the back ranks.
+    // The first pawn drop whose square has at least four empty squares before it (in the
+    // order drops are generated) off the back ranks: one more than a tie keeps.
     std::optional<std::size_t> ply;
     std::vector<bugcam::rules::Square> rivals;
     for (std::size_t j = 0; j < replay.plies.size() && j < clean.sim.truth.size(); ++j) {

@@ -609,9 +609,10 @@ struct Candidate {
   int order = 0;              // generation order: the tie-break that keeps results deterministic
   double type_bonus = 0.0;    // what the piece-type reading at the press added to `score`
   double premove_seen = 0.0;  // kPremove: when the premove was first seen under way
-  // kMove: how long the squares the move changes stayed covered (see Cover); among
-  // candidates that fit equally, the longer goes first.
-  int covered = 0;
+  // kMove: the least cover rank (Impl::covers) of the squares the move changes; among
+  // candidates of exactly equal score, the higher rank goes first. (The beam takes scores
+  // within 1e-9 as tied; two that differ by rounding alone keep generation order.)
+  int cover_rank = 0;
 };
 
 // A type reading among pawn..queen only (for a drop or a promotion, never a king), as the
@@ -632,7 +633,7 @@ void sort_best_first(std::vector<Candidate>& candidates) {
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate& a, const Candidate& x) {
                      if (a.score != x.score) return a.score > x.score;
-                     if (a.covered != x.covered) return a.covered > x.covered;
+                     if (a.cover_rank != x.cover_rank) return a.cover_rank > x.cover_rank;
                      return a.order < x.order;
                    });
 }
@@ -1081,7 +1082,7 @@ struct Tracker::Impl {
                      holdings_level_term(p, press.side, m.piece(), seen_after);
           }
           add(h, score, NodeKind::kMove, &m, 1);
-          candidates.back().covered =
+          candidates.back().cover_rank =
               m.is_drop() ? cover[m.to()] : std::min(cover[m.from()], cover[m.to()]);
         }
         // Pressing back after the opponent's press without a move is how that is put right.
@@ -1225,7 +1226,7 @@ struct Tracker::Impl {
         if (i >= 6) *config.debug << "  #" << i;
         *config.debug << "  " << c.score << " parent " << c.parent << " kind "
                       << static_cast<int>(c.kind);
-        if (c.covered > 0) *config.debug << " covered " << c.covered;
+        if (c.cover_rank > 0) *config.debug << " covered " << c.cover_rank;
         for (int m = 0; m < c.move_count; ++m) {
           *config.debug << " " << c.moves[m].uci();
           if (c.move_count == 1) {
@@ -1436,8 +1437,10 @@ struct Tracker::Impl {
   }
 
   // How long each square of board `b` stayed covered around a press whose evidence is read
-  // at `evidence_t`: kCoveredThrough, no reading from then until `before` (the next press on
-  // the board, or the wait's end); kCoveredAt, read again after `evidence_t`; else 0. A press
+  // at `evidence_t`, as a rank: kCoveredThrough, no reading from then on in the evidence
+  // received so far (before `before`, the next press on the board if it is known);
+  // kCoveredAt, no reading at `evidence_t` but one after it (a hand left, or a reading that
+  // changed with none seen); else 0. A press
   // whose move showed nothing ties the moves onto unread squares, and the few kept should be
   // those the hand stayed over (fresh 10307: 10b. P@e7, under the hand at the press and
   // after, lost to P@f4, P@c5 and P@e5 in the order moves are generated).

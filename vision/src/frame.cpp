@@ -203,6 +203,7 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr, std::vector<cv::Mat
         options_.piece_types.get(), holding_looks != nullptr ? &(*holding_looks)[a] : nullptr));
   }
   for (const calibration::Clock& clock : calibration_.clocks) {
+    if (!options_.read_clocks) break;
     observation.clocks.push_back(read_clock(frame_bgr, clock));
   }
   return observation;

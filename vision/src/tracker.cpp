@@ -239,7 +239,9 @@ FrameObservation TrackingReader::read(const cv::Mat& frame_bgr) {
   for (size_t b = 0; b < observation.boards.size() && b < trackers_.size(); ++b) {
     observation.boards[b].squares = trackers_[b].update(warped[b], observation.boards[b].squares);
   }
-  observation.clocks = levers_.read(frame_bgr, std::move(observation.clocks));
+  if (reader_.options().read_clocks) {
+    observation.clocks = levers_.read(frame_bgr, std::move(observation.clocks));
+  }
   if (!arms_) return observation;
   std::vector<std::vector<std::string>> arms = arms_->read(frame_bgr);
   for (size_t b = 0; b < observation.boards.size() && b < arms.size(); ++b) {

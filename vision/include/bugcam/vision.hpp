@@ -236,6 +236,10 @@ struct VisionOptions {
   // Whether the holding areas are read at all: counting and typing their pieces is a good
   // part of a frame's cost, wasted where nothing uses them.
   bool read_holdings = true;
+  // Whether the clock levers are read (read_clock, and TrackingReader's LeverReader): a
+  // recording whose presses come from a clock log has no use for them, and they cost about a
+  // tenth of its main thread.
+  bool read_clocks = true;
   // Whether TrackingReader attributes arms over the boards to seats (ArmWatch).
   bool watch_arms = true;
   // Who reads each square's empty / white / black (see SquareReader). The square network is
