@@ -1440,10 +1440,10 @@ struct Tracker::Impl {
   // at `evidence_t`, as a rank: kCoveredThrough, no reading from then on in the evidence
   // received so far (before `before`, the next press on the board if it is known);
   // kCoveredAt, no reading at `evidence_t` but one after it (a hand left, or a reading that
-  // changed with none seen); else 0. A press
-  // whose move showed nothing ties the moves onto unread squares, and the few kept should be
-  // those the hand stayed over (fresh 10307: 10b. P@e7, under the hand at the press and
-  // after, lost to P@f4, P@c5 and P@e5 in the order moves are generated).
+  // changed with none seen); else 0. A press whose move showed nothing ties the moves onto
+  // unread squares, and the few kept should be those the hand stayed over (fresh 10307: 10b.
+  // P@e7, under the hand at the press and after, lost to P@f4, P@c5 and P@e5 in the order
+  // moves are generated).
   static constexpr int kCoveredAt = 1;
   static constexpr int kCoveredThrough = 2;
   std::array<int, 64> covers(int b, double evidence_t, double before) const {
