@@ -6,14 +6,16 @@
 //   record_eval [--games FILE.bpgn] [--clips N] [--seed S] [--plies MIN-MAX] [--size WxH]
 //               [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse]
 //               [--save-observations] [--holdings] [--partner-touches] [--squares
-//               auto|network|hand]
+//               auto|network|hand] [--vision-every N] [--out NAME]
 // --keep leaves the clips in --work; --reuse records clips found there instead of rendering;
 // --save-observations writes each clip's tracker inputs to CLIP/observations.bin, which
 // bench/tracker_replay runs the tracker on again; --holdings sends the holding areas to the
 // tracker (RecordOptions::holdings_to_tracker, off in `bugcam record` by default);
 // --partner-touches sends arms over the other board to the tracker (RecordOptions::
 // partner_touches, off by default); --squares says who reads the squares (RecordOptions::
-// squares: auto, the default, is the reader each board's calibration chose).
+// squares: auto, the default, is the reader each board's calibration chose); --vision-every
+// reads every N-th frame (RecordOptions::vision_every); --out names the recording's folder in
+// each clip (default recorded), so that two settings can be recorded from the same clips at once.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -52,14 +54,16 @@ struct Options {
   bool holdings = false;           // holding areas to the tracker (RecordOptions)
   bool partner_touches = false;    // arms over the other board to the tracker (RecordOptions)
   vision::SquareReader squares = vision::SquareReader::kAsCalibrated;  // RecordOptions::squares
+  int vision_every = 1;          // RecordOptions::vision_every
+  std::string out = "recorded";  // the recording's folder in each clip
 };
 
 [[noreturn]] void usage(const std::string& what) {
-  std::cerr
-      << "record_eval: " << what
-      << "\nusage: record_eval [--games FILE] [--clips N] [--seed S] [--plies MIN-MAX] "
-         "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse] "
-         "[--save-observations] [--holdings] [--partner-touches] [--squares auto|network|hand]\n";
+  std::cerr << "record_eval: " << what
+            << "\nusage: record_eval [--games FILE] [--clips N] [--seed S] [--plies MIN-MAX] "
+               "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse] "
+               "[--save-observations] [--holdings] [--partner-touches] [--squares "
+               "auto|network|hand] [--vision-every N] [--out NAME]\n";
   std::exit(2);
 }
 
@@ -94,6 +98,13 @@ Options parse(int argc, char** argv) {
       const std::optional<vision::SquareReader> reader = vision::square_reader_named(v);
       if (!reader) usage("--squares auto|network|hand");
       o.squares = *reader;
+    } else if (arg == "--vision-every") {
+      o.vision_every = std::stoi(value());
+      if (o.vision_every < 1 || o.vision_every > pipeline::kVisionEveryAtMost)
+        usage("--vision-every: 1 to " + std::to_string(pipeline::kVisionEveryAtMost));
+    } else if (arg == "--out") {
+      o.out = value();
+      if (o.out.empty() || o.out.find('/') != std::string::npos) usage("--out NAME (no slash)");
     } else if (arg == "--holdings") {
       o.holdings = true;
     } else if (arg == "--incidents") {
@@ -191,7 +202,8 @@ int main(int argc, char** argv) {
     if (const auto tc = game.tag("TimeControl"); tc && o.clocks != "log") {
       ro.tags.emplace_back("TimeControl", *tc);
     }
-    ro.out = clip / "recorded";
+    ro.out = clip / o.out;
+    ro.vision_every = o.vision_every;
     if (o.save_observations) ro.observations_log = clip / "observations.bin";
     ro.holdings_to_tracker = o.holdings;
     ro.partner_touches = o.partner_touches;

@@ -9,9 +9,11 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -49,6 +51,8 @@ constexpr double kSnapshotSeconds = 90.0;
 constexpr int kSnapshotQuality = 85;
 // A piece's type is read from the kept frames of this long after the press that placed it.
 constexpr double kTypeLookSeconds = 0.6;
+// Type readings remembered (see type_readings in record()); a game asks a few hundred.
+constexpr std::size_t kTypeReadingsKept = 256;
 // Frames read ahead of vision.
 constexpr std::size_t kPrefetchDepth = 8;
 // The drift watch looks at the lattice every this many frames; this many misses in a row
@@ -187,6 +191,15 @@ class SnapshotRing {
     return out;
   }
 
+  // The frame numbers kept from `first` to `last`, oldest first: what decode() would give.
+  std::vector<int> kept(int first, int last) const {
+    std::vector<int> out;
+    for (const Stored& s : stored_) {
+      if (s.index >= first && s.index <= last) out.push_back(s.index);
+    }
+    return out;
+  }
+
   // Writes the kept frame nearest to `frame` (the oldest kept when it is older). Throws
   // RecordError when the file cannot be written.
   void write(int frame, const fs::path& file) const {
@@ -213,6 +226,25 @@ class SnapshotRing {
   std::deque<Stored> stored_;
   std::deque<std::pair<int, cv::Mat>> decoded_;  // (frame, image), oldest first
 };
+
+// The piece types read on `square` of `board` in `frames`, averaged over the frames where the
+// square could be read.
+std::optional<tracker::PieceTypeScores> read_piece_types(
+    const std::vector<cv::Mat>& frames, const calibration::Calibration& calibration,
+    rules::BoardId board, rules::Square square, const vision::PieceTypeModel& model) {
+  tracker::PieceTypeScores sum{};
+  int seen = 0;
+  for (const cv::Mat& image : frames) {
+    const std::optional<vision::TypeProbabilities> p = vision::square_piece_types(
+        image, calibration, std::string(1, rules::board_letter(board)), square, "PNBRQK", model);
+    if (!p) continue;
+    for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += (*p)[k];
+    ++seen;
+  }
+  if (seen == 0) return std::nullopt;
+  for (float& v : sum) v /= static_cast<float>(seen);
+  return sum;
+}
 
 std::string read_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -656,25 +688,28 @@ RecordSummary record(const RecordOptions& options) {
   const double fps = source->fps() > 0 ? source->fps() : 30.0;
   SnapshotRing snapshots(static_cast<std::size_t>(kSnapshotSeconds * fps / kSnapshotEvery));
   calibration::Calibration current_calibration = calibration;
+  // Type readings already made: the tracker asks the same question once per hypothesis and
+  // per first move of a re-synchronisation. A reading depends only on the board, the square,
+  // the kept frames it reads and the calibration, so it is looked up by those (the frames kept
+  // after a press grow while the footage is read, and a renewed calibration clears it).
+  std::map<std::tuple<int, int, std::vector<int>>, std::optional<tracker::PieceTypeScores>>
+      type_readings;
   if (piece_model) {
     const int look_frames = static_cast<int>(std::lround(kTypeLookSeconds * fps));
-    config.piece_types = [&snapshots, &current_calibration, piece_model, look_frames](
-                             rules::BoardId board, rules::Square square,
-                             int frame) -> std::optional<tracker::PieceTypeScores> {
-      const std::vector<cv::Mat> frames = snapshots.decode(frame, frame + look_frames);
-      tracker::PieceTypeScores sum{};
-      int seen = 0;
-      for (const cv::Mat& image : frames) {
-        const std::optional<vision::TypeProbabilities> p = vision::square_piece_types(
-            image, current_calibration, std::string(1, rules::board_letter(board)), square,
-            "PNBRQK", *piece_model);
-        if (!p) continue;
-        for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += (*p)[k];
-        ++seen;
+    config.piece_types = [&snapshots, &current_calibration, &type_readings, piece_model,
+                          look_frames](rules::BoardId board, rules::Square square,
+                                       int frame) -> std::optional<tracker::PieceTypeScores> {
+      auto key = std::make_tuple(static_cast<int>(board), static_cast<int>(square),
+                                 snapshots.kept(frame, frame + look_frames));
+      if (const auto known = type_readings.find(key); known != type_readings.end()) {
+        return known->second;
       }
-      if (seen == 0) return std::nullopt;
-      for (float& v : sum) v /= static_cast<float>(seen);
-      return sum;
+      // Readings of frames no longer kept are never asked for again.
+      if (type_readings.size() >= kTypeReadingsKept) type_readings.clear();
+      std::optional<tracker::PieceTypeScores>& answer = type_readings[std::move(key)];
+      answer = read_piece_types(snapshots.decode(frame, frame + look_frames), current_calibration,
+                                board, square, *piece_model);
+      return answer;
     };
   }
   std::optional<ObservationLogWriter> observations;
@@ -801,6 +836,7 @@ RecordSummary record(const RecordOptions& options) {
           reader.emplace(current, vision_options);
           tracker.set_leans(tracker_leans(current));
           current_calibration = current;
+          type_readings.clear();
           recorder->write_calibration(calibration::to_pbtxt(current));
         }
         if (frame->index % session.vision_every == 0) {

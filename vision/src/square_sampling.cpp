@@ -348,9 +348,14 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
         differs[sq][i] = 0;
         continue;
       }
-      const bool shadow =
-          is_shadow(p, b) || (learned_shadow && is_learned_shadow(p, b, looks.shadow_ratio));
-      differs[sq][i] = colour_distance(p, b) <= threshold ? 0 : shadow ? 2 : 1;
+      // Most pixels show their square: the shadow tests only for those that do not.
+      if (colour_distance(p, b) <= threshold) {
+        differs[sq][i] = 0;
+      } else {
+        const bool shadow =
+            is_shadow(p, b) || (learned_shadow && is_learned_shadow(p, b, looks.shadow_ratio));
+        differs[sq][i] = shadow ? 2 : 1;
+      }
       if (differs[sq][i] == 2 && looks.learned) {
         // A dark piece of a hue like its square's (dark red on brown) passes for a shadow, and
         // so does the shaded side of a pale one on a pale square (cream on light wood); a
@@ -441,11 +446,12 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       for (int x = file * square_px; x < (file + 1) * square_px; ++x) {
         const cv::Vec3f& p = line[x];
         ++all;
-        const float far_global = from_board(p, sq);
         const float max_c = std::max({p[0], p[1], p[2]});
         const float min_c = std::min({p[0], p[1], p[2]});
         const float saturation = max_c > 1 ? (max_c - min_c) / max_c : 0;
-        if (far_global > 1.5f * threshold && saturation > 0.3f && luma(p) > dark_limit) ++foreign;
+        // The distance from the board's colours last: it costs most and is needed least.
+        if (saturation > 0.3f && luma(p) > dark_limit && from_board(p, sq) > 1.5f * threshold)
+          ++foreign;
       }
     }
     out.foreign_fraction = static_cast<float>(foreign) / static_cast<float>(std::max(all, 1));
