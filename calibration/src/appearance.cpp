@@ -75,6 +75,37 @@ cv::Mat warp_board(const cv::Mat& frame_bgr, const cv::Matx33d& board_to_image, 
   return warped;
 }
 
+BoardWarp::BoardWarp(const cv::Matx33d& board_to_image, int square_px) {
+  const double s = square_px;
+  const cv::Matx33d warp_to_board(1 / s, 0, 0.5 / s, 0, -1 / s, 8 - 0.5 / s, 0, 0, 1);
+  const cv::Matx33d m = board_to_image * warp_to_board;
+  const int side = 8 * square_px;
+  source_xy_.create(side, side, CV_16SC2);
+  source_frac_.create(side, side, CV_16UC1);
+  // Fixed point with cv::INTER_TAB_SIZE steps per pixel, as cv::remap takes it.
+  constexpr int kSteps = cv::INTER_TAB_SIZE;
+  constexpr int kMask = kSteps - 1;
+  for (int y = 0; y < side; ++y) {
+    auto* xy = source_xy_.ptr<cv::Vec2s>(y);
+    auto* frac = source_frac_.ptr<ushort>(y);
+    for (int x = 0; x < side; ++x) {
+      const double w = m(2, 0) * x + m(2, 1) * y + m(2, 2);
+      const double scale = w != 0 ? kSteps / w : 0;
+      const int fx = cv::saturate_cast<int>((m(0, 0) * x + m(0, 1) * y + m(0, 2)) * scale);
+      const int fy = cv::saturate_cast<int>((m(1, 0) * x + m(1, 1) * y + m(1, 2)) * scale);
+      xy[x] = cv::Vec2s(cv::saturate_cast<short>(fx >> cv::INTER_BITS),
+                        cv::saturate_cast<short>(fy >> cv::INTER_BITS));
+      frac[x] = static_cast<ushort>((fy & kMask) * kSteps + (fx & kMask));
+    }
+  }
+}
+
+cv::Mat BoardWarp::operator()(const cv::Mat& frame_bgr) const {
+  cv::Mat warped;
+  cv::remap(frame_bgr, warped, source_xy_, source_frac_, cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+  return warped;
+}
+
 float set_board_colours(const std::array<cv::Vec3f, 64>& corner_colour,
                         BoardAppearance& appearance) {
   std::array<std::vector<cv::Vec3f>, 2> by_parity;

@@ -156,6 +156,34 @@ TEST(Calibrate, HoldingsAndClocksAreAroundTheBoards) {
   }
 }
 
+// The warp worked out once gives each frame what warping it anew gives, on tilted and rolled
+// boards whose warps reach beyond the frame's edge (the border is repeated).
+TEST(BoardWarp, GivesWhatWarpBoardGives) {
+  Scene scene = bughouse_scene();
+  scene.tilt_deg = 35;
+  scene.roll_deg = 20;
+  const SceneTruth truth = testing::render_scene(scene);
+  const Calibration calibration = calibrate(truth.image);
+  ASSERT_EQ(calibration.boards.size(), 2u);
+  for (const Board& board : calibration.boards) {
+    for (const int square_px : {32, 20}) {
+      // Beyond the board too: a lattice widened past the frame's edge.
+      const cv::Matx33d wide =
+          board.board_to_image * cv::Matx33d(1.6, 0, -2.4, 0, 1.6, -2.4, 0, 0, 1);
+      for (const cv::Matx33d& to_image : {board.board_to_image, wide}) {
+        const cv::Mat once = BoardWarp(to_image, square_px)(truth.image);
+        const cv::Mat anew = warp_board(truth.image, to_image, square_px);
+        ASSERT_EQ(once.size(), anew.size());
+        ASSERT_EQ(once.type(), anew.type());
+        cv::Mat differs;
+        cv::compare(once.reshape(1), anew.reshape(1), differs, cv::CMP_NE);
+        EXPECT_EQ(cv::countNonZero(differs), 0)
+            << "board " << board.name << " square_px " << square_px;
+      }
+    }
+  }
+}
+
 TEST(CalibrationFile, RoundTripsThroughText) {
   const SceneTruth truth = testing::render_scene(bughouse_scene());
   Calibration calibration = calibrate(truth.image);

@@ -59,6 +59,9 @@ FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions opt
       std::fill(by_network_.begin(), by_network_.end(), 0);
     }
   }
+  for (const calibration::Board& board : calibration_.boards) {
+    warps_.emplace_back(board.board_to_image, options_.square_px);
+  }
   views_ = estimate_viewpoints(calibration_);
   for (const Viewpoint& view : views_) {
     sampling_.push_back(plan_sampling(view, options_.square_px));
@@ -156,8 +159,7 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr, std::vector<cv::Mat
   std::vector<calibration::BoardAppearance> appearances;
   std::vector<cv::Mat> warps;
   for (size_t i = 0; i < calibration_.boards.size(); ++i) {
-    warps.push_back(calibration::warp_board(frame_bgr, calibration_.boards[i].board_to_image,
-                                            options_.square_px));
+    warps.push_back(warps_[i](frame_bgr));
     appearances.push_back(measure_board(warps.back(), sampling_[i], calibration_.boards[i].looks));
   }
   SquareClassification classified = classify_squares(appearances);

@@ -132,6 +132,19 @@ std::vector<FoundBoard> find_boards(const cv::Mat& frame_bgr, int max_boards);
 // result is 8 * square_px square, rank 8 in the top row, file a on the left.
 cv::Mat warp_board(const cv::Mat& frame_bgr, const cv::Matx33d& board_to_image, int square_px);
 
+// The same warp for many frames of one camera: where each warp pixel samples the frame is
+// worked out once (as cv::warpPerspective does per call, in fixed point), so each frame costs
+// the sampling alone. The same arithmetic, so the same pixels as warp_board.
+class BoardWarp {
+ public:
+  BoardWarp(const cv::Matx33d& board_to_image, int square_px);
+  cv::Mat operator()(const cv::Mat& frame_bgr) const;
+
+ private:
+  cv::Mat source_xy_;    // CV_16SC2: the frame pixel up and left of the sample point
+  cv::Mat source_frac_;  // CV_16UC1: the sample point's fraction, cv::remap's table index
+};
+
 // What one square of a top-down warp looks like, relative to the board's own colours.
 struct SquareAppearance {
   float piece_fraction = 0;      // share of the square's centre that differs from its colour

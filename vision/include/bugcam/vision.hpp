@@ -348,9 +348,10 @@ class FrameReader {
  private:
   calibration::Calibration calibration_;
   VisionOptions options_;
-  std::vector<SquareSampling> sampling_;  // per board
-  std::vector<Viewpoint> views_;          // per board
-  std::vector<char> by_network_;          // per board: squares read by the network
+  std::vector<SquareSampling> sampling_;       // per board
+  std::vector<Viewpoint> views_;               // per board
+  std::vector<char> by_network_;               // per board: squares read by the network
+  std::vector<calibration::BoardWarp> warps_;  // per board: its top-down warp
 };
 
 // --- Temporal evidence ------------------------------------------------------------------
