@@ -21,6 +21,8 @@ namespace fs = std::filesystem;
 constexpr const char* kModelFile = "squares.onnx";
 constexpr int kInputChannels = 5;
 constexpr int kClasses = 3;
+// Views whose lean planes are kept: the boards of a calibration and of the one before it.
+constexpr std::size_t kLeansKept = 4;
 
 }  // namespace
 
@@ -32,14 +34,17 @@ cv::Mat square_net_board(const cv::Mat& warped_bgr) {
   return small;
 }
 
-void square_net_input(const cv::Mat& board_bgr, const Viewpoint& view, float* out) {
+namespace {
+
+// The input's colour planes (the first three of square_net_input).
+void square_net_colours(const cv::Mat& board_bgr, float* out) {
   const int side = 8 * kSquareNetPx;
   if (board_bgr.type() != CV_8UC3 || board_bgr.cols != side || board_bgr.rows != side) {
     throw std::invalid_argument("square_net_input: not a board from square_net_board");
   }
   const int n = kSquareNetSide;
   const int plane = n * n;
-  std::fill(out, out + kInputChannels * plane, 0.0f);
+  std::fill(out, out + 3 * plane, 0.0f);
   // Mean per channel, spread pooled over the three, in one fixed order.
   std::array<double, 3> sum{}, squares{};
   for (int y = 0; y < side; ++y) {
@@ -71,16 +76,29 @@ void square_net_input(const cv::Mat& board_bgr, const Viewpoint& view, float* ou
       }
     }
   }
+}
+
+// The input's lean planes (the last two of square_net_input): they depend on the view alone.
+void square_net_lean(const Viewpoint& view, float* out) {
+  const int n = kSquareNetSide;
+  const int plane = n * n;
   // Board point of input pixel (x, y): the warp's pixel (x - margin, y - margin).
   const double s = kSquareNetPx;
   for (int y = 0; y < n; ++y) {
     for (int x = 0; x < n; ++x) {
       const cv::Point2d p((x - kSquareNetMargin + 0.5) / s, 8 - (y - kSquareNetMargin + 0.5) / s);
       const cv::Point2d lean = view.lean(p, 1.0);
-      out[3 * plane + y * n + x] = static_cast<float>(lean.x) * kSquareNetLeanScale;
-      out[4 * plane + y * n + x] = static_cast<float>(-lean.y) * kSquareNetLeanScale;
+      out[y * n + x] = static_cast<float>(lean.x) * kSquareNetLeanScale;
+      out[plane + y * n + x] = static_cast<float>(-lean.y) * kSquareNetLeanScale;
     }
   }
+}
+
+}  // namespace
+
+void square_net_input(const cv::Mat& board_bgr, const Viewpoint& view, float* out) {
+  square_net_colours(board_bgr, out);
+  square_net_lean(view, out + 3 * kSquareNetSide * kSquareNetSide);
 }
 
 // OpenCV 4.6's convolution sums a small map in an order that depends on its thread count
@@ -91,8 +109,11 @@ struct SquareModel::Network {
   std::mutex running;  // cv::dnn::Net::forward changes the net's buffers
   cv::dnn::Net head;
   std::string head_output;
-  cv::Mat conv_weights, conv_bias;    // K x C x 3 x 3, K
-  cv::Mat logit_weights, logit_bias;  // 3 x K x 1 x 1, 3
+  cv::Mat conv_weights, conv_bias;         // K x C x 3 x 3, K
+  std::vector<float> conv_weights_by_tap;  // the same as (C x 3 x 3) x K
+  cv::Mat logit_weights, logit_bias;       // 3 x K x 1 x 1, 3
+  // The lean planes of the views seen (a recording has one per board), under `running`.
+  std::vector<std::pair<Viewpoint, std::vector<float>>> leans;
 };
 
 SquareModel::SquareModel(const fs::path& file) : network_(std::make_unique<Network>()) {
@@ -122,6 +143,14 @@ SquareModel::SquareModel(const fs::path& file) : network_(std::make_unique<Netwo
   net.head_output = layers[conv_at - 1].first;
   net.conv_weights = conv.blobs[0].clone();
   net.conv_bias = conv.blobs[1].clone();
+  const int kernels = net.conv_weights.size[0], taps = net.conv_weights.size[1] * 9;
+  net.conv_weights_by_tap.resize(static_cast<size_t>(kernels) * static_cast<size_t>(taps));
+  for (int k = 0; k < kernels; ++k) {
+    for (int t = 0; t < taps; ++t) {
+      net.conv_weights_by_tap[static_cast<size_t>(t) * static_cast<size_t>(kernels) +
+                              static_cast<size_t>(k)] = net.conv_weights.ptr<float>()[k * taps + t];
+    }
+  }
   net.logit_weights = logits.blobs[0].clone();
   net.logit_bias = logits.blobs[1].clone();
 }
@@ -152,15 +181,27 @@ std::vector<SquareProbabilities> SquareModel::read(const std::vector<cv::Mat>& w
   const int boards = static_cast<int>(warped_bgr.size());
   const int input_shape[] = {boards, kInputChannels, n, n};
   cv::Mat input(4, input_shape, CV_32F);
-  for (int b = 0; b < boards; ++b) {
-    square_net_input(square_net_board(warped_bgr[static_cast<size_t>(b)]),
-                     views[static_cast<size_t>(b)],
-                     input.ptr<float>() + static_cast<ptrdiff_t>(b) * kInputChannels * n * n);
-  }
   Network& net = *network_;
   cv::Mat map;
   {
     const std::scoped_lock lock(net.running);
+    for (int b = 0; b < boards; ++b) {
+      float* board_input = input.ptr<float>() + static_cast<ptrdiff_t>(b) * kInputChannels * n * n;
+      square_net_colours(square_net_board(warped_bgr[static_cast<size_t>(b)]), board_input);
+      const Viewpoint& view = views[static_cast<size_t>(b)];
+      auto known = std::find_if(net.leans.begin(), net.leans.end(), [&](const auto& seen) {
+        return seen.first.nadir == view.nadir && seen.first.camera_height == view.camera_height;
+      });
+      if (known == net.leans.end()) {
+        // A few views at most; a renewed calibration brings new ones.
+        if (net.leans.size() >= kLeansKept) net.leans.erase(net.leans.begin());
+        std::vector<float> planes(static_cast<size_t>(2 * n * n));
+        square_net_lean(view, planes.data());
+        net.leans.emplace_back(view, std::move(planes));
+        known = std::prev(net.leans.end());
+      }
+      std::copy(known->second.begin(), known->second.end(), board_input + 3 * n * n);
+    }
     net.head.setInput(input);
     map = net.head.forward(net.head_output).clone();
   }
@@ -170,7 +211,7 @@ std::vector<SquareProbabilities> SquareModel::read(const std::vector<cv::Mat>& w
       width != 10) {
     throw std::runtime_error("square network: the map before its last convolutions does not fit");
   }
-  const float* w = net.conv_weights.ptr<float>();
+  const float* by_tap = net.conv_weights_by_tap.data();
   const float* bias = net.conv_bias.ptr<float>();
   const float* lw = net.logit_weights.ptr<float>();
   const float* lb = net.logit_bias.ptr<float>();
@@ -180,19 +221,19 @@ std::vector<SquareProbabilities> SquareModel::read(const std::vector<cv::Mat>& w
     for (int row = 0; row < 8; ++row) {
       for (int file = 0; file < 8; ++file) {
         // Each kernel: its bias, then the channels in order, each over its 3x3 taps row by row.
-        for (int k = 0; k < kernels; ++k) {
-          float sum = bias[k];
-          const float* wk = w + static_cast<ptrdiff_t>(k) * channels * 9;
-          for (int c = 0; c < channels; ++c) {
-            const float* plane = in + static_cast<ptrdiff_t>(c) * height * width;
-            for (int dy = 0; dy < 3; ++dy) {
-              for (int dx = 0; dx < 3; ++dx) {
-                sum += wk[c * 9 + dy * 3 + dx] * plane[(row + dy) * width + file + dx];
-              }
+        // All kernels step together (tap by tap), each summing in that order.
+        std::copy(bias, bias + kernels, hidden.begin());
+        const float* wt = by_tap;
+        for (int c = 0; c < channels; ++c) {
+          const float* plane = in + static_cast<ptrdiff_t>(c) * height * width;
+          for (int dy = 0; dy < 3; ++dy) {
+            for (int dx = 0; dx < 3; ++dx, wt += kernels) {
+              const float v = plane[(row + dy) * width + file + dx];
+              for (int k = 0; k < kernels; ++k) hidden[static_cast<size_t>(k)] += wt[k] * v;
             }
           }
-          hidden[static_cast<size_t>(k)] = std::max(sum, 0.0f);
         }
+        for (float& h : hidden) h = std::max(h, 0.0f);
         std::array<float, kClasses> logit{};
         for (int o = 0; o < kClasses; ++o) {
           float sum = lb[o];
