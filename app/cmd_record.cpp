@@ -65,7 +65,8 @@ std::string summary_line(const pipeline::RecordSummary& s) {
   out << ", " << s.incidents << " incidents, result " << s.result << "; " << s.frames << " frames ("
       << s.duration << " s of video) in " << s.elapsed << " s ("
       << (s.elapsed > 0 ? s.duration / s.elapsed : 0.0) << "x real time; CPU " << s.cpu_main
-      << " s + " << s.cpu_reader << " s reading); clocks: " << s.clocks;
+      << " s + " << s.cpu_reader << " s reading + " << s.cpu_vision
+      << " s vision); clocks: " << s.clocks;
   if (s.calibration_renewals > 0) out << "; calibration renewed " << s.calibration_renewals << "x";
   out << "; written to " << s.out.string();
   return out.str();

@@ -231,7 +231,7 @@ int main(int argc, char** argv) {
     clock_error_max = std::max(clock_error_max, a.clock_error_max);
     video_seconds += summary.duration;
     record_seconds += summary.elapsed;
-    busiest_thread_seconds += std::max(summary.cpu_main, summary.cpu_reader);
+    busiest_thread_seconds += std::max({summary.cpu_main, summary.cpu_reader, summary.cpu_vision});
     std::string notes = a.first_errors.empty() ? "" : a.first_errors.front();
     for (const pipeline::IncidentMatch& m : a.incidents_missed) notes += " missed " + m.type;
     for (const pipeline::IncidentMatch& m : a.incidents_false) notes += " false " + m.type;

@@ -10,10 +10,14 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
 #include <tuple>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -53,8 +57,10 @@ constexpr int kSnapshotQuality = 85;
 constexpr double kTypeLookSeconds = 0.6;
 // Type readings remembered (see type_readings in record()); a game asks a few hundred.
 constexpr std::size_t kTypeReadingsKept = 256;
-// Frames read ahead of vision.
-constexpr std::size_t kPrefetchDepth = 8;
+// Frames read ahead of vision, and boards read ahead of the tracker.
+constexpr std::size_t kPrefetchDepth = 12;
+// The reading thread's nice value (0 is the default, 19 the lowest priority).
+constexpr int kReadingNice = 10;
 // The drift watch looks at the lattice every this many frames; this many misses in a row
 // recalibrate.
 constexpr int kDriftCheckEvery = 30;
@@ -63,6 +69,12 @@ constexpr int kDriftPatience = 4;
 // frame, in the order of their times: longer than a lever press takes to be found (a hand
 // resting on the clock).
 constexpr double kLeverReorderSeconds = 2.0;
+
+// Lowers the calling thread's priority to kReadingNice (Linux gives each thread its own nice
+// value); failing changes nothing else.
+void lower_priority() {
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kReadingNice);
+}
 
 // A frame as read, with its snapshot JPEG when it is one of the frames kept for snapshots.
 struct ReadFrame {
@@ -113,6 +125,8 @@ class FramePrefetcher {
 
  private:
   void run() {
+    // Reading runs ahead with time to spare: vision, the slowest stage, goes first for the CPU.
+    lower_priority();
     try {
       while (true) {
         {
@@ -152,6 +166,121 @@ class FramePrefetcher {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<ReadFrame> queue_;
+  bool done_ = false;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  double cpu_seconds_ = 0.0;
+  std::thread thread_;  // last: starts once the members it uses exist
+};
+
+// A frame as read, with its boards read ahead (when it is one vision reads) through the
+// calibration of number `calibration`.
+struct AheadFrame {
+  ReadFrame read;
+  std::optional<vision::BoardsReading> boards;
+  int calibration = 0;
+};
+
+// Reads the boards of the frames vision reads (the single-frame part, most of vision's cost)
+// on a third thread, a few frames ahead of the calling thread, which adds what the earlier
+// frames tell (vision::TrackingReader) and runs the tracker. A frame's boards depend on the
+// frame and the calibration alone, and each reading carries the number of the calibration it
+// used: one made through a calibration renewed since is read again by the caller, so the
+// recording is the same at any speed.
+class BoardsAhead {
+ public:
+  BoardsAhead(FramePrefetcher& frames, int vision_every, std::size_t depth,
+              std::shared_ptr<const vision::FrameReader> reader)
+      : frames_(frames), vision_every_(vision_every), depth_(depth), reader_(std::move(reader)) {
+    thread_ = std::thread([this] { run(); });
+  }
+  ~BoardsAhead() {
+    {
+      const std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+  BoardsAhead(const BoardsAhead&) = delete;
+  BoardsAhead& operator=(const BoardsAhead&) = delete;
+
+  // Frames not read yet are read through `reader`, calibration number `number`.
+  void use(std::shared_ptr<const vision::FrameReader> reader, int number) {
+    const std::lock_guard lock(mutex_);
+    reader_ = std::move(reader);
+    number_ = number;
+  }
+
+  // CPU seconds this thread used (known once it has passed the last frame on).
+  double cpu_seconds() {
+    const std::lock_guard lock(mutex_);
+    return cpu_seconds_;
+  }
+
+  // The next frame, or nullopt at the end; rethrows what reading threw.
+  std::optional<AheadFrame> next() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return !queue_.empty() || done_; });
+    if (queue_.empty()) {
+      if (error_) std::rethrow_exception(error_);
+      return std::nullopt;
+    }
+    AheadFrame item = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    changed_.notify_all();
+    return item;
+  }
+
+ private:
+  void run() {
+    try {
+      while (true) {
+        {
+          std::unique_lock lock(mutex_);
+          changed_.wait(lock, [this] { return queue_.size() < depth_ || stop_; });
+          if (stop_) break;
+        }
+        std::optional<ReadFrame> read = frames_.next();
+        if (!read) break;
+        AheadFrame item;
+        std::shared_ptr<const vision::FrameReader> reader;
+        {
+          const std::lock_guard lock(mutex_);
+          reader = reader_;
+          item.calibration = number_;
+        }
+        if (read->frame.index % vision_every_ == 0) {
+          item.boards = reader->read_boards(read->frame.image);
+        }
+        item.read = std::move(*read);
+        {
+          const std::lock_guard lock(mutex_);
+          queue_.push_back(std::move(item));
+        }
+        changed_.notify_all();
+      }
+    } catch (...) {
+      const std::lock_guard lock(mutex_);
+      error_ = std::current_exception();
+    }
+    {
+      const std::lock_guard lock(mutex_);
+      done_ = true;
+      cpu_seconds_ = thread_cpu_seconds();
+    }
+    changed_.notify_all();
+  }
+
+  FramePrefetcher& frames_;
+  const int vision_every_;
+  const std::size_t depth_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::shared_ptr<const vision::FrameReader> reader_;
+  int number_ = 0;
+  std::deque<AheadFrame> queue_;
   bool done_ = false;
   bool stop_ = false;
   std::exception_ptr error_;
@@ -819,7 +948,11 @@ RecordSummary record(const RecordOptions& options) {
   try {
     {
       FramePrefetcher prefetcher(*source, kSnapshotEvery, kPrefetchDepth);
-      while (std::optional<ReadFrame> item = prefetcher.next()) {
+      int calibration_number = 0;
+      BoardsAhead ahead(prefetcher, session.vision_every, kPrefetchDepth,
+                        std::make_shared<const vision::FrameReader>(reader->frame_reader()));
+      while (std::optional<AheadFrame> ahead_frame = ahead.next()) {
+        ReadFrame* item = &ahead_frame->read;
         const capture::Frame* frame = &item->frame;
         ++frames;
         last_t = frame->t;
@@ -834,14 +967,21 @@ RecordSummary record(const RecordOptions& options) {
           release_held(std::numeric_limits<double>::infinity());
           summary.calibration_renewals = drift.renewals();
           reader.emplace(current, vision_options);
+          ahead.use(std::make_shared<const vision::FrameReader>(reader->frame_reader()),
+                    ++calibration_number);
           tracker.set_leans(tracker_leans(current));
           current_calibration = current;
           type_readings.clear();
           recorder->write_calibration(calibration::to_pbtxt(current));
         }
         if (frame->index % session.vision_every == 0) {
-          const TrackerInputs inputs = to_tracker_inputs(reader->read(frame->image), frame->index,
-                                                         frame->t, session.holdings_to_tracker);
+          // Boards read ahead through an older calibration are read again.
+          const bool read_ahead =
+              ahead_frame->boards && ahead_frame->calibration == calibration_number;
+          const TrackerInputs inputs = to_tracker_inputs(
+              read_ahead ? reader->read(frame->image, std::move(*ahead_frame->boards))
+                         : reader->read(frame->image),
+              frame->index, frame->t, session.holdings_to_tracker);
           if (clocks_from_vision) {
             for (const tracker::LeverObservation& lever : inputs.levers) {
               if (std::optional<capture::ClockEvent> press = levers.add(lever)) {
@@ -868,6 +1008,7 @@ RecordSummary record(const RecordOptions& options) {
         }
       }
       summary.cpu_reader = prefetcher.cpu_seconds();
+      summary.cpu_vision = ahead.cpu_seconds();
     }
     // Clock events after the last frame (a stop, a flag) still count.
     while (next_clock < clock_log.size()) feed_clock(clock_log[next_clock++]);

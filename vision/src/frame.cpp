@@ -155,7 +155,10 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr) const {
 
 FrameObservation FrameReader::read(const cv::Mat& frame_bgr, std::vector<cv::Mat>* warped_boards,
                                    std::vector<EmptyHoldingLook>* holding_looks) const {
-  FrameObservation observation;
+  return read(frame_bgr, read_boards(frame_bgr), warped_boards, holding_looks);
+}
+
+BoardsReading FrameReader::read_boards(const cv::Mat& frame_bgr) const {
   std::vector<calibration::BoardAppearance> appearances;
   std::vector<cv::Mat> warps;
   for (size_t i = 0; i < calibration_.boards.size(); ++i) {
@@ -185,7 +188,15 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr, std::vector<cv::Mat
       }
     }
   }
-  if (warped_boards != nullptr) *warped_boards = std::move(warps);
+  return {std::move(classified), std::move(warps)};
+}
+
+FrameObservation FrameReader::read(const cv::Mat& frame_bgr, BoardsReading boards,
+                                   std::vector<cv::Mat>* warped_boards,
+                                   std::vector<EmptyHoldingLook>* holding_looks) const {
+  FrameObservation observation;
+  const SquareClassification& classified = boards.classified;
+  if (warped_boards != nullptr) *warped_boards = std::move(boards.warps);
   for (size_t i = 0; i < calibration_.boards.size(); ++i) {
     BoardObservation board;
     board.name = calibration_.boards[i].name;

@@ -234,8 +234,13 @@ void TrackingReader::reset() {
 }
 
 FrameObservation TrackingReader::read(const cv::Mat& frame_bgr) {
+  return read(frame_bgr, reader_.read_boards(frame_bgr));
+}
+
+FrameObservation TrackingReader::read(const cv::Mat& frame_bgr, BoardsReading boards) {
   std::vector<cv::Mat> warped;
-  FrameObservation observation = reader_.read(frame_bgr, &warped, &holding_looks_);
+  FrameObservation observation =
+      reader_.read(frame_bgr, std::move(boards), &warped, &holding_looks_);
   for (size_t b = 0; b < observation.boards.size() && b < trackers_.size(); ++b) {
     observation.boards[b].squares = trackers_[b].update(warped[b], observation.boards[b].squares);
   }

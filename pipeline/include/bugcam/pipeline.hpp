@@ -89,11 +89,13 @@ struct RecordSummary {
   int frames = 0;
   double duration = 0.0;  // video seconds covered
   double elapsed = 0.0;   // wall seconds
-  // CPU seconds of the two threads: calibration, vision, tracker and recorder on the
-  // calling thread; decoding and snapshot encoding on the reading thread. On an otherwise
-  // idle machine with two cores the run takes about the larger of the two.
+  // CPU seconds of the three threads: calibration, vision's memory of earlier frames, tracker
+  // and recorder on the calling thread; decoding and snapshot encoding on the reading thread;
+  // the boards of each frame (vision's single-frame reading) on the vision thread. Decoding
+  // uses threads of its own besides.
   double cpu_main = 0.0;
   double cpu_reader = 0.0;
+  double cpu_vision = 0.0;
   int moves = 0;  // committed moves, including any resumed ones
   int incidents = 0;
   int resumed_moves = 0;

@@ -327,6 +327,19 @@ int choose_square_readers(const cv::Mat& start_frame_bgr, calibration::Calibrati
 int learn_start_position(const cv::Mat& start_frame_bgr, calibration::Calibration& calibration,
                          const SquareModel* square_model);
 
+// The squares of several boards seen in the same frame (classify_squares).
+struct SquareClassification {
+  std::vector<std::array<SquareObservation, 64>> boards;
+  float white_black_luma = 128.0f;  // the luma that splits white from black pieces
+};
+
+// The boards of one frame as that frame alone shows them (FrameReader::read_boards). Reading
+// them needs no other frame, so it may be done ahead, on another thread.
+struct BoardsReading {
+  SquareClassification classified;  // the squares, per board of the calibration
+  std::vector<cv::Mat> warps;       // each board's top-down warp (8 * square_px square)
+};
+
 // Reads frames against one calibration. Holds only the calibration and buffers: the same
 // frame always gives the same observation.
 class FrameReader {
@@ -339,6 +352,11 @@ class FrameReader {
   // With `holding_looks` (one per holding area of the calibration, in its order), the holding
   // areas are read against their empty looks, which this learns and keeps up.
   FrameObservation read(const cv::Mat& frame_bgr, std::vector<cv::Mat>* warped_boards,
+                        std::vector<EmptyHoldingLook>* holding_looks = nullptr) const;
+  // The same in two steps: the boards (thread-safe), then the rest of the frame given them.
+  BoardsReading read_boards(const cv::Mat& frame_bgr) const;
+  FrameObservation read(const cv::Mat& frame_bgr, BoardsReading boards,
+                        std::vector<cv::Mat>* warped_boards,
                         std::vector<EmptyHoldingLook>* holding_looks = nullptr) const;
   const calibration::Calibration& calibration() const { return calibration_; }
   const VisionOptions& options() const { return options_; }
@@ -468,9 +486,13 @@ class TrackingReader {
                           TrackerOptions tracker_options = {});
 
   FrameObservation read(const cv::Mat& frame_bgr);
+  // The same with the frame's boards already read by frame_reader().read_boards (elsewhere,
+  // ahead of this frame's turn).
+  FrameObservation read(const cv::Mat& frame_bgr, BoardsReading boards);
   // Forget all frames read so far.
   void reset();
   const calibration::Calibration& calibration() const { return reader_.calibration(); }
+  const FrameReader& frame_reader() const { return reader_; }
 
  private:
   FrameReader reader_;
@@ -481,11 +503,8 @@ class TrackingReader {
 };
 
 // Classifies the 64 squares of several boards seen in the same frame, from their
-// appearance: the white/black split is learnt from the frame's own pieces.
-struct SquareClassification {
-  std::vector<std::array<SquareObservation, 64>> boards;
-  float white_black_luma = 128.0f;  // the luma that splits white from black pieces
-};
+// appearance: the white/black split is learnt from the frame's own pieces (SquareClassification
+// is declared above FrameReader).
 SquareClassification classify_squares(const std::vector<calibration::BoardAppearance>& boards);
 
 // Counts the pieces lying in a holding area, by colour: blobs that differ from the table,
