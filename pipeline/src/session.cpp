@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 #include <tuple>
+#include <variant>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -87,8 +88,10 @@ struct ReadFrame {
 // the recording is the same as reading in line.
 class FramePrefetcher {
  public:
-  FramePrefetcher(capture::FrameSource& source, int snapshot_every, std::size_t depth)
-      : source_(source), snapshot_every_(snapshot_every), depth_(depth) {
+  // `yield`: the reading thread runs at lower priority (a file, which can wait; a camera's
+  // frames cannot).
+  FramePrefetcher(capture::FrameSource& source, int snapshot_every, std::size_t depth, bool yield)
+      : source_(source), snapshot_every_(snapshot_every), depth_(depth), yield_(yield) {
     thread_ = std::thread([this] { run(); });
   }
   ~FramePrefetcher() {
@@ -125,8 +128,9 @@ class FramePrefetcher {
 
  private:
   void run() {
-    // Reading runs ahead with time to spare: vision, the slowest stage, goes first for the CPU.
-    lower_priority();
+    // Reading a file runs ahead with time to spare: vision, the slowest stage, goes first for
+    // the CPU.
+    if (yield_) lower_priority();
     try {
       while (true) {
         {
@@ -163,6 +167,7 @@ class FramePrefetcher {
   capture::FrameSource& source_;
   const int snapshot_every_;
   const std::size_t depth_;
+  const bool yield_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<ReadFrame> queue_;
@@ -554,26 +559,61 @@ calibration::Calibration find_calibration(capture::FrameSource& source,
                                           const vision::SquareModel* square_model) {
   std::string last_error = "no frames";
   int last_index = 0;
-  std::vector<calibration::Calibration> found;
+  std::vector<capture::Frame> searched;
   while (std::optional<capture::Frame> frame = source.next()) {
     if (frame->t > kCalibrationSeconds) break;
     if (frame->index % kCalibrationStep != 0) continue;
     last_index = frame->index;
-    try {
-      calibration::Calibration candidate = calibration::calibrate(frame->image);
-      candidate.source = source.name();
-      // Recording starts on the start position: learn what its pieces and shadows look like,
-      // and which reader reads each board's squares better there.
-      vision::learn_start_position(frame->image, candidate, square_model);
-      if (candidate.boards.size() == 2) {
-        found.push_back(std::move(candidate));
-      } else {
-        last_error = "found " + std::to_string(candidate.boards.size()) + " board(s), expected 2";
+    searched.push_back(std::move(*frame));
+  }
+  // Each frame is calibrated on its own (a calibration or what went wrong), half of them on a
+  // second thread; the results are taken in the frames' order.
+  std::vector<std::variant<calibration::Calibration, std::string>> results(searched.size());
+  const auto calibrate_frames = [&](std::size_t first) {
+    for (std::size_t i = first; i < searched.size(); i += 2) {
+      const cv::Mat& image = searched[i].image;
+      try {
+        calibration::Calibration candidate = calibration::calibrate(image);
+        candidate.source = source.name();
+        // Recording starts on the start position: learn what its pieces and shadows look
+        // like, and which reader reads each board's squares better there.
+        vision::learn_start_position(image, candidate, square_model);
+        if (candidate.boards.size() == 2) {
+          results[i] = std::move(candidate);
+        } else {
+          results[i] = "found " + std::to_string(candidate.boards.size()) + " board(s), expected 2";
+        }
+      } catch (const calibration::CalibrationError& e) {
+        results[i] = std::string(e.what());
+      } catch (const cv::Exception& e) {
+        results[i] = std::string(e.what());
       }
-    } catch (const calibration::CalibrationError& e) {
-      last_error = e.what();
-    } catch (const cv::Exception& e) {
-      last_error = e.what();
+    }
+  };
+  {
+    std::exception_ptr error;
+    std::thread second([&] {
+      try {
+        calibrate_frames(1);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    });
+    try {
+      calibrate_frames(0);
+    } catch (...) {
+      second.join();
+      throw;
+    }
+    second.join();
+    if (error) std::rethrow_exception(error);
+  }
+  std::vector<calibration::Calibration> found;
+  for (auto& result : results) {
+    if (auto* candidate = std::get_if<calibration::Calibration>(&result)) {
+      found.push_back(std::move(*candidate));
+    } else {
+      last_error = std::get<std::string>(result);
     }
   }
   if (found.empty()) {
@@ -947,7 +987,8 @@ RecordSummary record(const RecordOptions& options) {
   int frames = 0;
   try {
     {
-      FramePrefetcher prefetcher(*source, kSnapshotEvery, kPrefetchDepth);
+      FramePrefetcher prefetcher(*source, kSnapshotEvery, kPrefetchDepth,
+                                 !capture::is_camera(session.source));
       int calibration_number = 0;
       BoardsAhead ahead(prefetcher, session.vision_every, kPrefetchDepth,
                         std::make_shared<const vision::FrameReader>(reader->frame_reader()));

@@ -236,6 +236,9 @@ SquareSampling plan_sampling(const Viewpoint& view, int square_px) {
         }
       }
       plan.base_reached_from[static_cast<size_t>(sq)].push_back(from);
+      const int on_rank = 7 - (pixel / side) / square_px, on_file = (pixel % side) / square_px;
+      plan.base_on[static_cast<size_t>(sq)].push_back(
+          static_cast<std::uint8_t>(on_rank * 8 + on_file));
     }
   }
   return plan;
@@ -298,10 +301,6 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
       background[static_cast<size_t>(sq)] = channel_median(local);
     }
   }
-  const int side = 8 * square_px;
-  const auto on_square = [&](int pixel) {
-    return static_cast<size_t>((7 - (pixel / side) / square_px) * 8 + (pixel % side) / square_px);
-  };
   // Corners covered by the pieces around (a back rank's big pieces): the board's colour, not
   // theirs, is the square's. (Taking it whenever most of the square's middle shows it lost a
   // move on dev clip 1003.)
@@ -331,7 +330,7 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
     const std::vector<int>& region = plan.base[sq];
     differs[sq].resize(region.size());
     for (size_t i = 0; i < region.size(); ++i) {
-      const size_t on = on_square(region[i]);
+      const size_t on = plan.base_on[sq][i];
       const cv::Vec3f& p = pixels[region[i]];
       const bool on_even = (on / 8 + on % 8) % 2 == 0;
       const cv::Vec3f& b = on == sq         ? background[sq]

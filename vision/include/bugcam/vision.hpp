@@ -288,6 +288,8 @@ struct SquareSampling {
   std::array<std::array<Patch, 4>, 64> corners;
   // Per pixel of `base`, the other squares (bit per square) whose piece can cover it.
   std::array<std::vector<std::uint64_t>, 64> base_reached_from;
+  // Per pixel of `base`, the square it lies on (a1 = 0): a body leaning over the edge.
+  std::array<std::vector<std::uint8_t>, 64> base_on;
   // The squares ordered from the nearest the point under the camera to the farthest.
   std::array<int, 64> front_to_back{};
 };
