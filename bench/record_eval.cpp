@@ -15,7 +15,8 @@
 // partner_touches, off by default); --squares says who reads the squares (RecordOptions::
 // squares: auto, the default, is the reader each board's calibration chose); --vision-every
 // reads every N-th frame (RecordOptions::vision_every); --out names the recording's folder in
-// each clip (default recorded), so that two settings can be recorded from the same clips at once.
+// each clip (default recorded), so that two settings can be recorded from the same clips at
+// once (with --reuse, and without --save-observations, whose file is the clip's).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -58,7 +58,8 @@ constexpr int kSnapshotQuality = 85;
 constexpr double kTypeLookSeconds = 0.6;
 // Type readings remembered (see type_readings in record()); a game asks a few hundred.
 constexpr std::size_t kTypeReadingsKept = 256;
-// Frames read ahead of vision, and boards read ahead of the tracker.
+// Frames read ahead of vision, and boards read ahead of the tracker: with both queues full
+// about 25 frames are held (70 MB at 1280x720).
 constexpr std::size_t kPrefetchDepth = 12;
 // The reading thread's nice value (0 is the default, 19 the lowest priority).
 constexpr int kReadingNice = 10;
@@ -88,10 +89,11 @@ struct ReadFrame {
 // the recording is the same as reading in line.
 class FramePrefetcher {
  public:
-  // `yield`: the reading thread runs at lower priority (a file, which can wait; a camera's
-  // frames cannot).
-  FramePrefetcher(capture::FrameSource& source, int snapshot_every, std::size_t depth, bool yield)
-      : source_(source), snapshot_every_(snapshot_every), depth_(depth), yield_(yield) {
+  // `background`: the reading thread runs at lower priority (a file, which can wait; a
+  // camera's frames cannot).
+  FramePrefetcher(capture::FrameSource& source, int snapshot_every, std::size_t depth,
+                  bool background)
+      : source_(source), snapshot_every_(snapshot_every), depth_(depth), background_(background) {
     thread_ = std::thread([this] { run(); });
   }
   ~FramePrefetcher() {
@@ -128,9 +130,10 @@ class FramePrefetcher {
 
  private:
   void run() {
-    // Reading a file runs ahead with time to spare: vision, the slowest stage, goes first for
-    // the CPU.
-    if (yield_) lower_priority();
+    // Reading a file runs ahead with time to spare: vision, the slowest stage, goes before
+    // this thread for the CPU (not before the decoder's own threads, started at nice 0 when
+    // the file was opened).
+    if (background_) lower_priority();
     try {
       while (true) {
         {
@@ -167,7 +170,7 @@ class FramePrefetcher {
   capture::FrameSource& source_;
   const int snapshot_every_;
   const std::size_t depth_;
-  const bool yield_;
+  const bool background_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<ReadFrame> queue_;
@@ -183,6 +186,7 @@ class FramePrefetcher {
 struct AheadFrame {
   ReadFrame read;
   std::optional<vision::BoardsReading> boards;
+  std::exception_ptr boards_error;  // what reading the boards threw instead
   int calibration = 0;
 };
 
@@ -257,7 +261,13 @@ class BoardsAhead {
           item.calibration = number_;
         }
         if (read->frame.index % vision_every_ == 0) {
-          item.boards = reader->read_boards(read->frame.image);
+          // Kept for the caller, who rethrows it only if it uses this reading (not if the
+          // calibration was renewed since).
+          try {
+            item.boards = reader->read_boards(read->frame.image);
+          } catch (...) {
+            item.boards_error = std::current_exception();
+          }
         }
         item.read = std::move(*read);
         {
@@ -590,24 +600,18 @@ calibration::Calibration find_calibration(capture::FrameSource& source,
       }
     }
   };
+  std::exception_ptr second_error;
   {
-    std::exception_ptr error;
-    std::thread second([&] {
+    const std::jthread second([&] {
       try {
         calibrate_frames(1);
       } catch (...) {
-        error = std::current_exception();
+        second_error = std::current_exception();
       }
     });
-    try {
-      calibrate_frames(0);
-    } catch (...) {
-      second.join();
-      throw;
-    }
-    second.join();
-    if (error) std::rethrow_exception(error);
+    calibrate_frames(0);
   }
+  if (second_error) std::rethrow_exception(second_error);
   std::vector<calibration::Calibration> found;
   for (auto& result : results) {
     if (auto* candidate = std::get_if<calibration::Calibration>(&result)) {
@@ -873,11 +877,12 @@ RecordSummary record(const RecordOptions& options) {
       if (const auto known = type_readings.find(key); known != type_readings.end()) {
         return known->second;
       }
-      // Readings of frames no longer kept are never asked for again.
+      std::optional<tracker::PieceTypeScores> answer =
+          read_piece_types(snapshots.decode(frame, frame + look_frames), current_calibration, board,
+                           square, *piece_model);
+      // Full: start again (most are of presses long past; one asked again is read again).
       if (type_readings.size() >= kTypeReadingsKept) type_readings.clear();
-      std::optional<tracker::PieceTypeScores>& answer = type_readings[std::move(key)];
-      answer = read_piece_types(snapshots.decode(frame, frame + look_frames), current_calibration,
-                                board, square, *piece_model);
+      type_readings.emplace(std::move(key), answer);
       return answer;
     };
   }
@@ -1017,8 +1022,11 @@ RecordSummary record(const RecordOptions& options) {
         }
         if (frame->index % session.vision_every == 0) {
           // Boards read ahead through an older calibration are read again.
-          const bool read_ahead =
-              ahead_frame->boards && ahead_frame->calibration == calibration_number;
+          const bool current_ahead = ahead_frame->calibration == calibration_number;
+          if (current_ahead && ahead_frame->boards_error) {
+            std::rethrow_exception(ahead_frame->boards_error);
+          }
+          const bool read_ahead = current_ahead && ahead_frame->boards;
           const TrackerInputs inputs = to_tracker_inputs(
               read_ahead ? reader->read(frame->image, std::move(*ahead_frame->boards))
                          : reader->read(frame->image),

@@ -168,8 +168,15 @@ TEST(BoardWarp, GivesWhatWarpBoardGives) {
   for (const Board& board : calibration.boards) {
     for (const int square_px : {32, 20}) {
       // Beyond the board too: a lattice widened past the frame's edge.
-      const cv::Matx33d wide =
-          board.board_to_image * cv::Matx33d(1.6, 0, -2.4, 0, 1.6, -2.4, 0, 0, 1);
+      const cv::Matx33d wide = board.board_to_image * cv::Matx33d(2.5, 0, -6, 0, 2.5, -6, 0, 0, 1);
+      const cv::Rect frame(cv::Point(0, 0), truth.image.size());
+      bool beyond = false;
+      for (const cv::Point2d corner :
+           {cv::Point2d(0, 0), cv::Point2d(8, 0), cv::Point2d(8, 8), cv::Point2d(0, 8)}) {
+        const cv::Vec3d p = wide * cv::Vec3d(corner.x, corner.y, 1);
+        beyond |= !frame.contains(cv::Point(cvFloor(p[0] / p[2]), cvFloor(p[1] / p[2])));
+      }
+      EXPECT_TRUE(beyond) << "board " << board.name << ": the widened lattice stays in the frame";
       for (const cv::Matx33d& to_image : {board.board_to_image, wide}) {
         const cv::Mat once = BoardWarp(to_image, square_px)(truth.image);
         const cv::Mat anew = warp_board(truth.image, to_image, square_px);

@@ -187,6 +187,51 @@ TEST(Holdings, AnArmOverAnAreaFlagsItOccluded) {
   }
 }
 
+// Recording reads each frame's boards on another thread, through a copy of the reader, ahead
+// of the frame's turn (FrameReader::read_boards): the observations are those of reading in
+// line, frame after frame, with the learnt looks and the square network (where bundled).
+TEST(TrackingReader, BoardsReadAheadByACopyGiveTheSameObservations) {
+  Scene scene = bughouse_scene();
+  scene.tilt_deg = 20;
+  const SceneTruth start = testing::render_scene(scene);
+  scene.hand_centre = {3.5, 3.0};
+  scene.hand_axes = {1.2, 2.0};
+  const SceneTruth hand = testing::render_scene(scene);
+  scene.hand_axes = {0.0, 0.0};
+  scene.boards[0].occupancy[6] = "....w...";
+  scene.boards[0].occupancy[1] = "........";
+  scene.holding_a_white = "wb";
+  const SceneTruth moved = testing::render_scene(scene);
+  calibration::Calibration calibration = calibration::calibrate(start.image);
+  const std::shared_ptr<const SquareModel> model = SquareModel::load_bundled();
+  learn_start_position(start.image, calibration, model.get());
+  VisionOptions options;
+  options.square_model = model;
+  options.read_holdings = true;
+  TrackingReader in_line(calibration, options);
+  TrackingReader given(calibration, options);
+  const FrameReader ahead = given.frame_reader();
+  for (const cv::Mat& frame : {start.image, hand.image, moved.image, moved.image, hand.image}) {
+    const FrameObservation a = in_line.read(frame);
+    const FrameObservation b = given.read(frame, ahead.read_boards(frame));
+    ASSERT_EQ(a.boards.size(), 2u);
+    ASSERT_EQ(b.boards.size(), 2u);
+    for (std::size_t board = 0; board < 2; ++board) {
+      for (std::size_t sq = 0; sq < 64; ++sq) {
+        const SquareObservation& x = a.boards[board].squares[sq];
+        const SquareObservation& y = b.boards[board].squares[sq];
+        EXPECT_EQ(x.p_empty, y.p_empty) << "board " << board << " square " << sq;
+        EXPECT_EQ(x.p_white, y.p_white) << "board " << board << " square " << sq;
+        EXPECT_EQ(x.p_black, y.p_black) << "board " << board << " square " << sq;
+        EXPECT_EQ(x.occluded, y.occluded) << "board " << board << " square " << sq;
+      }
+    }
+    EXPECT_EQ(to_json(a), to_json(b));
+  }
+  // Boards read through another calibration (here: none) are refused.
+  EXPECT_THROW(given.read(start.image, BoardsReading{}), std::invalid_argument);
+}
+
 TEST(Json, HasTheShapeOfSpecSection7) {
   const SceneTruth truth = testing::render_scene(bughouse_scene());
   const FrameObservation seen = FrameReader(calibration::calibrate(truth.image)).read(truth.image);

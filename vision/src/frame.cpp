@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -194,6 +195,10 @@ BoardsReading FrameReader::read_boards(const cv::Mat& frame_bgr) const {
 FrameObservation FrameReader::read(const cv::Mat& frame_bgr, BoardsReading boards,
                                    std::vector<cv::Mat>* warped_boards,
                                    std::vector<EmptyHoldingLook>* holding_looks) const {
+  if (boards.classified.boards.size() != calibration_.boards.size() ||
+      boards.warps.size() != calibration_.boards.size()) {
+    throw std::invalid_argument("FrameReader::read: boards read through another calibration");
+  }
   FrameObservation observation;
   const SquareClassification& classified = boards.classified;
   if (warped_boards != nullptr) *warped_boards = std::move(boards.warps);

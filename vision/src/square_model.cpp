@@ -181,17 +181,20 @@ std::vector<SquareProbabilities> SquareModel::read(const std::vector<cv::Mat>& w
   const int boards = static_cast<int>(warped_bgr.size());
   const int input_shape[] = {boards, kInputChannels, n, n};
   cv::Mat input(4, input_shape, CV_32F);
+  const auto board_input = [&](int b) {
+    return input.ptr<float>() + static_cast<ptrdiff_t>(b) * kInputChannels * n * n;
+  };
+  for (int b = 0; b < boards; ++b) {
+    square_net_colours(square_net_board(warped_bgr[static_cast<size_t>(b)]), board_input(b));
+  }
   Network& net = *network_;
   cv::Mat map;
   {
     const std::scoped_lock lock(net.running);
     for (int b = 0; b < boards; ++b) {
-      float* board_input = input.ptr<float>() + static_cast<ptrdiff_t>(b) * kInputChannels * n * n;
-      square_net_colours(square_net_board(warped_bgr[static_cast<size_t>(b)]), board_input);
       const Viewpoint& view = views[static_cast<size_t>(b)];
-      auto known = std::find_if(net.leans.begin(), net.leans.end(), [&](const auto& seen) {
-        return seen.first.nadir == view.nadir && seen.first.camera_height == view.camera_height;
-      });
+      auto known = std::find_if(net.leans.begin(), net.leans.end(),
+                                [&](const auto& seen) { return seen.first == view; });
       if (known == net.leans.end()) {
         // A few views at most; a renewed calibration brings new ones.
         if (net.leans.size() >= kLeansKept) net.leans.erase(net.leans.begin());
@@ -200,7 +203,7 @@ std::vector<SquareProbabilities> SquareModel::read(const std::vector<cv::Mat>& w
         net.leans.emplace_back(view, std::move(planes));
         known = std::prev(net.leans.end());
       }
-      std::copy(known->second.begin(), known->second.end(), board_input + 3 * n * n);
+      std::copy(known->second.begin(), known->second.end(), board_input(b) + 3 * n * n);
     }
     net.head.setInput(input);
     map = net.head.forward(net.head_output).clone();

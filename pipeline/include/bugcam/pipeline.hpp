@@ -89,8 +89,9 @@ struct RecordSummary {
   int frames = 0;
   double duration = 0.0;  // video seconds covered
   double elapsed = 0.0;   // wall seconds
-  // CPU seconds of the three threads: calibration, vision's memory of earlier frames, tracker
-  // and recorder on the calling thread; decoding and snapshot encoding on the reading thread;
+  // CPU seconds of the three threads: calibration (half of its search frames on a short-lived
+  // fourth thread, not counted), vision's memory of earlier frames, tracker and recorder on
+  // the calling thread; decoding and snapshot encoding on the reading thread;
   // the boards of each frame (vision's single-frame reading) on the vision thread. Decoding
   // uses threads of its own besides.
   double cpu_main = 0.0;

@@ -259,6 +259,7 @@ struct Viewpoint {
   cv::Point2d nadir{4, 4};   // the board-plane point under the camera
   double camera_height = 0;  // above the board plane; 0 when unknown (no lean)
   cv::Point2d lean(cv::Point2d board_point, double height_squares) const;
+  bool operator==(const Viewpoint&) const = default;
 };
 // The focal length in pixels, from the boards' homographies (principal point at the image
 // centre); a typical webcam's when the boards are seen too nearly straight down to tell.
@@ -356,6 +357,8 @@ class FrameReader {
   FrameObservation read(const cv::Mat& frame_bgr, std::vector<cv::Mat>* warped_boards,
                         std::vector<EmptyHoldingLook>* holding_looks = nullptr) const;
   // The same in two steps: the boards (thread-safe), then the rest of the frame given them.
+  // The boards must be read through a reader of this calibration (a copy of this one); the
+  // second step throws std::invalid_argument when their number differs from the calibration's.
   BoardsReading read_boards(const cv::Mat& frame_bgr) const;
   FrameObservation read(const cv::Mat& frame_bgr, BoardsReading boards,
                         std::vector<cv::Mat>* warped_boards,
