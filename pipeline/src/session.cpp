@@ -7,6 +7,7 @@
 #include <deque>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -84,19 +85,18 @@ struct ReadFrame {
   std::vector<uchar> jpeg;
 };
 
-// Reads frames (and encodes the snapshot JPEGs) on a second thread, a few frames ahead of
-// vision and tracker: decoding and vision then use both cores. Frames keep their order, so
-// the recording is the same as reading in line.
-class FramePrefetcher {
+// Makes items on a thread of its own (`produce`, called until it gives nullopt), up to `depth`
+// ahead of the caller, who takes them in order: a stage of the recording that then runs beside
+// the next. What `produce` throws is rethrown by next() after the items made before it.
+// `background`: the thread runs at lower priority (a stage with time to spare).
+template <typename Item>
+class ProducedAhead {
  public:
-  // `background`: the reading thread runs at lower priority (a file, which can wait; a
-  // camera's frames cannot).
-  FramePrefetcher(capture::FrameSource& source, int snapshot_every, std::size_t depth,
-                  bool background)
-      : source_(source), snapshot_every_(snapshot_every), depth_(depth), background_(background) {
+  ProducedAhead(std::function<std::optional<Item>()> produce, std::size_t depth, bool background)
+      : produce_(std::move(produce)), depth_(depth), background_(background) {
     thread_ = std::thread([this] { run(); });
   }
-  ~FramePrefetcher() {
+  ~ProducedAhead() {
     {
       const std::lock_guard lock(mutex_);
       stop_ = true;
@@ -104,24 +104,24 @@ class FramePrefetcher {
     changed_.notify_all();
     thread_.join();
   }
-  FramePrefetcher(const FramePrefetcher&) = delete;
-  FramePrefetcher& operator=(const FramePrefetcher&) = delete;
+  ProducedAhead(const ProducedAhead&) = delete;
+  ProducedAhead& operator=(const ProducedAhead&) = delete;
 
-  // CPU seconds the reading thread used (known once it has read the last frame).
+  // CPU seconds the thread used (known once it has made the last item).
   double cpu_seconds() {
     const std::lock_guard lock(mutex_);
     return cpu_seconds_;
   }
 
-  // The next frame, or nullopt at the end; rethrows what the source threw.
-  std::optional<ReadFrame> next() {
+  // The next item, or nullopt at the end; rethrows what making it threw.
+  std::optional<Item> next() {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [this] { return !queue_.empty() || done_; });
     if (queue_.empty()) {
       if (error_) std::rethrow_exception(error_);
       return std::nullopt;
     }
-    ReadFrame item = std::move(queue_.front());
+    Item item = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
     changed_.notify_all();
@@ -130,9 +130,6 @@ class FramePrefetcher {
 
  private:
   void run() {
-    // Reading a file runs ahead with time to spare: vision, the slowest stage, goes before
-    // this thread for the CPU (not before the decoder's own threads, started at nice 0 when
-    // the file was opened).
     if (background_) lower_priority();
     try {
       while (true) {
@@ -141,17 +138,11 @@ class FramePrefetcher {
           changed_.wait(lock, [this] { return queue_.size() < depth_ || stop_; });
           if (stop_) break;
         }
-        std::optional<capture::Frame> frame = source_.next();
-        if (!frame) break;
-        ReadFrame item;
-        if (frame->index % snapshot_every_ == 0) {
-          cv::imencode(".jpg", frame->image, item.jpeg,
-                       {cv::IMWRITE_JPEG_QUALITY, kSnapshotQuality});
-        }
-        item.frame = std::move(*frame);
+        std::optional<Item> item = produce_();
+        if (!item) break;
         {
           const std::lock_guard lock(mutex_);
-          queue_.push_back(std::move(item));
+          queue_.push_back(std::move(*item));
         }
         changed_.notify_all();
       }
@@ -167,19 +158,30 @@ class FramePrefetcher {
     changed_.notify_all();
   }
 
-  capture::FrameSource& source_;
-  const int snapshot_every_;
+  const std::function<std::optional<Item>()> produce_;
   const std::size_t depth_;
   const bool background_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<ReadFrame> queue_;
+  std::deque<Item> queue_;
   bool done_ = false;
   bool stop_ = false;
   std::exception_ptr error_;
   double cpu_seconds_ = 0.0;
   std::thread thread_;  // last: starts once the members it uses exist
 };
+
+// Reads the next frame of `source`, encoding its snapshot JPEG when it is one of those kept.
+std::optional<ReadFrame> read_frame(capture::FrameSource& source) {
+  std::optional<capture::Frame> frame = source.next();
+  if (!frame) return std::nullopt;
+  ReadFrame item;
+  if (frame->index % kSnapshotEvery == 0) {
+    cv::imencode(".jpg", frame->image, item.jpeg, {cv::IMWRITE_JPEG_QUALITY, kSnapshotQuality});
+  }
+  item.frame = std::move(*frame);
+  return item;
+}
 
 // A frame as read, with its boards read ahead (when it is one vision reads) through the
 // calibration of number `calibration`.
@@ -190,118 +192,52 @@ struct AheadFrame {
   int calibration = 0;
 };
 
-// Reads the boards of the frames vision reads (the single-frame part, most of vision's cost)
-// on a third thread, a few frames ahead of the calling thread, which adds what the earlier
-// frames tell (vision::TrackingReader) and runs the tracker. A frame's boards depend on the
-// frame and the calibration alone, and each reading carries the number of the calibration it
-// used: one made through a calibration renewed since is read again by the caller, so the
-// recording is the same at any speed.
-class BoardsAhead {
+// The frame reader the boards are read ahead through, and its calibration's number: set by
+// the recording's thread when the calibration is renewed, read by the thread reading ahead.
+class AheadReader {
  public:
-  BoardsAhead(FramePrefetcher& frames, int vision_every, std::size_t depth,
-              std::shared_ptr<const vision::FrameReader> reader)
-      : frames_(frames), vision_every_(vision_every), depth_(depth), reader_(std::move(reader)) {
-    thread_ = std::thread([this] { run(); });
-  }
-  ~BoardsAhead() {
-    {
-      const std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    changed_.notify_all();
-    thread_.join();
-  }
-  BoardsAhead(const BoardsAhead&) = delete;
-  BoardsAhead& operator=(const BoardsAhead&) = delete;
-
-  // Frames not read yet are read through `reader`, calibration number `number`.
-  void use(std::shared_ptr<const vision::FrameReader> reader, int number) {
+  AheadReader(std::shared_ptr<const vision::FrameReader> reader, int number)
+      : reader_(std::move(reader)), number_(number) {}
+  void set(std::shared_ptr<const vision::FrameReader> reader, int number) {
     const std::lock_guard lock(mutex_);
     reader_ = std::move(reader);
     number_ = number;
   }
-
-  // CPU seconds this thread used (known once it has passed the last frame on).
-  double cpu_seconds() {
+  std::pair<std::shared_ptr<const vision::FrameReader>, int> get() {
     const std::lock_guard lock(mutex_);
-    return cpu_seconds_;
-  }
-
-  // The next frame, or nullopt at the end; rethrows what reading threw.
-  std::optional<AheadFrame> next() {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [this] { return !queue_.empty() || done_; });
-    if (queue_.empty()) {
-      if (error_) std::rethrow_exception(error_);
-      return std::nullopt;
-    }
-    AheadFrame item = std::move(queue_.front());
-    queue_.pop_front();
-    lock.unlock();
-    changed_.notify_all();
-    return item;
+    return {reader_, number_};
   }
 
  private:
-  void run() {
-    try {
-      while (true) {
-        {
-          std::unique_lock lock(mutex_);
-          changed_.wait(lock, [this] { return queue_.size() < depth_ || stop_; });
-          if (stop_) break;
-        }
-        std::optional<ReadFrame> read = frames_.next();
-        if (!read) break;
-        AheadFrame item;
-        std::shared_ptr<const vision::FrameReader> reader;
-        {
-          const std::lock_guard lock(mutex_);
-          reader = reader_;
-          item.calibration = number_;
-        }
-        if (read->frame.index % vision_every_ == 0) {
-          // Kept for the caller, who rethrows it only if it uses this reading (not if the
-          // calibration was renewed since).
-          try {
-            item.boards = reader->read_boards(read->frame.image);
-          } catch (...) {
-            item.boards_error = std::current_exception();
-          }
-        }
-        item.read = std::move(*read);
-        {
-          const std::lock_guard lock(mutex_);
-          queue_.push_back(std::move(item));
-        }
-        changed_.notify_all();
-      }
-    } catch (...) {
-      const std::lock_guard lock(mutex_);
-      error_ = std::current_exception();
-    }
-    {
-      const std::lock_guard lock(mutex_);
-      done_ = true;
-      cpu_seconds_ = thread_cpu_seconds();
-    }
-    changed_.notify_all();
-  }
-
-  FramePrefetcher& frames_;
-  const int vision_every_;
-  const std::size_t depth_;
   std::mutex mutex_;
-  std::condition_variable changed_;
   std::shared_ptr<const vision::FrameReader> reader_;
   int number_ = 0;
-  std::deque<AheadFrame> queue_;
-  bool done_ = false;
-  bool stop_ = false;
-  std::exception_ptr error_;
-  double cpu_seconds_ = 0.0;
-  std::thread thread_;  // last: starts once the members it uses exist
 };
+
+// The next frame from `frames` with its boards read (the single-frame part of vision, most of
+// its cost) when vision reads it. A frame's boards depend on the frame and the calibration
+// alone, and each reading carries the number of the calibration it used: one made through a
+// calibration renewed since is read again by the caller, so the recording is the same at any
+// speed.
+std::optional<AheadFrame> read_boards_ahead(ProducedAhead<ReadFrame>& frames, AheadReader& through,
+                                            int vision_every) {
+  std::optional<ReadFrame> read = frames.next();
+  if (!read) return std::nullopt;
+  AheadFrame item;
+  const auto [reader, number] = through.get();
+  item.calibration = number;
+  if (read->frame.index % vision_every == 0) {
+    // Kept for the caller, who rethrows it only if it uses this reading (not if the
+    // calibration was renewed since).
+    try {
+      item.boards = reader->read_boards(read->frame.image);
+    } catch (...) {
+      item.boards_error = std::current_exception();
+    }
+  }
+  item.read = std::move(*read);
+  return item;
+}
 
 // Recent snapshot JPEGs, keyed by frame number.
 class SnapshotRing {
@@ -992,11 +928,21 @@ RecordSummary record(const RecordOptions& options) {
   int frames = 0;
   try {
     {
-      FramePrefetcher prefetcher(*source, kSnapshotEvery, kPrefetchDepth,
-                                 !capture::is_camera(session.source));
+      // Three stages on three threads: frames read and snapshots encoded (for a file, which
+      // can wait, at lower priority: vision, the slowest stage, goes first for the CPU, but not
+      // before the decoder's own threads, started at nice 0 when the file was opened); each
+      // frame's boards read; then, on this thread, what earlier frames tell (TrackingReader),
+      // the tracker and the recorder.
+      ProducedAhead<ReadFrame> prefetcher([&source] { return read_frame(*source); }, kPrefetchDepth,
+                                          !capture::is_camera(session.source));
       int calibration_number = 0;
-      BoardsAhead ahead(prefetcher, session.vision_every, kPrefetchDepth,
-                        std::make_shared<const vision::FrameReader>(reader->frame_reader()));
+      AheadReader ahead_reader(std::make_shared<const vision::FrameReader>(reader->frame_reader()),
+                               calibration_number);
+      ProducedAhead<AheadFrame> ahead(
+          [&prefetcher, &ahead_reader, every = session.vision_every] {
+            return read_boards_ahead(prefetcher, ahead_reader, every);
+          },
+          kPrefetchDepth, false);
       while (std::optional<AheadFrame> ahead_frame = ahead.next()) {
         ReadFrame* item = &ahead_frame->read;
         const capture::Frame* frame = &item->frame;
@@ -1013,8 +959,8 @@ RecordSummary record(const RecordOptions& options) {
           release_held(std::numeric_limits<double>::infinity());
           summary.calibration_renewals = drift.renewals();
           reader.emplace(current, vision_options);
-          ahead.use(std::make_shared<const vision::FrameReader>(reader->frame_reader()),
-                    ++calibration_number);
+          ahead_reader.set(std::make_shared<const vision::FrameReader>(reader->frame_reader()),
+                           ++calibration_number);
           tracker.set_leans(tracker_leans(current));
           current_calibration = current;
           type_readings.clear();
