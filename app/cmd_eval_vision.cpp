@@ -21,12 +21,17 @@
 #include <opencv2/videoio.hpp>
 
 #include "bugcam/calibration.hpp"
+#include "bugcam/evaluation.hpp"
 #include "bugcam/vision.hpp"
 #include "commands.hpp"
 
 namespace bugcam::app {
 
 namespace {
+
+// A misread lasting this long is listed: a press's evidence cannot outweigh it.
+constexpr double kLastingMisreadSeconds = 5.0;
+constexpr std::size_t kLongestMisreadsShown = 5;
 
 struct EvalOptions {
   std::string clip;
@@ -117,6 +122,7 @@ int run_eval(const EvalOptions& options) {
   std::unique_ptr<vision::TrackingReader> tracking;
   const auto& states = truth["states"];
   const double fps = truth.value("fps", 30.0);
+  pipeline::SquareMisreads misreads(fps);
   cv::Mat frame;
   for (int f = 0; video.read(frame) && !frame.empty(); ++f) {
     if (f == options.calibration_frame) {
@@ -216,6 +222,7 @@ int run_eval(const EvalOptions& options) {
             rows[static_cast<size_t>(7 - sq / 8)].get<std::string>()[static_cast<size_t>(sq % 8)];
         ++squares_right.total;
         squares_right.right += symbol == expected ? 1 : 0;
+        misreads.add(f, board.name, sq, symbol, expected);
         if (options.verbose && symbol != expected) {
           std::cerr << "frame " << f << " " << board.name << " " << square_name(sq) << ": seen "
                     << symbol << ", truth " << expected << "\n";
@@ -298,6 +305,26 @@ int run_eval(const EvalOptions& options) {
   report["squares_right_pct"] = squares_right.percent();
   report["squares_wrong"] = squares_right.total - squares_right.right;
   report["squares_total"] = squares_right.total;
+  // The wrong ones by kind, and the misreads that last (what the tracker cannot outvote).
+  const pipeline::SquareMisreads::Kinds& kinds = misreads.kinds();
+  report["squares_wrong_phantom"] = kinds.phantom;
+  report["squares_wrong_missed"] = kinds.missed;
+  report["squares_wrong_colour"] = kinds.colour;
+  report["squares_wrong_unsure"] = kinds.unsure;
+  const std::vector<pipeline::SquareMisreads::Run> lasting =
+      misreads.runs_at_least(kLastingMisreadSeconds);
+  report["misreads_lasting_5s"] = lasting.size();
+  nlohmann::json longest = nlohmann::json::array();
+  for (std::size_t i = 0; i < lasting.size() && i < kLongestMisreadsShown; ++i) {
+    const pipeline::SquareMisreads::Run& r = lasting[i];
+    longest.push_back({{"board", r.board},
+                       {"square", square_name(r.square)},
+                       {"seen", std::string(1, r.seen)},
+                       {"truth", std::string(1, r.truth)},
+                       {"from_s", r.first_frame / fps},
+                       {"seconds", r.seconds}});
+  }
+  report["misreads_longest"] = longest;
   report["occluded_flagged_pct"] = occluded_flagged.percent();
   report["occluded_total"] = occluded_flagged.total;
   report["holdings_exact_pct"] = holdings_exact.percent();

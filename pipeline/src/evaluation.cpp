@@ -203,6 +203,53 @@ Accuracy evaluate(const fs::path& recorded_dir, const fs::path& truth_dir) {
   return a;
 }
 
+SquareMisreads::SquareMisreads(double fps) : fps_(fps > 0 ? fps : 30.0) {}
+
+void SquareMisreads::add(int frame, const std::string& board, int square, char seen, char truth) {
+  const bool wrong = seen != truth;
+  if (wrong) {
+    if (seen == '?') {
+      ++kinds_.unsure;
+    } else if (truth == '.') {
+      ++kinds_.phantom;
+    } else if (seen == '.') {
+      ++kinds_.missed;
+    } else {
+      ++kinds_.colour;
+    }
+  }
+  if (seen == '?') return;  // no evidence either way: a run goes on over it
+  const auto open = std::find_if(open_.begin(), open_.end(), [&](const Run& r) {
+    return r.board == board && r.square == square;
+  });
+  if (open != open_.end()) {
+    if (wrong && open->seen == seen && open->truth == truth) {
+      open->last_frame = frame;
+      return;
+    }
+    ended_.push_back(*open);
+    open_.erase(open);
+  }
+  if (wrong) open_.push_back({board, square, seen, truth, frame, frame, 0.0});
+}
+
+std::vector<SquareMisreads::Run> SquareMisreads::runs_at_least(double min_seconds) const {
+  std::vector<Run> out;
+  for (const std::vector<Run>* runs : {&ended_, &open_}) {
+    for (Run r : *runs) {
+      r.seconds = (r.last_frame - r.first_frame + 1) / fps_;
+      if (r.seconds >= min_seconds) out.push_back(r);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Run& a, const Run& b) {
+    if (a.seconds != b.seconds) return a.seconds > b.seconds;
+    if (a.board != b.board) return a.board < b.board;
+    if (a.square != b.square) return a.square < b.square;
+    return a.first_frame < b.first_frame;
+  });
+  return out;
+}
+
 std::string to_text(const Accuracy& a) {
   std::ostringstream out;
   out.setf(std::ios::fixed);

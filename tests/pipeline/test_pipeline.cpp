@@ -192,6 +192,47 @@ TEST(Evaluation, AnExactRecordFollowsThePressesNotTheTruthsListing) {
   EXPECT_FALSE(listed.exact);
 }
 
+// Misreads are told apart by kind, and a run of one misread lasts until the square reads
+// anything else that says what stands there.
+TEST(SquareMisreads, KindsAndRunsOfOneMisread) {
+  pipeline::SquareMisreads misreads(10.0);
+  // A shadow read as a white piece on empty A e4 (28) over frames 0-29, unsure at frame 10,
+  // and not given at frames 20-24 (a hand over it).
+  for (int f = 0; f < 30; ++f) {
+    if (f >= 20 && f < 25) continue;
+    misreads.add(f, "A", 28, f == 10 ? '?' : 'w', '.');
+  }
+  misreads.add(30, "A", 28, '.', '.');
+  misreads.add(31, "A", 28, 'w', '.');  // a flicker after it: a run of its own
+  // B's black piece on d7 (51) missed, then seen white: two runs of one frame each.
+  misreads.add(5, "B", 51, '.', 'b');
+  misreads.add(6, "B", 51, 'w', 'b');
+  misreads.add(7, "B", 51, 'b', 'b');
+  const pipeline::SquareMisreads::Kinds& kinds = misreads.kinds();
+  EXPECT_EQ(kinds.phantom, 25 - 1 + 1);  // 25 frames given, one of them '?', and the flicker
+  EXPECT_EQ(kinds.unsure, 1);
+  EXPECT_EQ(kinds.missed, 1);
+  EXPECT_EQ(kinds.colour, 1);
+  const std::vector<pipeline::SquareMisreads::Run> long_runs = misreads.runs_at_least(1.0);
+  ASSERT_EQ(long_runs.size(), 1u);
+  EXPECT_EQ(long_runs[0].board, "A");
+  EXPECT_EQ(long_runs[0].square, 28);
+  EXPECT_EQ(long_runs[0].seen, 'w');
+  EXPECT_EQ(long_runs[0].truth, '.');
+  EXPECT_EQ(long_runs[0].first_frame, 0);
+  EXPECT_EQ(long_runs[0].last_frame, 29);
+  EXPECT_DOUBLE_EQ(long_runs[0].seconds, 3.0);
+  // All runs, longest first, then by board and square: the three one-frame runs follow.
+  const std::vector<pipeline::SquareMisreads::Run> all = misreads.runs_at_least(0.0);
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_EQ(all[1].board, "A");
+  EXPECT_EQ(all[1].first_frame, 31);
+  EXPECT_EQ(all[2].board, "B");
+  EXPECT_EQ(all[2].seen, '.');
+  EXPECT_EQ(all[3].seen, 'w');
+  EXPECT_DOUBLE_EQ(all[3].seconds, 0.1);
+}
+
 // The first of a flag fall and a mate decides the game: clocks left running after a mate
 // may still run out.
 TEST(GameResult, TheFirstOfAFlagAndAMateDecides) {

@@ -52,4 +52,44 @@ Accuracy evaluate(const std::filesystem::path& recorded_dir,
 // A few lines for a person.
 std::string to_text(const Accuracy& accuracy);
 
+// The squares vision read wrong over a clip, by kind, and the runs of one misread: a piece
+// seen for seconds on an empty square (a long shadow) outweighs a press's evidence, where a
+// flicker does not. `bugcam eval-vision` reports them.
+class SquareMisreads {
+ public:
+  // Readings: '.' empty, 'w' white, 'b' black; seen may also be '?' (unsure).
+  struct Kinds {
+    long phantom = 0;  // a piece seen on an empty square
+    long missed = 0;   // a piece seen as empty
+    long colour = 0;   // a piece seen as the other colour
+    long unsure = 0;   // '?' on a square no hand covers
+  };
+  struct Run {
+    std::string board;
+    int square = 0;  // a1 = 0
+    char seen = '.';
+    char truth = '.';
+    int first_frame = 0;
+    int last_frame = 0;
+    double seconds = 0.0;  // from the first frame of the run to the end of its last
+  };
+
+  explicit SquareMisreads(double fps);
+
+  // One uncovered square's reading; frames come in increasing order. A run of one misread
+  // ends at a reading of anything else on the square but '?', and goes on over '?' and over
+  // frames not given (covered, or not read): neither says what stands there.
+  void add(int frame, const std::string& board, int square, char seen, char truth);
+
+  const Kinds& kinds() const { return kinds_; }
+  // Runs lasting at least `min_seconds`, the longest first (then by board, square, frame).
+  std::vector<Run> runs_at_least(double min_seconds) const;
+
+ private:
+  double fps_;
+  Kinds kinds_;
+  std::vector<Run> ended_;
+  std::vector<Run> open_;  // per board and square seen so far, in the order first seen
+};
+
 }  // namespace bugcam::pipeline
