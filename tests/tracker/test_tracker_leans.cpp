@@ -1,7 +1,8 @@
 // A tilted camera sees a standing piece's body over the square behind it, and vision may
 // read that square as the piece. Told which squares each square's piece hides
 // (TrackerConfig::leans_over), the tracker must not put a dropped piece on the square behind
-// the one it stands on.
+// the one it stands on. A low light's shadow beside a piece may read as a piece too: the
+// tracker learns where (TrackerShadows).
 #include <gtest/gtest.h>
 
 #include "tracker_harness.hpp"
@@ -122,6 +123,111 @@ TEST(TrackerLeans, DropsAreNotPutOnTheSquareTheirPieceHides) {
   // Without being told, the tracker puts some on the square behind (the reason for the
   // config).
   EXPECT_LT(right_untold, hidden);
+}
+
+// Board A after `ply`.
+const bugcam::rules::Position& board_a_after(const bugcam::rules::Replay& replay, std::size_t ply) {
+  for (std::size_t next = ply + 1; next < replay.plies.size(); ++next) {
+    if (replay.plies[next].board == BoardId::kA) return replay.plies[next].before;
+  }
+  return replay.final_game.board(BoardId::kA);
+}
+
+// The long casters (kings, queens, bishops) on board A after `ply`, a1 = 0.
+std::uint64_t long_casters_after(const bugcam::rules::Replay& replay, std::size_t ply) {
+  const bugcam::rules::Position& after = board_a_after(replay, ply);
+  std::uint64_t out = 0;
+  for (int s = 0; s < 64; ++s) {
+    const auto type = after.piece_at(static_cast<bugcam::rules::Square>(s)).type;
+    if (type == bugcam::rules::PieceType::kKing || type == bugcam::rules::PieceType::kQueen ||
+        type == bugcam::rules::PieceType::kBishop) {
+      out |= std::uint64_t{1} << s;
+    }
+  }
+  return out;
+}
+
+// A low light beyond rank 1 of board A: a king's, queen's or bishop's shadow falls on the
+// square one rank higher, which vision reads as a white piece while it is empty (a grey
+// shadow on a pale square). From each ply of board A in the first `plies` after which such a
+// piece stands below an empty square that the ply made so, while both squares stay as they
+// are for `stays` plies of the board. `drop_plies`: those plies that are drops of the caster.
+HiddenDrops shade_above_long_casters(const bugcam::rules::BpgnGame& game, int plies, int stays) {
+  const bugcam::rules::Replay replay = bugcam::rules::replay(game);
+  HiddenDrops out;
+  out.options.misread = 0.01;
+  out.options.seed = 11;
+  out.options.max_plies = plies;
+  out.options.holdings = false;
+  std::uint64_t shaded = 0;
+  const std::size_t last = std::min(static_cast<std::size_t>(plies), replay.plies.size());
+  for (std::size_t i = 0; i < last; ++i) {
+    const auto& ply = replay.plies[i];
+    if (ply.board != BoardId::kA) continue;
+    const bugcam::rules::Position& after = board_a_after(replay, i);
+    const std::uint64_t casters = long_casters_after(replay, i);
+    for (int x = 0; x < 56; ++x) {
+      const auto below = static_cast<bugcam::rules::Square>(x);
+      const auto above = static_cast<bugcam::rules::Square>(x + 8);
+      if (((casters >> x) & 1) == 0 || ((shaded >> above) & 1) != 0) continue;
+      if (after.piece_at(above).type != bugcam::rules::PieceType::kNone) continue;
+      // New at this ply: the caster came, or the square above it was emptied.
+      const bool came = ply.move.to() == below;
+      const bool emptied = !ply.move.is_drop() && ply.move.from() == above;
+      if (!came && !emptied) continue;
+      std::size_t end = i + 1;
+      for (int seen = 0; seen < stays && end < last; ++end) {
+        seen += replay.plies[end].board == BoardId::kA ? 1 : 0;
+      }
+      if (!squares_untouched(replay, BoardId::kA, i + 1, end, {below, above})) continue;
+      out.options.shadowed.push_back(
+          {BoardId::kA, above, bugcam::rules::Color::kWhite, static_cast<int>(i)});
+      shaded |= std::uint64_t{1} << above;
+      if (came && ply.move.is_drop()) out.drop_plies.push_back(static_cast<int>(i));
+    }
+  }
+  return out;
+}
+
+// Vision reads a long piece's shadow beside it as a piece: learned where that happens on the
+// board, the tracker does not put a drop on its shadow, nor take a shadow that a move
+// uncovers for a disturbance (fresh 10303: 16A. B@h6+ recorded as N@h7, the bishop's shadow
+// on h7; 10301: 8b. Nxd2 lost to a resync, Bd3's shadow on e4 under the knight).
+TEST(TrackerShadows, ALongPiecesShadowBesideItIsLearnedAndNotTakenForAPiece) {
+  const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
+  int shaded = 0, drops = 0, drops_learnt = 0, drops_unlearnt = 0, moves_learnt = 0,
+      moves_unlearnt = 0, incidents_learnt = 0, incidents_unlearnt = 0;
+  for (std::size_t g = 0; g < 12 && g < games.size(); ++g) {
+    const HiddenDrops shade = shade_above_long_casters(games[g], 60, 20);
+    if (shade.options.shadowed.empty()) continue;
+    const Outcome learnt = run_tracker(games[g], shade.options);
+    TrackerConfig off;
+    off.learn_shadows_beside = false;
+    const Outcome unlearnt = run_tracker(games[g], shade.options, off);
+    shaded += static_cast<int>(shade.options.shadowed.size());
+    drops += static_cast<int>(shade.drop_plies.size());
+    drops_learnt += drops_on_their_square(learnt, shade.drop_plies);
+    drops_unlearnt += drops_on_their_square(unlearnt, shade.drop_plies);
+    moves_learnt += learnt.right;
+    moves_unlearnt += unlearnt.right;
+    incidents_learnt += static_cast<int>(learnt.incidents.size());
+    incidents_unlearnt += static_cast<int>(unlearnt.incidents.size());
+    std::cout << "game " << g << ": " << shade.options.shadowed.size() << " shadows, "
+              << shade.drop_plies.size() << " drops; drops right "
+              << drops_on_their_square(learnt, shade.drop_plies) << " learnt / "
+              << drops_on_their_square(unlearnt, shade.drop_plies) << " not; moves right "
+              << learnt.right << " / " << unlearnt.right << " of " << learnt.sim.truth.size()
+              << "; incidents " << learnt.incidents.size() << " / " << unlearnt.incidents.size()
+              << "\n";
+  }
+  std::cout << "moves right " << moves_learnt << " learnt / " << moves_unlearnt
+            << " not; incidents " << incidents_learnt << " / " << incidents_unlearnt << "\n";
+  ASSERT_GE(shaded, 10) << "too few shadows";
+  // Without learning them, shadows cost moves (the reason for the config), and learning
+  // them costs no drop and adds no incident.
+  EXPECT_GT(moves_learnt, moves_unlearnt);
+  EXPECT_GE(drops_learnt, drops_unlearnt);
+  EXPECT_LE(incidents_learnt, incidents_unlearnt);
 }
 
 }  // namespace

@@ -45,6 +45,8 @@ constexpr double kSquarePriorFrames = 60.0;
 // with the scene (a shadow that comes and goes with a neighbour) is followed.
 constexpr double kSquareCountCap = 900.0;
 constexpr double kBoardCountCap = 64.0 * 900.0;
+// Frames of empty squares with a piece at one offset before its rate is trusted.
+constexpr double kBesideMinFrames = 300.0;
 // Frames kept for learning at most, should commits stop coming.
 constexpr double kUnlearnedSeconds = 120.0;
 
@@ -241,7 +243,7 @@ std::array<std::array<double, 3>, 3> BoardEvidence::confusion(int square) const 
 }
 
 void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64>& states,
-                          std::uint64_t skip) {
+                          std::uint64_t skip, std::uint64_t long_casters) {
   while (!unlearned_.empty() && unlearned_.front().t <= t1) {
     const FrameReadings& frame = unlearned_.front();
     if (frame.t > t0) {
@@ -251,15 +253,40 @@ void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64
         const int state = static_cast<int>(states[s]);
         // The state read, not the probabilities: the confusion says how often vision's
         // answer is wrong; how sure it was of each answer is in the readings themselves.
+        const auto read_state = static_cast<std::size_t>(
+            std::max_element(frame.p[s].begin(), frame.p[s].end()) - frame.p[s].begin());
         std::array<float, 3> read{};
-        read[static_cast<std::size_t>(std::max_element(frame.p[s].begin(), frame.p[s].end()) -
-                                      frame.p[s].begin())] = 1.0f;
+        read[read_state] = 1.0f;
         square_counts_[s].add(state, read, kSquareCountCap);
         board_counts_.add(state, read, kBoardCountCap);
+        if (states[s] != SquareState::kEmpty) continue;
+        for (int dr = -kBesideReach; dr <= kBesideReach; ++dr) {
+          for (int df = -kBesideReach; df <= kBesideReach; ++df) {
+            const int f = s % 8 + df, r = s / 8 + dr;
+            if ((df == 0 && dr == 0) || f < 0 || f > 7 || r < 0 || r > 7) continue;
+            const int caster = r * 8 + f;
+            if (states[caster] == SquareState::kEmpty || ((skip >> caster) & 1)) continue;
+            const bool long_caster = ((long_casters >> caster) & 1) != 0;
+            auto& cell = beside_counts_[static_cast<std::size_t>(
+                (long_caster ? kBesideSide * kBesideSide : 0) + (dr + kBesideReach) * kBesideSide +
+                df + kBesideReach)];
+            if (read_state != 0) cell[read_state - 1] += 1.0;
+            cell[2] += 1.0;
+          }
+        }
       }
     }
     unlearned_.pop_front();
   }
+}
+
+std::optional<double> BoardEvidence::beside_rate(SquareState read, bool long_caster, int df,
+                                                 int dr) const {
+  const auto& cell = beside_counts_[static_cast<std::size_t>(
+      (long_caster ? kBesideSide * kBesideSide : 0) + (dr + kBesideReach) * kBesideSide + df +
+      kBesideReach)];
+  if (cell[2] < kBesideMinFrames || read == SquareState::kEmpty) return std::nullopt;
+  return cell[read == SquareState::kWhite ? 0 : 1] / cell[2];
 }
 
 BoardEvidence::Changes BoardEvidence::changes(std::optional<double> t_previous, double t,

@@ -101,7 +101,16 @@ class BoardEvidence {
   // meanwhile) holding `states[s]`. A square that reads a piece where none stands (a
   // shadow), or a white piece as black, is then taken at what it means instead of at its
   // word. Stretches must come in time order; frames up to `t1` are dropped.
-  void learn(double t0, double t1, const std::array<SquareState, 64>& states, std::uint64_t skip);
+  // `long_casters`: the squares of pieces whose shadows reach furthest (kings, queens,
+  // bishops), counted apart in beside_rate.
+  void learn(double t0, double t1, const std::array<SquareState, 64>& states, std::uint64_t skip,
+             std::uint64_t long_casters = 0);
+  // How often, as learned so far, an empty square read as a piece of colour `read` (kWhite
+  // or kBlack) with a piece of class `long_caster` standing `df` files and `dr` ranks from it
+  // (within kBesideReach): a shadow falls one way, the light's, and reads as one colour;
+  // nullopt before enough frames.
+  std::optional<double> beside_rate(SquareState read, bool long_caster, int df, int dr) const;
+  static constexpr int kBesideReach = 2;
   // Whether a square is covered in the latest frame that was seen uncovered after `since`
   // (a hand still over the board, not a square that is never seen), or was uncovered only a
   // few frames ago.
@@ -149,6 +158,9 @@ class BoardEvidence {
   // Covered squares per recent frame, for the floor visits are measured from.
   std::deque<std::pair<double, int>> recent_covered_;
   std::array<ReadingCounts, 64> square_counts_{};
+  static constexpr int kBesideSide = 2 * kBesideReach + 1;
+  // Per caster class and offset: frames an empty square read as white, as black, in all.
+  std::array<std::array<double, 3>, 2 * kBesideSide * kBesideSide> beside_counts_{};
   ReadingCounts board_counts_{};
   double previous_t_ = 0.0;
   double latest_t_ = 0.0;

@@ -238,15 +238,78 @@ std::optional<Leans> make_leans(const PieceLeans& hides) {
   return leans;
 }
 
-// The squares of each colour on a board, and those of its tall pieces (which lean further).
+// The squares of each colour on a board, those of its tall pieces (which lean further), and
+// those whose shadows reach furthest (see BoardEvidence::beside_rate).
 struct Squares {
-  std::uint64_t white = 0, black = 0, tall = 0;
+  std::uint64_t white = 0, black = 0, tall = 0, long_casters = 0;
 };
 std::uint64_t tall_pieces(const Position& p) {
   return p.pieces(PieceType::kKing) | p.pieces(PieceType::kQueen);
 }
+std::uint64_t long_casters(const Position& p) {
+  return tall_pieces(p) | p.pieces(PieceType::kBishop);
+}
 Squares squares_of(const Position& p) {
-  return {p.pieces(Color::kWhite), p.pieces(Color::kBlack), tall_pieces(p)};
+  return {p.pieces(Color::kWhite), p.pieces(Color::kBlack), tall_pieces(p), long_casters(p)};
+}
+
+// A piece's shadow may fall on an empty square beside it, which vision then reads as a piece
+// (a grey shadow on a pale square as a white one: fresh 10301's e4 beside Bd3, 10302's g8
+// beside Bf8, 10303's h7 beside B@h6). Where, and as which colour, is learned on each board
+// from the positions agreed (BoardEvidence::beside_rate). Per colour read (white, black),
+// caster class (other, long: see long_casters) and offset within kBesideReach: the log of
+// how often an empty square read so with such a piece there, or -infinity.
+constexpr int kBesideReach = detail::BoardEvidence::kBesideReach;
+constexpr int kBesideSide = 2 * kBesideReach + 1;
+using BesideCosts = std::array<double, 2 * 2 * kBesideSide * kBesideSide>;
+// Rarer than this, a reading beside a piece is taken at its word: the rates of offsets that
+// shade nothing rise too where a real caster stands beside them (replays of the 24 fresh
+// clips' logs: 0.15 and 0.2 fix 10301, 10302's illegal move and 10303; 0.1 loses moves on
+// 10107 and 10303's press; 0.25 fixes 10301 only).
+constexpr double kBesideMinRate = 0.15;
+// nullopt where no offset is frequent enough.
+std::optional<BesideCosts> beside_costs(const detail::BoardEvidence& evidence) {
+  BesideCosts out;
+  out.fill(-std::numeric_limits<double>::infinity());
+  bool any = false;
+  for (int colour = 0; colour < 2; ++colour) {
+    for (int c = 0; c < 2; ++c) {
+      for (int dr = -kBesideReach; dr <= kBesideReach; ++dr) {
+        for (int df = -kBesideReach; df <= kBesideReach; ++df) {
+          if (df == 0 && dr == 0) continue;
+          const std::optional<double> rate = evidence.beside_rate(
+              colour == 0 ? SquareState::kWhite : SquareState::kBlack, c == 1, df, dr);
+          if (rate && *rate >= kBesideMinRate) {
+            out[static_cast<std::size_t>(((colour * 2 + c) * kBesideSide + dr + kBesideReach) *
+                                             kBesideSide +
+                                         df + kBesideReach)] = std::log(*rate);
+            any = true;
+          }
+        }
+      }
+    }
+  }
+  if (!any) return std::nullopt;
+  return out;
+}
+// The best cost (BesideCosts) among the pieces around empty square `s` of reading as
+// colour `colour` (0 white, 1 black).
+double beside_cost(const BesideCosts& costs, const Squares& on, int s, int colour) {
+  double best = -std::numeric_limits<double>::infinity();
+  const std::uint64_t pieces = on.white | on.black;
+  for (int dr = -kBesideReach; dr <= kBesideReach; ++dr) {
+    for (int df = -kBesideReach; df <= kBesideReach; ++df) {
+      const int f = s % 8 + df, r = s / 8 + dr;
+      if ((df == 0 && dr == 0) || f < 0 || f > 7 || r < 0 || r > 7) continue;
+      const int caster = r * 8 + f;
+      if (((pieces >> caster) & 1) == 0) continue;
+      const int c = ((on.long_casters >> caster) & 1) != 0 ? 1 : 0;
+      best = std::max(best, costs[static_cast<std::size_t>(
+                                ((colour * 2 + c) * kBesideSide + dr + kBesideReach) * kBesideSide +
+                                df + kBesideReach)]);
+    }
+  }
+  return best;
 }
 // The squares whose content (empty, white, black) differs between two boards.
 std::uint64_t changed_squares(const Squares& before, const Squares& after) {
@@ -255,7 +318,8 @@ std::uint64_t changed_squares(const Squares& before, const Squares& after) {
 
 // The evidence of one press on its board.
 struct PressEvidence {
-  BoardLikelihood l{};  // what each square's readings add at this press
+  BoardLikelihood l{};                  // what each square's readings add at this press
+  const BesideCosts* beside = nullptr;  // pieces' shadows as learned on this board
   // Each square's readings at this press whole, counted before or not: the position seen,
   // which a resync is built from.
   BoardLikelihood whole{};
@@ -309,6 +373,13 @@ double square_fit(const PressEvidence& e, const Squares& on, int s) {
   const auto& l = e.l[s];
   const SquareState own = state_of(on.white, on.black, s);
   double fit = l[static_cast<int>(own)];
+  if (own == SquareState::kEmpty && e.beside != nullptr) {
+    for (int colour = 0; colour < 2; ++colour) {
+      const double cost = beside_cost(*e.beside, on, s, colour);
+      if (cost > -std::numeric_limits<double>::infinity())
+        fit = std::max(fit, l[static_cast<std::size_t>(colour + 1)] + cost);
+    }
+  }
   // Only an empty square shows what leans over it: a piece's own base fills its square's
   // middle, where vision reads it.
   if (e.leans == nullptr || own != SquareState::kEmpty) return fit;
@@ -344,12 +415,33 @@ double board_score(const Position& p, const PressEvidence& e) {
   return score;
 }
 
+// The squares within kBesideReach of each square.
+constexpr std::array<std::uint64_t, 64> kBesideAround = [] {
+  std::array<std::uint64_t, 64> out{};
+  for (int s = 0; s < 64; ++s) {
+    for (int dr = -kBesideReach; dr <= kBesideReach; ++dr) {
+      for (int df = -kBesideReach; df <= kBesideReach; ++df) {
+        const int f = s % 8 + df, r = s / 8 + dr;
+        if (f >= 0 && f < 8 && r >= 0 && r < 8) {
+          out[static_cast<std::size_t>(s)] |= std::uint64_t{1} << (r * 8 + f);
+        }
+      }
+    }
+  }
+  return out;
+}();
+
 // The change in fit when the board goes from `before` to `after`: on the squares whose
 // content changes, and on those a piece that came or went hides.
 double change_delta(const Squares& before, const Squares& after, const PressEvidence& e) {
   const std::uint64_t content_changed = changed_squares(before, after);
   // And the squares that the pieces which came or went hide (a promotion makes a piece tall).
   std::uint64_t refit = content_changed;
+  if (e.beside != nullptr) {
+    for (std::uint64_t q = content_changed; q != 0; q &= q - 1) {
+      refit |= kBesideAround[static_cast<std::size_t>(std::countr_zero(q))];
+    }
+  }
   if (e.leans != nullptr) {
     for (std::uint64_t q = content_changed | (before.tall ^ after.tall); q != 0; q &= q - 1) {
       const auto sq = static_cast<std::size_t>(std::countr_zero(q));
@@ -722,7 +814,8 @@ struct Tracker::Impl {
   }
 
   TrackerConfig config;
-  std::array<std::optional<Leans>, 2> leans;  // from config.leans_over
+  std::array<std::optional<Leans>, 2> leans;         // from config.leans_over
+  std::array<std::optional<BesideCosts>, 2> beside;  // as of the latest press on each board
   std::array<BoardEvidence, 2> evidence;
   std::vector<Hypothesis> beam;
   std::deque<Press> pending;      // presses waiting for their evidence
@@ -1465,6 +1558,8 @@ struct Tracker::Impl {
     const int b = index(press.board);
     PressEvidence out;
     out.leans = leans[b] ? &*leans[b] : nullptr;
+    if (config.learn_shadows_beside) beside[b] = beside_costs(evidence[b]);
+    out.beside = beside[b] ? &*beside[b] : nullptr;
     const auto readings = evidence[b].readings_at(evidence_t, before);
     const detail::BoardEvidence::Changes news =
         evidence[b].changes(press.previous_press_t, evidence_t, before);
@@ -2323,7 +2418,8 @@ struct Tracker::Impl {
       skip |= (mine.pieces(Color::kWhite) ^ parent.pieces(Color::kWhite)) |
               (mine.pieces(Color::kBlack) ^ parent.pieces(Color::kBlack));
     }
-    evidence[b].learn(learned_until[b], press.t, square_states(reference), skip);
+    evidence[b].learn(learned_until[b], press.t, square_states(reference), skip,
+                      long_casters(reference));
     learned_until[b] = press.t;
   }
 
@@ -2332,7 +2428,8 @@ struct Tracker::Impl {
   void learn_start(const Press& press) {
     const int b = index(press.board);
     const double until = std::min(press.t, evidence[b].first_hand().value_or(press.t) - 1e-6);
-    evidence[b].learn(-kInfinity, until, square_states(committed[b]), 0);
+    evidence[b].learn(-kInfinity, until, square_states(committed[b]), 0,
+                      long_casters(committed[b]));
     learned_until[b] = until;
   }
 

@@ -212,6 +212,9 @@ struct TrackerConfig {
   // An arm over the partner's board counts when it stays this long.
   double partner_touch_seconds = 0.3;
   PieceTypeOracle piece_types;
+  // Learn where on each board an empty square beside a piece reads as a piece (its shadow)
+  // and take such readings for that (see BesideCosts in tracker.cpp); off for comparison.
+  bool learn_shadows_beside = true;
   // Per board (A, B): which squares the pieces hide from the camera. All 0: no lean.
   std::array<PieceLeans, 2> leans_over{};
   // Where to write the scoring of every press, for tuning; nullptr for none.
