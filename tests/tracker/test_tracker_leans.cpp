@@ -33,6 +33,16 @@ struct HiddenDrops {
   std::vector<int> drop_plies;
 };
 
+// The first `plies` plies read with a misread in a hundred frames, no holding areas.
+SimulationOptions few_misreads(int plies) {
+  SimulationOptions options;
+  options.misread = 0.01;
+  options.seed = 11;
+  options.max_plies = plies;
+  options.holdings = false;
+  return options;
+}
+
 // Every drop on board A in the first `plies` plies of `game` whose square one rank lower is
 // empty then: that square reads as the dropped piece's colour from the drop on, while it
 // stays empty (the simulation's ShadowedSquare), and as long as the dropped piece stays
@@ -40,10 +50,7 @@ struct HiddenDrops {
 HiddenDrops hide_behind_drops(const bugcam::rules::BpgnGame& game, int plies, int stays) {
   const bugcam::rules::Replay replay = bugcam::rules::replay(game);
   HiddenDrops out;
-  out.options.misread = 0.01;
-  out.options.seed = 11;
-  out.options.max_plies = plies;
-  out.options.holdings = false;
+  out.options = few_misreads(plies);
   for (int i = 0; i < plies && i < static_cast<int>(replay.plies.size()); ++i) {
     const auto& ply = replay.plies[static_cast<std::size_t>(i)];
     const Move m = ply.move;
@@ -155,10 +162,7 @@ std::uint64_t long_casters_after(const bugcam::rules::Replay& replay, std::size_
 HiddenDrops shade_above_long_casters(const bugcam::rules::BpgnGame& game, int plies, int stays) {
   const bugcam::rules::Replay replay = bugcam::rules::replay(game);
   HiddenDrops out;
-  out.options.misread = 0.01;
-  out.options.seed = 11;
-  out.options.max_plies = plies;
-  out.options.holdings = false;
+  out.options = few_misreads(plies);
   std::uint64_t shaded = 0;
   const std::size_t last = std::min(static_cast<std::size_t>(plies), replay.plies.size());
   for (std::size_t i = 0; i < last; ++i) {
