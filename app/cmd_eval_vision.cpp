@@ -29,7 +29,8 @@ namespace bugcam::app {
 
 namespace {
 
-// A misread lasting this long is listed: a press's evidence cannot outweigh it.
+// Misreads lasting this long are counted, and the longest listed: the tracker weighs a
+// reading by how long it lasts, so these can outweigh a press's evidence.
 constexpr double kLastingMisreadSeconds = 5.0;
 constexpr std::size_t kLongestMisreadsShown = 5;
 
@@ -313,7 +314,8 @@ int run_eval(const EvalOptions& options) {
   report["squares_wrong_unsure"] = kinds.unsure;
   const std::vector<pipeline::SquareMisreads::Run> lasting =
       misreads.runs_at_least(kLastingMisreadSeconds);
-  report["misreads_lasting_5s"] = lasting.size();
+  report["misreads_lasting_seconds"] = kLastingMisreadSeconds;
+  report["misreads_lasting"] = lasting.size();
   nlohmann::json longest = nlohmann::json::array();
   for (std::size_t i = 0; i < lasting.size() && i < kLongestMisreadsShown; ++i) {
     const pipeline::SquareMisreads::Run& r = lasting[i];
@@ -321,7 +323,7 @@ int run_eval(const EvalOptions& options) {
                        {"square", square_name(r.square)},
                        {"seen", std::string(1, r.seen)},
                        {"truth", std::string(1, r.truth)},
-                       {"from_s", r.first_frame / fps},
+                       {"from_s", r.first_frame / (fps > 0 ? fps : 30.0)},
                        {"seconds", r.seconds}});
   }
   report["misreads_longest"] = longest;

@@ -157,8 +157,10 @@ std::uint64_t long_casters_after(const bugcam::rules::Replay& replay, std::size_
 // A low light beyond rank 1 of board A: a king's, queen's or bishop's shadow falls on the
 // square one rank higher, which vision reads as a white piece while it is empty (a grey
 // shadow on a pale square). From each ply of board A in the first `plies` after which such a
-// piece stands below an empty square that the ply made so, while both squares stay as they
-// are for `stays` plies of the board. `drop_plies`: those plies that are drops of the caster.
+// piece stands below an empty square that the ply made so, where both squares stay as they
+// are for `stays` plies of the board. (The simulation's shadow then stays whenever the square
+// is empty, the piece gone or not: after those plies it is a bias of the square's own, which
+// the tracker learns per square.) `drop_plies`: those plies that are drops of the caster.
 HiddenDrops shade_above_long_casters(const bugcam::rules::BpgnGame& game, int plies, int stays) {
   const bugcam::rules::Replay replay = bugcam::rules::replay(game);
   HiddenDrops out;
@@ -224,9 +226,11 @@ TEST(TrackerShadows, ALongPiecesShadowBesideItIsLearnedAndNotTakenForAPiece) {
               << "; incidents " << learnt.incidents.size() << " / " << unlearnt.incidents.size()
               << "\n";
   }
-  std::cout << "moves right " << moves_learnt << " learnt / " << moves_unlearnt
-            << " not; incidents " << incidents_learnt << " / " << incidents_unlearnt << "\n";
+  std::cout << shaded << " shadows, " << drops << " drops; moves right " << moves_learnt
+            << " learnt / " << moves_unlearnt << " not; incidents " << incidents_learnt << " / "
+            << incidents_unlearnt << "\n";
   ASSERT_GE(shaded, 10) << "too few shadows";
+  ASSERT_GT(drops, 0) << "no drop of a long piece below an empty square";
   // Without learning them, shadows cost moves (the reason for the config), and learning
   // them costs no drop and adds no incident.
   EXPECT_GT(moves_learnt, moves_unlearnt);

@@ -45,8 +45,9 @@ constexpr double kSquarePriorFrames = 60.0;
 // with the scene (a shadow that comes and goes with a neighbour) is followed.
 constexpr double kSquareCountCap = 900.0;
 constexpr double kBoardCountCap = 64.0 * 900.0;
-// Frames of empty squares with a piece at one offset before its rate is trusted.
-constexpr double kBesideMinFrames = 300.0;
+// Readings (an empty square in one frame, with a piece at the offset) before an offset's rate
+// is trusted: in a start position an offset may gather these within a second.
+constexpr double kBesideMinReadings = 300.0;
 // Frames kept for learning at most, should commits stop coming.
 constexpr double kUnlearnedSeconds = 120.0;
 
@@ -285,7 +286,7 @@ std::optional<double> BoardEvidence::beside_rate(SquareState read, bool long_cas
   const auto& cell = beside_counts_[static_cast<std::size_t>(
       (long_caster ? kBesideSide * kBesideSide : 0) + (dr + kBesideReach) * kBesideSide + df +
       kBesideReach)];
-  if (cell[2] < kBesideMinFrames || read == SquareState::kEmpty) return std::nullopt;
+  if (cell[2] < kBesideMinReadings || read == SquareState::kEmpty) return std::nullopt;
   return cell[read == SquareState::kWhite ? 0 : 1] / cell[2];
 }
 

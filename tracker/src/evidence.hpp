@@ -104,11 +104,12 @@ class BoardEvidence {
   // `long_casters`: the squares of pieces whose shadows reach furthest (kings, queens,
   // bishops), counted apart in beside_rate.
   void learn(double t0, double t1, const std::array<SquareState, 64>& states, std::uint64_t skip,
-             std::uint64_t long_casters = 0);
+             std::uint64_t long_casters);
   // How often, as learned so far, an empty square read as a piece of colour `read` (kWhite
   // or kBlack) with a piece of class `long_caster` standing `df` files and `dr` ranks from it
   // (within kBesideReach): a shadow falls one way, the light's, and reads as one colour;
-  // nullopt before enough frames.
+  // nullopt before enough readings. Every piece around a square shares its readings (one
+  // beside a real caster gets some of its rate), and the counts never fade.
   std::optional<double> beside_rate(SquareState read, bool long_caster, int df, int dr) const;
   static constexpr int kBesideReach = 2;
   // Whether a square is covered in the latest frame that was seen uncovered after `since`

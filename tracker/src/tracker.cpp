@@ -258,7 +258,8 @@ Squares squares_of(const Position& p) {
 // beside Bf8, 10303's h7 beside B@h6). Where, and as which colour, is learned on each board
 // from the positions agreed (BoardEvidence::beside_rate). Per colour read (white, black),
 // caster class (other, long: see long_casters) and offset within kBesideReach: the log of
-// how often an empty square read so with such a piece there, or -infinity.
+// how often an empty square read so with such a piece there, or -infinity. (So the type of
+// a piece put beside such a square, a bishop or a knight, changes its fit too.)
 constexpr int kBesideReach = detail::BoardEvidence::kBesideReach;
 constexpr int kBesideSide = 2 * kBesideReach + 1;
 using BesideCosts = std::array<double, 2 * 2 * kBesideSide * kBesideSide>;
@@ -318,8 +319,10 @@ std::uint64_t changed_squares(const Squares& before, const Squares& after) {
 
 // The evidence of one press on its board.
 struct PressEvidence {
-  BoardLikelihood l{};                  // what each square's readings add at this press
-  const BesideCosts* beside = nullptr;  // pieces' shadows as learned on this board
+  BoardLikelihood l{};  // what each square's readings add at this press
+  // Pieces' shadows as learned on this board: Tracker::Impl::beside, valid until the next
+  // press_evidence on the board (a PressEvidence lives within one press's scoring).
+  const BesideCosts* beside = nullptr;
   // Each square's readings at this press whole, counted before or not: the position seen,
   // which a resync is built from.
   BoardLikelihood whole{};
@@ -367,17 +370,20 @@ std::uint64_t hiders_of(const Leans& leans, std::uint64_t pieces, std::uint64_t 
          (leans.hidden_from[kTallLean][sq] & pieces & tall);
 }
 
-// A square's fit to its readings with the board holding `on`: its own content, or the colour
-// of a piece that hides it (at kLeanedOverReading, or kLeanedOverNewReading).
+// A square's fit to its readings with the board holding `on`: its own content, the colour
+// of a piece that hides it (at kLeanedOverReading, or kLeanedOverNewReading), or for an empty
+// square the colour a piece's shadow beside it reads as (BesideCosts).
 double square_fit(const PressEvidence& e, const Squares& on, int s) {
   const auto& l = e.l[s];
   const SquareState own = state_of(on.white, on.black, s);
   double fit = l[static_cast<int>(own)];
   if (own == SquareState::kEmpty && e.beside != nullptr) {
     for (int colour = 0; colour < 2; ++colour) {
+      // A cost is never a gain: only a reading that fits better than the square's own can.
+      const double read = l[static_cast<std::size_t>(colour + 1)];
+      if (read <= fit) continue;
       const double cost = beside_cost(*e.beside, on, s, colour);
-      if (cost > -std::numeric_limits<double>::infinity())
-        fit = std::max(fit, l[static_cast<std::size_t>(colour + 1)] + cost);
+      if (cost > -std::numeric_limits<double>::infinity()) fit = std::max(fit, read + cost);
     }
   }
   // Only an empty square shows what leans over it: a piece's own base fills its square's
@@ -432,13 +438,15 @@ constexpr std::array<std::uint64_t, 64> kBesideAround = [] {
 }();
 
 // The change in fit when the board goes from `before` to `after`: on the squares whose
-// content changes, and on those a piece that came or went hides.
+// content changes, on those a piece that came or went hides, and on those it may shade.
 double change_delta(const Squares& before, const Squares& after, const PressEvidence& e) {
   const std::uint64_t content_changed = changed_squares(before, after);
   // And the squares that the pieces which came or went hide (a promotion makes a piece tall).
   std::uint64_t refit = content_changed;
   if (e.beside != nullptr) {
-    for (std::uint64_t q = content_changed; q != 0; q &= q - 1) {
+    // And those a piece that came, went or changed class may shade.
+    for (std::uint64_t q = content_changed | (before.long_casters ^ after.long_casters); q != 0;
+         q &= q - 1) {
       refit |= kBesideAround[static_cast<std::size_t>(std::countr_zero(q))];
     }
   }

@@ -89,7 +89,7 @@ class SquareMisreads {
   double fps_;
   Kinds kinds_;
   std::vector<Run> ended_;
-  std::vector<Run> open_;  // per board and square seen so far, in the order first seen
+  std::vector<Run> open_;  // the runs still going on, at most one per board and square
 };
 
 }  // namespace bugcam::pipeline
