@@ -323,7 +323,7 @@ int run_eval(const EvalOptions& options) {
                        {"square", square_name(r.square)},
                        {"seen", std::string(1, r.seen)},
                        {"truth", std::string(1, r.truth)},
-                       {"from_s", r.first_frame / (fps > 0 ? fps : 30.0)},
+                       {"from_s", r.from_seconds},
                        {"seconds", r.seconds}});
   }
   report["misreads_longest"] = longest;

@@ -237,6 +237,7 @@ std::vector<SquareMisreads::Run> SquareMisreads::runs_at_least(double min_second
   std::vector<Run> out;
   for (const std::vector<Run>* runs : {&ended_, &open_}) {
     for (Run r : *runs) {
+      r.from_seconds = r.first_frame / fps_;
       r.seconds = (r.last_frame - r.first_frame + 1) / fps_;
       if (r.seconds >= min_seconds) out.push_back(r);
     }

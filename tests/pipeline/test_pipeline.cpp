@@ -221,12 +221,14 @@ TEST(SquareMisreads, KindsAndRunsOfOneMisread) {
   EXPECT_EQ(long_runs[0].truth, '.');
   EXPECT_EQ(long_runs[0].first_frame, 0);
   EXPECT_EQ(long_runs[0].last_frame, 29);
+  EXPECT_DOUBLE_EQ(long_runs[0].from_seconds, 0.0);
   EXPECT_DOUBLE_EQ(long_runs[0].seconds, 3.0);
   // All runs, longest first, then by board and square: the three one-frame runs follow.
   const std::vector<pipeline::SquareMisreads::Run> all = misreads.runs_at_least(0.0);
   ASSERT_EQ(all.size(), 4u);
   EXPECT_EQ(all[1].board, "A");
   EXPECT_EQ(all[1].first_frame, 31);
+  EXPECT_DOUBLE_EQ(all[1].from_seconds, 3.1);
   EXPECT_EQ(all[2].board, "B");
   EXPECT_EQ(all[2].seen, '.');
   EXPECT_EQ(all[3].seen, 'w');

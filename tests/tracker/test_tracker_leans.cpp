@@ -140,20 +140,6 @@ const bugcam::rules::Position& board_a_after(const bugcam::rules::Replay& replay
   return replay.final_game.board(BoardId::kA);
 }
 
-// The long casters (kings, queens, bishops) on board A after `ply`, a1 = 0.
-std::uint64_t long_casters_after(const bugcam::rules::Replay& replay, std::size_t ply) {
-  const bugcam::rules::Position& after = board_a_after(replay, ply);
-  std::uint64_t out = 0;
-  for (int s = 0; s < 64; ++s) {
-    const auto type = after.piece_at(static_cast<bugcam::rules::Square>(s)).type;
-    if (type == bugcam::rules::PieceType::kKing || type == bugcam::rules::PieceType::kQueen ||
-        type == bugcam::rules::PieceType::kBishop) {
-      out |= std::uint64_t{1} << s;
-    }
-  }
-  return out;
-}
-
 // A low light beyond rank 1 of board A: a king's, queen's or bishop's shadow falls on the
 // square one rank higher, which vision reads as a white piece while it is empty (a grey
 // shadow on a pale square). From each ply of board A in the first `plies` after which such a
@@ -171,7 +157,10 @@ HiddenDrops shade_above_long_casters(const bugcam::rules::BpgnGame& game, int pl
     const auto& ply = replay.plies[i];
     if (ply.board != BoardId::kA) continue;
     const bugcam::rules::Position& after = board_a_after(replay, i);
-    const std::uint64_t casters = long_casters_after(replay, i);
+    // The long casters: kings, queens and bishops.
+    const std::uint64_t casters = after.pieces(bugcam::rules::PieceType::kKing) |
+                                  after.pieces(bugcam::rules::PieceType::kQueen) |
+                                  after.pieces(bugcam::rules::PieceType::kBishop);
     for (int x = 0; x < 56; ++x) {
       const auto below = static_cast<bugcam::rules::Square>(x);
       const auto above = static_cast<bugcam::rules::Square>(x + 8);

@@ -245,6 +245,11 @@ std::array<std::array<double, 3>, 3> BoardEvidence::confusion(int square) const 
 
 void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64>& states,
                           std::uint64_t skip, std::uint64_t long_casters) {
+  std::uint64_t casters = 0;  // the pieces that stood still, whose shade is learned
+  for (int s = 0; s < 64; ++s) {
+    if (states[s] != SquareState::kEmpty) casters |= std::uint64_t{1} << s;
+  }
+  casters &= ~skip;
   while (!unlearned_.empty() && unlearned_.front().t <= t1) {
     const FrameReadings& frame = unlearned_.front();
     if (frame.t > t0) {
@@ -261,19 +266,12 @@ void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64
         square_counts_[s].add(state, read, kSquareCountCap);
         board_counts_.add(state, read, kBoardCountCap);
         if (states[s] != SquareState::kEmpty) continue;
-        for (int dr = -kBesideReach; dr <= kBesideReach; ++dr) {
-          for (int df = -kBesideReach; df <= kBesideReach; ++df) {
-            const int f = s % 8 + df, r = s / 8 + dr;
-            if ((df == 0 && dr == 0) || f < 0 || f > 7 || r < 0 || r > 7) continue;
-            const int caster = r * 8 + f;
-            if (states[caster] == SquareState::kEmpty || ((skip >> caster) & 1)) continue;
-            const bool long_caster = ((long_casters >> caster) & 1) != 0;
-            auto& cell = beside_counts_[static_cast<std::size_t>(
-                (long_caster ? kBesideSide * kBesideSide : 0) + (dr + kBesideReach) * kBesideSide +
-                df + kBesideReach)];
-            if (read_state != 0) cell[read_state - 1] += 1.0;
-            cell[2] += 1.0;
-          }
+        for (std::uint64_t q = kBesideAround[static_cast<std::size_t>(s)] & casters; q != 0;
+             q &= q - 1) {
+          const int caster = std::countr_zero(q);
+          auto& cell = beside_counts_[beside_cell(s, caster, ((long_casters >> caster) & 1) != 0)];
+          if (read_state != 0) cell[read_state - 1] += 1.0;
+          cell[2] += 1.0;
         }
       }
     }
@@ -281,11 +279,8 @@ void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64
   }
 }
 
-std::optional<double> BoardEvidence::beside_rate(SquareState read, bool long_caster, int df,
-                                                 int dr) const {
-  const auto& cell = beside_counts_[static_cast<std::size_t>(
-      (long_caster ? kBesideSide * kBesideSide : 0) + (dr + kBesideReach) * kBesideSide + df +
-      kBesideReach)];
+std::optional<double> BoardEvidence::beside_rate(SquareState read, std::size_t cell_index) const {
+  const auto& cell = beside_counts_[cell_index];
   if (cell[2] < kBesideMinReadings || read == SquareState::kEmpty) return std::nullopt;
   return cell[read == SquareState::kWhite ? 0 : 1] / cell[2];
 }

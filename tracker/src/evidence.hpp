@@ -15,6 +15,33 @@ namespace bugcam::tracker::detail {
 // Empty, white piece, black piece.
 enum class SquareState : std::uint8_t { kEmpty = 0, kWhite = 1, kBlack = 2 };
 
+// Beside-square readings (BoardEvidence::beside_rate) look this many squares each way.
+constexpr int kBesideReach = 2;
+// The squares within kBesideReach of each square, itself included.
+inline constexpr std::array<std::uint64_t, 64> kBesideAround = [] {
+  std::array<std::uint64_t, 64> out{};
+  for (int s = 0; s < 64; ++s) {
+    for (int dr = -kBesideReach; dr <= kBesideReach; ++dr) {
+      for (int df = -kBesideReach; df <= kBesideReach; ++df) {
+        const int f = s % 8 + df, r = s / 8 + dr;
+        if (f >= 0 && f < 8 && r >= 0 && r < 8) {
+          out[static_cast<std::size_t>(s)] |= std::uint64_t{1} << (r * 8 + f);
+        }
+      }
+    }
+  }
+  return out;
+}();
+// Per caster class (other, long) and offset within kBesideReach: how many cells, and the
+// cell of a piece on `caster` beside `square` (within kBesideReach of it).
+constexpr int kBesideSide = 2 * kBesideReach + 1;
+constexpr std::size_t kBesideCells = 2 * kBesideSide * kBesideSide;
+constexpr std::size_t beside_cell(int square, int caster, bool long_caster) {
+  const int df = caster % 8 - square % 8, dr = caster / 8 - square / 8;
+  return static_cast<std::size_t>((long_caster ? kBesideSide * kBesideSide : 0) +
+                                  (dr + kBesideReach) * kBesideSide + df + kBesideReach);
+}
+
 struct Run {
   double start = 0.0;  // time of its first frame
   double end = 0.0;    // time of its last frame
@@ -106,12 +133,11 @@ class BoardEvidence {
   void learn(double t0, double t1, const std::array<SquareState, 64>& states, std::uint64_t skip,
              std::uint64_t long_casters);
   // How often, as learned so far, an empty square read as a piece of colour `read` (kWhite
-  // or kBlack) with a piece of class `long_caster` standing `df` files and `dr` ranks from it
-  // (within kBesideReach): a shadow falls one way, the light's, and reads as one colour;
-  // nullopt before enough readings. Every piece around a square shares its readings (one
-  // beside a real caster gets some of its rate), and the counts never fade.
-  std::optional<double> beside_rate(SquareState read, bool long_caster, int df, int dr) const;
-  static constexpr int kBesideReach = 2;
+  // or kBlack) with a piece of the class and at the offset of `cell` (beside_cell): a shadow
+  // falls one way, the light's, and reads as one colour; nullopt before enough readings.
+  // Every piece around a square shares its readings (one beside a real caster gets some of
+  // its rate), and the counts never fade.
+  std::optional<double> beside_rate(SquareState read, std::size_t cell) const;
   // Whether a square is covered in the latest frame that was seen uncovered after `since`
   // (a hand still over the board, not a square that is never seen), or was uncovered only a
   // few frames ago.
@@ -159,9 +185,8 @@ class BoardEvidence {
   // Covered squares per recent frame, for the floor visits are measured from.
   std::deque<std::pair<double, int>> recent_covered_;
   std::array<ReadingCounts, 64> square_counts_{};
-  static constexpr int kBesideSide = 2 * kBesideReach + 1;
-  // Per caster class and offset: frames an empty square read as white, as black, in all.
-  std::array<std::array<double, 3>, 2 * kBesideSide * kBesideSide> beside_counts_{};
+  // Per beside_cell: frames an empty square read as white, as black, in all.
+  std::array<std::array<double, 3>, kBesideCells> beside_counts_{};
   ReadingCounts board_counts_{};
   double previous_t_ = 0.0;
   double latest_t_ = 0.0;

@@ -257,12 +257,11 @@ Squares squares_of(const Position& p) {
 // (a grey shadow on a pale square as a white one: fresh 10301's e4 beside Bd3, 10302's g8
 // beside Bf8, 10303's h7 beside B@h6). Where, and as which colour, is learned on each board
 // from the positions agreed (BoardEvidence::beside_rate). Per colour read (white, black),
-// caster class (other, long: see long_casters) and offset within kBesideReach: the log of
+// caster class (other, long: see long_casters) and offset within detail::kBesideReach: the log of
 // how often an empty square read so with such a piece there, or -infinity. (So the type of
 // a piece put beside such a square, a bishop or a knight, changes its fit too.)
-constexpr int kBesideReach = detail::BoardEvidence::kBesideReach;
-constexpr int kBesideSide = 2 * kBesideReach + 1;
-using BesideCosts = std::array<double, 2 * 2 * kBesideSide * kBesideSide>;
+// Per colour read (white, black), then per detail::beside_cell.
+using BesideCosts = std::array<double, 2 * detail::kBesideCells>;
 // Rarer than this, a reading beside a piece is taken at its word: the rates of offsets that
 // shade nothing rise too where a real caster stands beside them (replays of the 24 fresh
 // clips' logs: 0.15 and 0.2 fix 10301, 10302's illegal move and 10303; 0.1 loses moves on
@@ -273,20 +272,13 @@ std::optional<BesideCosts> beside_costs(const detail::BoardEvidence& evidence) {
   BesideCosts out;
   out.fill(-std::numeric_limits<double>::infinity());
   bool any = false;
-  for (int colour = 0; colour < 2; ++colour) {
-    for (int c = 0; c < 2; ++c) {
-      for (int dr = -kBesideReach; dr <= kBesideReach; ++dr) {
-        for (int df = -kBesideReach; df <= kBesideReach; ++df) {
-          if (df == 0 && dr == 0) continue;
-          const std::optional<double> rate = evidence.beside_rate(
-              colour == 0 ? SquareState::kWhite : SquareState::kBlack, c == 1, df, dr);
-          if (rate && *rate >= kBesideMinRate) {
-            out[static_cast<std::size_t>(((colour * 2 + c) * kBesideSide + dr + kBesideReach) *
-                                             kBesideSide +
-                                         df + kBesideReach)] = std::log(*rate);
-            any = true;
-          }
-        }
+  for (std::size_t colour = 0; colour < 2; ++colour) {
+    for (std::size_t cell = 0; cell < detail::kBesideCells; ++cell) {
+      const std::optional<double> rate =
+          evidence.beside_rate(colour == 0 ? SquareState::kWhite : SquareState::kBlack, cell);
+      if (rate && *rate >= kBesideMinRate) {
+        out[colour * detail::kBesideCells + cell] = std::log(*rate);
+        any = true;
       }
     }
   }
@@ -297,18 +289,12 @@ std::optional<BesideCosts> beside_costs(const detail::BoardEvidence& evidence) {
 // colour `colour` (0 white, 1 black).
 double beside_cost(const BesideCosts& costs, const Squares& on, int s, int colour) {
   double best = -std::numeric_limits<double>::infinity();
-  const std::uint64_t pieces = on.white | on.black;
-  for (int dr = -kBesideReach; dr <= kBesideReach; ++dr) {
-    for (int df = -kBesideReach; df <= kBesideReach; ++df) {
-      const int f = s % 8 + df, r = s / 8 + dr;
-      if ((df == 0 && dr == 0) || f < 0 || f > 7 || r < 0 || r > 7) continue;
-      const int caster = r * 8 + f;
-      if (((pieces >> caster) & 1) == 0) continue;
-      const int c = ((on.long_casters >> caster) & 1) != 0 ? 1 : 0;
-      best = std::max(best, costs[static_cast<std::size_t>(
-                                ((colour * 2 + c) * kBesideSide + dr + kBesideReach) * kBesideSide +
-                                df + kBesideReach)]);
-    }
+  const std::uint64_t around = detail::kBesideAround[static_cast<std::size_t>(s)];
+  for (std::uint64_t q = around & (on.white | on.black); q != 0; q &= q - 1) {
+    const int caster = std::countr_zero(q);
+    const bool long_caster = ((on.long_casters >> caster) & 1) != 0;
+    best = std::max(best, costs[static_cast<std::size_t>(colour) * detail::kBesideCells +
+                                detail::beside_cell(s, caster, long_caster)]);
   }
   return best;
 }
@@ -421,22 +407,6 @@ double board_score(const Position& p, const PressEvidence& e) {
   return score;
 }
 
-// The squares within kBesideReach of each square.
-constexpr std::array<std::uint64_t, 64> kBesideAround = [] {
-  std::array<std::uint64_t, 64> out{};
-  for (int s = 0; s < 64; ++s) {
-    for (int dr = -kBesideReach; dr <= kBesideReach; ++dr) {
-      for (int df = -kBesideReach; df <= kBesideReach; ++df) {
-        const int f = s % 8 + df, r = s / 8 + dr;
-        if (f >= 0 && f < 8 && r >= 0 && r < 8) {
-          out[static_cast<std::size_t>(s)] |= std::uint64_t{1} << (r * 8 + f);
-        }
-      }
-    }
-  }
-  return out;
-}();
-
 // The change in fit when the board goes from `before` to `after`: on the squares whose
 // content changes, on those a piece that came or went hides, and on those it may shade.
 double change_delta(const Squares& before, const Squares& after, const PressEvidence& e) {
@@ -447,7 +417,7 @@ double change_delta(const Squares& before, const Squares& after, const PressEvid
     // And those a piece that came, went or changed class may shade.
     for (std::uint64_t q = content_changed | (before.long_casters ^ after.long_casters); q != 0;
          q &= q - 1) {
-      refit |= kBesideAround[static_cast<std::size_t>(std::countr_zero(q))];
+      refit |= detail::kBesideAround[static_cast<std::size_t>(std::countr_zero(q))];
     }
   }
   if (e.leans != nullptr) {

@@ -71,7 +71,8 @@ class SquareMisreads {
     char truth = '.';
     int first_frame = 0;
     int last_frame = 0;
-    double seconds = 0.0;  // from the first frame of the run to the end of its last
+    double from_seconds = 0.0;  // the run's first frame's time
+    double seconds = 0.0;       // from the first frame of the run to the end of its last
   };
 
   explicit SquareMisreads(double fps);
