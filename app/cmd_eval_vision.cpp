@@ -17,7 +17,6 @@
 
 #include <nlohmann/json.hpp>
 #include <opencv2/core/utility.hpp>
-#include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 
 #include "bugcam/calibration.hpp"
@@ -122,6 +121,13 @@ int run_eval(const EvalOptions& options) {
   std::unique_ptr<vision::FrameReader> reader;
   std::unique_ptr<vision::TrackingReader> tracking;
   const auto& states = truth["states"];
+  // The lens the clip was rendered through (older truth files: no distortion).
+  pipeline::TruthLens lens;
+  if (truth.contains("camera")) {
+    const auto& camera = truth["camera"];
+    lens = {camera.value("fx", 1.0), camera.value("fy", 1.0), camera.value("cx", 0.0),
+            camera.value("cy", 0.0), camera.value("k1", 0.0), camera.value("k2", 0.0)};
+  }
   const double fps = truth.value("fps", 30.0);
   pipeline::SquareMisreads misreads(fps);
   cv::Mat frame;
@@ -161,21 +167,17 @@ int run_eval(const EvalOptions& options) {
           }
           if (a1_best > 2 * square) names_right = false;
           if (a1_index != 0) orientation_right = false;
-          // Lattice corner error: all 81 lattice points, via the true corners' homography.
-          std::vector<cv::Point2f> from, to;
-          const std::array<cv::Point2d, 4> unit{cv::Point2d(0, 0), cv::Point2d(8, 0),
-                                                cv::Point2d(8, 8), cv::Point2d(0, 8)};
-          for (size_t i = 0; i < 4; ++i) {
-            from.emplace_back(cv::Point2f(unit[i]));
-            to.emplace_back(cv::Point2f(expected[i]));
-          }
-          const cv::Matx33d true_h(cv::getPerspectiveTransform(from, to));
+          // Lattice corner error: all 81 lattice points, from the true corners through the
+          // clip's lens.
+          std::array<pipeline::ImagePoint, 4> seen_corners;
+          for (size_t i = 0; i < 4; ++i) seen_corners[i] = {expected[i].x, expected[i].y};
+          const std::array<pipeline::ImagePoint, 81> lattice =
+              pipeline::true_lattice(seen_corners, lens);
           for (int y = 0; y <= 8; ++y) {
             for (int x = 0; x <= 8; ++x) {
-              const cv::Vec3d t = true_h * cv::Vec3d(x, y, 1);
+              const pipeline::ImagePoint t = lattice[static_cast<size_t>(y * 9 + x)];
               const double e =
-                  distance(board->to_image({double(x), double(y)}), {t[0] / t[2], t[1] / t[2]}) /
-                  square;
+                  distance(board->to_image({double(x), double(y)}), {t.x, t.y}) / square;
               corner_errors.push_back(e);
               worst_corner = std::max(worst_corner, e);
             }

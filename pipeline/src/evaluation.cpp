@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "bugcam/rules.hpp"
 
@@ -276,6 +277,55 @@ std::string to_text(const Accuracy& a) {
         << (m.ply.empty() ? "" : " (" + m.ply + ")") << "\n";
   }
   return out.str();
+}
+
+ImagePoint TruthLens::undistort(ImagePoint pixel) const {
+  const double x = (pixel.x - cx) / fx;
+  const double y = (pixel.y - cy) / fy;
+  const double r2 = x * x + y * y;
+  const double scale = 1.0 + k1 * r2 + k2 * r2 * r2;
+  return {cx + fx * x * scale, cy + fy * y * scale};
+}
+
+ImagePoint TruthLens::distort(ImagePoint pixel) const {
+  const double x = (pixel.x - cx) / fx;
+  const double y = (pixel.y - cy) / fy;
+  const double undistorted_r = std::hypot(x, y);
+  if (undistorted_r == 0.0) return pixel;
+  // Newton's method on the radius: r (1 + k1 r^2 + k2 r^4) = undistorted_r.
+  double r = undistorted_r;
+  for (int i = 0; i < 20; ++i) {
+    const double r2 = r * r;
+    const double f = r * (1.0 + k1 * r2 + k2 * r2 * r2) - undistorted_r;
+    const double slope = 1.0 + 3.0 * k1 * r2 + 5.0 * k2 * r2 * r2;
+    if (slope <= 0.0) break;
+    const double step = f / slope;
+    r -= step;
+    if (std::abs(step) < 1e-12) break;
+  }
+  const double scale = r / undistorted_r;
+  return {cx + fx * x * scale, cy + fy * y * scale};
+}
+
+std::array<ImagePoint, 81> true_lattice(const std::array<ImagePoint, 4>& corners,
+                                        const TruthLens& lens) {
+  const std::array<cv::Point2f, 4> board{cv::Point2f(0, 0), cv::Point2f(8, 0), cv::Point2f(8, 8),
+                                         cv::Point2f(0, 8)};
+  std::array<cv::Point2f, 4> seen{};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const ImagePoint u = lens.undistort(corners[i]);
+    seen[i] = cv::Point2f(static_cast<float>(u.x), static_cast<float>(u.y));
+  }
+  const cv::Matx33d h(cv::getPerspectiveTransform(board.data(), seen.data()));
+  std::array<ImagePoint, 81> lattice{};
+  for (int rank_line = 0; rank_line <= 8; ++rank_line) {
+    for (int file_line = 0; file_line <= 8; ++file_line) {
+      const cv::Vec3d p = h * cv::Vec3d(file_line, rank_line, 1.0);
+      lattice[static_cast<std::size_t>(rank_line * 9 + file_line)] =
+          lens.distort({p[0] / p[2], p[1] / p[2]});
+    }
+  }
+  return lattice;
 }
 
 }  // namespace bugcam::pipeline

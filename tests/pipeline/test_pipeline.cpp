@@ -1,8 +1,11 @@
 // The glue between vision and tracker, and the scoring of recordings against truth.
+#include <array>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "bugcam/evaluation.hpp"
 #include "bugcam/observation_log.hpp"
@@ -26,6 +29,38 @@ vision::FrameObservation two_boards() {
   o.clocks.push_back({"A", vision::Lever::kBlack, 0.9f, false, std::nullopt});
   o.clocks.push_back({"B", vision::Lever::kUnknown, 0.0f, false, std::nullopt});
   return o;
+}
+
+// Where two segments' lines cross.
+pipeline::ImagePoint crossing(pipeline::ImagePoint a, pipeline::ImagePoint b,
+                              pipeline::ImagePoint c, pipeline::ImagePoint d) {
+  const double denominator = (a.x - b.x) * (c.y - d.y) - (a.y - b.y) * (c.x - d.x);
+  const double u = ((a.x - c.x) * (c.y - d.y) - (a.y - c.y) * (c.x - d.x)) / denominator;
+  return {a.x + u * (b.x - a.x), a.y + u * (b.y - a.y)};
+}
+
+// The largest distance, in pixels, between the renderer's square centres in a truth file and
+// the centres of the lattice's squares, each found where its diagonals cross in the
+// undistorted image (a homography keeps lines and crossings).
+double worst_centre_error(const nlohmann::json& board, const pipeline::TruthLens& lens) {
+  std::array<pipeline::ImagePoint, 4> corners;
+  for (std::size_t i = 0; i < 4; ++i) {
+    corners[i] = {board["corners"][i][0].get<double>(), board["corners"][i][1].get<double>()};
+  }
+  const std::array<pipeline::ImagePoint, 81> lattice = pipeline::true_lattice(corners, lens);
+  const auto at = [&](int rank_line, int file_line) {
+    return lens.undistort(lattice[static_cast<std::size_t>(rank_line * 9 + file_line)]);
+  };
+  double worst = 0.0;
+  for (const auto& [name, centre] : board["square_centers"].items()) {
+    const int file = name[0] - 'a';
+    const int rank = name[1] - '1';
+    const pipeline::ImagePoint found = lens.distort(
+        crossing(at(rank, file), at(rank + 1, file + 1), at(rank, file + 1), at(rank + 1, file)));
+    worst = std::max(
+        worst, std::hypot(found.x - centre[0].get<double>(), found.y - centre[1].get<double>()));
+  }
+  return worst;
 }
 
 TEST(TrackerInputs, BoardsSquaresAndLeversKeepTheirMeaning) {
@@ -233,6 +268,37 @@ TEST(SquareMisreads, KindsAndRunsOfOneMisread) {
   EXPECT_EQ(all[2].seen, '.');
   EXPECT_EQ(all[3].seen, 'w');
   EXPECT_DOUBLE_EQ(all[3].seconds, 0.1);
+}
+
+// eval-vision's lattice truth: through the clip's lens, the square centres land where the
+// renderer projected them (to the 0.01 px the truth file keeps); a homography of the seen
+// corners alone, blind to the lens, misses them.
+TEST(TrueLattice, PutsTheSquareCentresWhereTheRendererProjectedThem) {
+  std::ifstream in(fs::path(BUGCAM_SOURCE_DIR) / "samples/clip/truth.json");
+  const nlohmann::json truth = nlohmann::json::parse(in);
+  const nlohmann::json& camera = truth["camera"];
+  const pipeline::TruthLens lens{camera["fx"], camera["fy"], camera["cx"],
+                                 camera["cy"], camera["k1"], camera["k2"]};
+  ASSERT_NE(lens.k1, 0.0);
+  for (const nlohmann::json& board : truth["boards"]) {
+    EXPECT_LT(worst_centre_error(board, lens), 0.03) << board["name"];
+    EXPECT_GT(worst_centre_error(board, pipeline::TruthLens{lens.fx, lens.fy, lens.cx, lens.cy}),
+              0.1)
+        << board["name"];
+  }
+}
+
+// distort() undoes undistort() across a frame, under a barrel lens as strong as the
+// renderer's strongest.
+TEST(TrueLattice, DistortUndoesUndistort) {
+  const pipeline::TruthLens lens{1000.0, 1000.0, 639.5, 359.5, -0.13, -0.01};
+  for (double x = 0; x <= 1280; x += 160) {
+    for (double y = 0; y <= 720; y += 90) {
+      const pipeline::ImagePoint back = lens.distort(lens.undistort({x, y}));
+      EXPECT_NEAR(back.x, x, 1e-6);
+      EXPECT_NEAR(back.y, y, 1e-6);
+    }
+  }
 }
 
 // The first of a flag fall and a mate decides the game: clocks left running after a mate

@@ -3,6 +3,7 @@
 // incidents found and false. Used by `bugcam demo`, the evaluation bench and the tests.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -92,5 +93,33 @@ class SquareMisreads {
   std::vector<Run> ended_;
   std::vector<Run> open_;  // the runs still going on, at most one per board and square
 };
+
+struct ImagePoint {
+  double x = 0.0;
+  double y = 0.0;
+};
+
+// A synthetic clip's lens as its truth.json states it ("camera": fx, fy, cx, cy, and k1, k2
+// of x_undistorted = x_distorted (1 + k1 r^2 + k2 r^4), normalised by fx, fy about cx, cy;
+// without them, none).
+struct TruthLens {
+  double fx = 1.0;
+  double fy = 1.0;
+  double cx = 0.0;
+  double cy = 0.0;
+  double k1 = 0.0;
+  double k2 = 0.0;
+
+  ImagePoint undistort(ImagePoint pixel) const;
+  ImagePoint distort(ImagePoint pixel) const;  // the inverse of undistort()
+};
+
+// A board's true 9x9 lattice (index rank_line * 9 + file_line, a1's corner first) from its
+// four outer corners as the camera saw them (a1 h1 h8 a8). The board's plane maps to the
+// undistorted image by a homography, so the lattice is interpolated there and distorted
+// again: a homography of the seen corners themselves misplaces the inner points under a
+// barrel lens (by 3-5 % of a square at k1 = -0.1).
+std::array<ImagePoint, 81> true_lattice(const std::array<ImagePoint, 4>& corners,
+                                        const TruthLens& lens);
 
 }  // namespace bugcam::pipeline
