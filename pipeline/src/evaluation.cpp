@@ -292,7 +292,9 @@ ImagePoint TruthLens::distort(ImagePoint pixel) const {
   const double y = (pixel.y - cy) / fy;
   const double undistorted_r = std::hypot(x, y);
   if (undistorted_r == 0.0) return pixel;
-  // Newton's method on the radius: r (1 + k1 r^2 + k2 r^4) = undistorted_r.
+  // Newton's method on the radius: r (1 + k1 r^2 + k2 r^4) = undistorted_r. Within a frame
+  // and the renderer's lenses it converges in a few steps; it stops where the lens folds
+  // back (slope 0), far outside any frame.
   double r = undistorted_r;
   for (int i = 0; i < 20; ++i) {
     const double r2 = r * r;
@@ -309,14 +311,15 @@ ImagePoint TruthLens::distort(ImagePoint pixel) const {
 
 std::array<ImagePoint, 81> true_lattice(const std::array<ImagePoint, 4>& corners,
                                         const TruthLens& lens) {
-  const std::array<cv::Point2f, 4> board{cv::Point2f(0, 0), cv::Point2f(8, 0), cv::Point2f(8, 8),
-                                         cv::Point2f(0, 8)};
-  std::array<cv::Point2f, 4> seen{};
+  const std::array<cv::Point2f, 4> board_corners{cv::Point2f(0, 0), cv::Point2f(8, 0),
+                                                 cv::Point2f(8, 8), cv::Point2f(0, 8)};
+  std::array<cv::Point2f, 4> undistorted_corners{};
   for (std::size_t i = 0; i < 4; ++i) {
     const ImagePoint u = lens.undistort(corners[i]);
-    seen[i] = cv::Point2f(static_cast<float>(u.x), static_cast<float>(u.y));
+    undistorted_corners[i] = cv::Point2f(static_cast<float>(u.x), static_cast<float>(u.y));
   }
-  const cv::Matx33d h(cv::getPerspectiveTransform(board.data(), seen.data()));
+  const cv::Matx33d h(
+      cv::getPerspectiveTransform(board_corners.data(), undistorted_corners.data()));
   std::array<ImagePoint, 81> lattice{};
   for (int rank_line = 0; rank_line <= 8; ++rank_line) {
     for (int file_line = 0; file_line <= 8; ++file_line) {

@@ -1,6 +1,7 @@
 // Scores a recording against the ground truth of a synthetic clip (`bugcam synth` writes
 // truth.bpgn and truth.json beside the video): moves right, press-time and clock errors,
-// incidents found and false. Used by `bugcam demo`, the evaluation bench and the tests.
+// incidents found and false. Used by `bugcam demo`, the evaluation bench and the tests; and
+// the lattice and square misreads `bugcam eval-vision` measures vision by.
 #pragma once
 
 #include <array>
@@ -94,6 +95,7 @@ class SquareMisreads {
   std::vector<Run> open_;  // the runs still going on, at most one per board and square
 };
 
+// A position in a frame, in pixels.
 struct ImagePoint {
   double x = 0.0;
   double y = 0.0;
