@@ -1,4 +1,4 @@
-// bugcam calibrate SOURCE [--frame N] [--out FILE] [--preview PNG] [--board-a right]
+// bugcam calibrate SOURCE [--frame N] [--out FILE] [--preview PNG] [--board-a right] [--lens]
 #include <iostream>
 #include <memory>
 #include <string>
@@ -22,6 +22,7 @@ struct CalibrateCommandOptions {
   std::string preview;
   std::string board_a = "left";
   int boards = 2;
+  bool lens = false;
 };
 
 int run_calibrate(const CalibrateCommandOptions& options) {
@@ -35,6 +36,7 @@ int run_calibrate(const CalibrateCommandOptions& options) {
   calibration::CalibrateOptions calibrate_options;
   calibrate_options.board_a_on_right = options.board_a == "right";
   calibrate_options.max_boards = options.boards;
+  calibrate_options.fit_lens = options.lens;
   calibration::Calibration result;
   try {
     result = calibration::calibrate(frame, calibrate_options);
@@ -89,6 +91,8 @@ void add_calibrate_command(CLI::App& app, int& exit_status) {
       ->check(CLI::IsMember({"left", "right"}));
   cmd->add_option("--boards", options->boards, "How many boards to look for (1 or 2)")
       ->check(CLI::Range(1, 2));
+  cmd->add_flag("--lens", options->lens,
+                "Fit the lens's radial distortion to the boards' corners too (experimental)");
   cmd->callback([options, &exit_status] {
     // The same frame gives the same calibration whatever the machine's core count.
     cv::setNumThreads(1);

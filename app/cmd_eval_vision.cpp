@@ -41,6 +41,7 @@ struct EvalOptions {
   bool verbose = false;
   bool single_frame = false;
   bool learn_looks = true;
+  bool lens = false;
   std::string squares = "auto";
 };
 
@@ -134,7 +135,9 @@ int run_eval(const EvalOptions& options) {
   for (int f = 0; video.read(frame) && !frame.empty(); ++f) {
     if (f == options.calibration_frame) {
       try {
-        calibration::Calibration calibration = calibration::calibrate(frame);
+        calibration::CalibrateOptions calibrate_options;
+        calibrate_options.fit_lens = options.lens;
+        calibration::Calibration calibration = calibration::calibrate(frame, calibrate_options);
         if (options.learn_looks) {
           looks_learnt = vision::learn_start_position(frame, calibration,
                                                       vision::SquareModel::load_bundled().get());
@@ -391,6 +394,9 @@ void add_eval_vision_command(CLI::App& app, int& exit_status) {
          "calibration chose on the start position), hand (the hand-written reader) or network "
          "(the square network; the hand-written reader when its file is missing)")
       ->check(CLI::IsMember({"auto", "network", "hand"}));
+  cmd->add_flag("--lens", options->lens,
+                "Calibrate with the lens's radial distortion fitted too (experimental, as "
+                "`bugcam calibrate --lens`)");
   cmd->add_flag("--verbose", options->verbose,
                 "List every square read wrong or covered and not flagged on stderr");
   cmd->callback([options, &exit_status] { exit_status = run_eval(*options); });

@@ -7,7 +7,8 @@
 // its length along it (the halves then read the wrong end), or its halves swapped. Seeds 5000-5999
 // are refused: they are held out for final measurements.
 //
-// usage: calibration_eval [--seed N] [--count K] [--random] [--verbose] [--save DIR]
+// usage: calibration_eval [--seed N] [--count K] [--random] [--lens] [--verbose] [--save DIR]
+// --lens fits the lens's radial distortion too (CalibrateOptions::fit_lens).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -103,10 +104,11 @@ std::string clock_error(const calibration::Clock& clock, cv::Point2d white_end,
 }
 
 void evaluate(const samples::TrainingStill& still, const std::string& label, bool start,
-              bool verbose, const std::string& save_dir, Totals& totals) {
+              const calibration::CalibrateOptions& options, bool verbose,
+              const std::string& save_dir, Totals& totals) {
   calibration::Calibration found;
   try {
-    found = calibration::calibrate(still.image);
+    found = calibration::calibrate(still.image, options);
   } catch (const calibration::CalibrationError&) {
   }
   std::string line = label;
@@ -188,6 +190,7 @@ int main(int argc, char** argv) {
   int count = 40;
   bool random_positions = false;
   bool verbose = false;
+  calibration::CalibrateOptions options;
   std::string save_dir;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -197,12 +200,14 @@ int main(int argc, char** argv) {
       count = std::stoi(argv[++i]);
     } else if (arg == "--random") {
       random_positions = true;
+    } else if (arg == "--lens") {
+      options.fit_lens = true;
     } else if (arg == "--verbose") {
       verbose = true;
     } else if (arg == "--save" && i + 1 < argc) {
       save_dir = argv[++i];
     } else {
-      std::cerr << "usage: calibration_eval [--seed N] [--count K] [--random] [--verbose] "
+      std::cerr << "usage: calibration_eval [--seed N] [--count K] [--random] [--lens] [--verbose] "
                    "[--save DIR]\n";
       return 2;
     }
@@ -215,10 +220,10 @@ int main(int argc, char** argv) {
   for (long seed = first_seed; seed < first_seed + count; ++seed) {
     const auto s = static_cast<std::uint64_t>(seed);
     evaluate(samples::render_start_still(s, 0, 1280, 720), "start_" + std::to_string(seed), true,
-             verbose, save_dir, start_totals);
+             options, verbose, save_dir, start_totals);
     if (random_positions) {
       evaluate(samples::render_training_still(s, 0, 1280, 720), "random_" + std::to_string(seed),
-               false, verbose, save_dir, random_totals);
+               false, options, verbose, save_dir, random_totals);
     }
   }
   print_totals("start position", start_totals);

@@ -166,7 +166,7 @@ bool for_each_sample(const fs::path& dir, int clip_index, int step, bool keep_wa
         if (!settled || hidden.count(sq) != 0) label = kIgnore;
         sample.labels[static_cast<size_t>(sq)] = label;
       }
-      const cv::Mat warped = calibration::warp_board(frame, board.board_to_image, 32);
+      const cv::Mat warped = calibration::warp_board(frame, board.board_to_image, 32, board.lens);
       sample.pixels = vision::square_net_board(warped);
       if (keep_warp) sample.warped = warped;
       take(sample, frame);
@@ -228,7 +228,7 @@ void cut_stills(int first, int last, int count, std::vector<BoardSample>& sample
         sample.labels[sq] = c == '.' ? 0 : (c >= 'a' ? 2 : 1);
       }
       sample.pixels = vision::square_net_board(
-          calibration::warp_board(image, cal.boards[b].board_to_image, 32));
+          calibration::warp_board(image, cal.boards[b].board_to_image, 32, cal.boards[b].lens));
       samples.push_back(sample);
     }
   }

@@ -63,7 +63,9 @@ void agree_square_colours(BoardLooks& looks, const std::vector<const BoardLooks*
   }
 }
 
-cv::Mat warp_board(const cv::Mat& frame_bgr, const cv::Matx33d& board_to_image, int square_px) {
+cv::Mat warp_board(const cv::Mat& frame_bgr, const cv::Matx33d& board_to_image, int square_px,
+                   const RadialLens& lens) {
+  if (lens.k1 != 0.0) return BoardWarp(board_to_image, square_px, lens)(frame_bgr);
   const double s = square_px;
   // Warp pixel centre (c + 0.5, r + 0.5) is board point ((c + 0.5) / s, 8 - (r + 0.5) / s).
   const cv::Matx33d warp_to_board(1 / s, 0, 0.5 / s, 0, -1 / s, 8 - 0.5 / s, 0, 0, 1);
@@ -75,7 +77,7 @@ cv::Mat warp_board(const cv::Mat& frame_bgr, const cv::Matx33d& board_to_image, 
   return warped;
 }
 
-BoardWarp::BoardWarp(const cv::Matx33d& board_to_image, int square_px) {
+BoardWarp::BoardWarp(const cv::Matx33d& board_to_image, int square_px, const RadialLens& lens) {
   const double s = square_px;
   const cv::Matx33d warp_to_board(1 / s, 0, 0.5 / s, 0, -1 / s, 8 - 0.5 / s, 0, 0, 1);
   const cv::Matx33d m = board_to_image * warp_to_board;
@@ -90,9 +92,18 @@ BoardWarp::BoardWarp(const cv::Matx33d& board_to_image, int square_px) {
     auto* frac = source_frac_.ptr<ushort>(y);
     for (int x = 0; x < side; ++x) {
       const double w = m(2, 0) * x + m(2, 1) * y + m(2, 2);
-      const double scale = w != 0 ? kSteps / w : 0;
-      const int fx = cv::saturate_cast<int>((m(0, 0) * x + m(0, 1) * y + m(0, 2)) * scale);
-      const int fy = cv::saturate_cast<int>((m(1, 0) * x + m(1, 1) * y + m(1, 2)) * scale);
+      int fx = 0;
+      int fy = 0;
+      if (lens.k1 == 0.0) {
+        const double scale = w != 0 ? kSteps / w : 0;
+        fx = cv::saturate_cast<int>((m(0, 0) * x + m(0, 1) * y + m(0, 2)) * scale);
+        fy = cv::saturate_cast<int>((m(1, 0) * x + m(1, 1) * y + m(1, 2)) * scale);
+      } else {
+        const cv::Point2d seen = lens.to_seen(
+            {(m(0, 0) * x + m(0, 1) * y + m(0, 2)) / w, (m(1, 0) * x + m(1, 1) * y + m(1, 2)) / w});
+        fx = cv::saturate_cast<int>(seen.x * kSteps);
+        fy = cv::saturate_cast<int>(seen.y * kSteps);
+      }
       xy[x] = cv::Vec2s(cv::saturate_cast<short>(fx >> cv::INTER_BITS),
                         cv::saturate_cast<short>(fy >> cv::INTER_BITS));
       frac[x] = static_cast<ushort>((fy & kMask) * kSteps + (fx & kMask));

@@ -88,12 +88,36 @@ std::string player_name(const std::string& board, const char* colour) {
 
 }  // namespace
 
+cv::Point2d RadialLens::to_pinhole(cv::Point2d seen) const {
+  if (k1 == 0.0) return seen;
+  const cv::Point2d d = (seen - centre) / scale;
+  return centre + (seen - centre) * (1.0 + k1 * d.dot(d));
+}
+
+cv::Point2d RadialLens::to_seen(cv::Point2d pinhole) const {
+  if (k1 == 0.0) return pinhole;
+  const cv::Point2d d = (pinhole - centre) / scale;
+  const double pinhole_r = std::hypot(d.x, d.y);
+  if (pinhole_r == 0.0) return pinhole;
+  // Newton's method on the radius: r (1 + k1 r^2) = pinhole_r. It stops where the lens folds
+  // back (slope 0), far outside a frame for the lenses fit_lens accepts.
+  double r = pinhole_r;
+  for (int i = 0; i < 20; ++i) {
+    const double slope = 1.0 + 3.0 * k1 * r * r;
+    if (slope <= 0.0) break;
+    const double step = (r * (1.0 + k1 * r * r) - pinhole_r) / slope;
+    r -= step;
+    if (std::abs(step) < 1e-12) break;
+  }
+  return centre + (pinhole - centre) * (r / pinhole_r);
+}
+
 cv::Point2d Board::to_image(cv::Point2d board_point) const {
-  return apply(board_to_image, board_point);
+  return lens.to_seen(apply(board_to_image, board_point));
 }
 
 cv::Point2d Board::to_board(cv::Point2d image_point) const {
-  return apply(board_to_image.inv(), image_point);
+  return apply(board_to_image.inv(), lens.to_pinhole(image_point));
 }
 
 std::array<cv::Point2d, 4> Board::corners() const {
@@ -116,15 +140,16 @@ const Board* Calibration::board(const std::string& name) const {
 
 Calibration calibrate(const cv::Mat& frame_bgr, const CalibrateOptions& options) {
   if (frame_bgr.empty()) throw CalibrationError("empty frame");
-  const std::vector<FoundBoard> found = find_boards(frame_bgr, options.max_boards);
+  std::vector<FoundBoard> found = find_boards(frame_bgr, options.max_boards);
   if (found.empty()) throw CalibrationError("no chessboard found in the frame");
+  const RadialLens lens = options.fit_lens ? fit_lens(found, frame_bgr.size()) : RadialLens{};
 
   std::vector<Candidate> candidates;
   for (const FoundBoard& f : found) {
     Candidate c;
     c.found = f;
-    c.appearance = measure_board(warp_board(frame_bgr, f.board_to_image, kOrientationSquarePx),
-                                 kOrientationSquarePx);
+    c.appearance = measure_board(
+        warp_board(frame_bgr, f.board_to_image, kOrientationSquarePx, lens), kOrientationSquarePx);
     c.evidence = read_pieces(c.appearance);
     candidates.push_back(c);
   }
@@ -175,6 +200,7 @@ Calibration calibrate(const cv::Mat& frame_bgr, const CalibrateOptions& options)
   for (const Candidate& c : candidates) {
     Board board;
     board.board_to_image = c.found.board_to_image * quarter_turns(c.turns);
+    board.lens = lens;
     board.inner_corners_seen = c.found.inner_corners_seen;
     board.rms_error_px = c.found.rms_error_px;
     board.white_edge_from_pieces = c.from_pieces;

@@ -62,13 +62,11 @@ std::optional<Clock> find_clock(const cv::Mat& frame_bgr, const Board& board,
   // Patch pixel (u, v) is board point (x_lo + u / kPx, kAlongMin + v / kPx).
   const cv::Matx33d patch_to_board(1.0 / kPx, 0, x_lo, 0, 1.0 / kPx, kAlongMin, 0, 0, 1);
   const cv::Matx33d patch_to_image = board.board_to_image * patch_to_board;
-  cv::Mat patch;
-  cv::warpPerspective(frame_bgr, patch, cv::Mat(patch_to_image), cv::Size(cols, rows),
-                      cv::INTER_AREA | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT);
-  cv::Mat in_view;
-  cv::warpPerspective(cv::Mat(frame_bgr.size(), CV_8U, cv::Scalar(255)), in_view,
-                      cv::Mat(patch_to_image), cv::Size(cols, rows),
-                      cv::INTER_NEAREST | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT);
+  const cv::Mat patch = warp_through_lens(frame_bgr, patch_to_image, cv::Size(cols, rows),
+                                          board.lens, cv::INTER_AREA, cv::BORDER_CONSTANT);
+  const cv::Mat in_view =
+      warp_through_lens(cv::Mat(frame_bgr.size(), CV_8U, cv::Scalar(255)), patch_to_image,
+                        cv::Size(cols, rows), board.lens, cv::INTER_NEAREST, cv::BORDER_CONSTANT);
   std::vector<cv::Vec3f> seen;
   for (int v = 0; v < rows; ++v) {
     for (int u = 0; u < cols; ++u) {
@@ -188,7 +186,7 @@ std::optional<Clock> find_clock(const cv::Mat& frame_bgr, const Board& board,
   const double half = std::min({reach, best_pivot, 1 - best_pivot});
   const auto to_image = [&](double a, double c) {
     const cv::Point2f p = start + float(a) * along + float(c) * across;
-    return apply(patch_to_image, cv::Point2d(p));
+    return board.lens.to_seen(apply(patch_to_image, cv::Point2d(p)));
   };
   Clock clock;
   clock.board = board.name;

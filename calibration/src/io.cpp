@@ -115,6 +115,13 @@ std::string to_pbtxt(const Calibration& calibration) {
       p->set_x(c.x);
       p->set_y(c.y);
     }
+    if (board.lens.k1 != 0.0) {
+      proto::RadialLens* lens = b->mutable_lens();
+      lens->set_centre_x(board.lens.centre.x);
+      lens->set_centre_y(board.lens.centre.y);
+      lens->set_scale(board.lens.scale);
+      lens->set_k1(board.lens.k1);
+    }
     b->set_inner_corners_seen(board.inner_corners_seen);
     b->set_rms_error_px(board.rms_error_px);
     b->set_white_edge_from_pieces(board.white_edge_from_pieces);
@@ -188,6 +195,16 @@ Calibration from_pbtxt(const std::string& text, const std::string& origin) {
     for (int i = 0; i < 9; ++i) board.board_to_image.val[i] = b.board_to_image(i);
     board.inner_corners_seen = b.inner_corners_seen();
     board.rms_error_px = b.rms_error_px();
+    if (b.has_lens() && b.lens().k1() != 0.0) {
+      // Beyond these the lens folds back inside the frame, or the distances have no unit.
+      if (!(b.lens().scale() > 0.0) || !(b.lens().k1() > -1.0 / 3.0) || !(b.lens().k1() < 1.0)) {
+        throw CalibrationError(origin + ": board " + b.name() +
+                               ": lens needs scale > 0 and k1 between -1/3 and 1");
+      }
+      board.lens.centre = {b.lens().centre_x(), b.lens().centre_y()};
+      board.lens.scale = b.lens().scale();
+      board.lens.k1 = b.lens().k1();
+    }
     board.white_edge_from_pieces = b.white_edge_from_pieces();
     const std::string where = origin + ": board " + b.name();
     const auto light = read_colour(b.light_square_bgr(), where, "light_square_bgr");

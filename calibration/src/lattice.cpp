@@ -579,12 +579,17 @@ std::vector<FoundBoard> find_boards(const cv::Mat& frame_bgr, int max_boards) {
     const cv::Point2d p00 = apply(board.board_to_image, {0, 0});
     const cv::Point2d p80 = apply(board.board_to_image, {8, 0});
     const cv::Point2d p08 = apply(board.board_to_image, {0, 8});
-    const double cross = (p80 - p00).cross(p08 - p00);
-    if (cross > 0) {
+    const bool swapped = (p80 - p00).cross(p08 - p00) > 0;
+    if (swapped) {
       const cv::Matx33d swap(0, 1, 0, 1, 0, 0, 0, 0, 1);
       board.board_to_image = board.board_to_image * swap;
     }
     board.inner_corners_seen = static_cast<int>(lattice.members.size());
+    for (const auto& [ij, i] : lattice.members) {
+      const cv::Point2d on_board(ij.first - i0, ij.second - j0);
+      board.lattice_points.push_back(swapped ? cv::Point2d(on_board.y, on_board.x) : on_board);
+      board.image_points.push_back(cv::Point2d(points[i]) / scale);
+    }
     double squared = 0;
     for (const auto& [ij, i] : lattice.members) {
       const cv::Point2d predicted =

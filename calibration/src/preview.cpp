@@ -36,16 +36,23 @@ cv::Mat draw_calibration(const cv::Mat& frame_bgr, const Calibration& calibratio
   for (const Board& board : calibration.boards) {
     const double square = board.square_size_px();
     const double text_scale = std::max(0.4, square / 60.0);
+    // Lattice lines in short pieces: a lens bends them.
+    const auto board_line = [&](cv::Point2d from, cv::Point2d to, const cv::Scalar& colour,
+                                int width) {
+      constexpr int kPieces = 16;
+      for (int i = 0; i < kPieces; ++i) {
+        cv::line(canvas, to_pixel(board.to_image(from + (to - from) * (double(i) / kPieces))),
+                 to_pixel(board.to_image(from + (to - from) * (double(i + 1) / kPieces))), colour,
+                 width, cv::LINE_AA);
+      }
+    };
     for (int k = 0; k <= 8; ++k) {
       const cv::Scalar colour = (k == 0 || k == 8) ? cv::Scalar(0, 0, 255) : cv::Scalar(0, 255, 0);
-      cv::line(canvas, to_pixel(board.to_image({double(k), 0})),
-               to_pixel(board.to_image({double(k), 8})), colour, thickness, cv::LINE_AA);
-      cv::line(canvas, to_pixel(board.to_image({0, double(k)})),
-               to_pixel(board.to_image({8, double(k)})), colour, thickness, cv::LINE_AA);
+      board_line({double(k), 0}, {double(k), 8}, colour, thickness);
+      board_line({0, double(k)}, {8, double(k)}, colour, thickness);
     }
     // White's first rank drawn thick.
-    cv::line(canvas, to_pixel(board.to_image({0, 0})), to_pixel(board.to_image({8, 0})),
-             cv::Scalar(255, 255, 255), 3 * thickness, cv::LINE_AA);
+    board_line({0, 0}, {8, 0}, cv::Scalar(255, 255, 255), 3 * thickness);
     const std::array<const char*, 4> names{"a1", "h1", "h8", "a8"};
     const std::array<cv::Point2d, 4> inset{cv::Point2d(0.1, 0.3), cv::Point2d(7.1, 0.3),
                                            cv::Point2d(7.1, 7.3), cv::Point2d(0.1, 7.3)};

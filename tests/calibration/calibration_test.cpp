@@ -217,6 +217,46 @@ TEST(CalibrationFile, RoundTripsThroughText) {
   EXPECT_EQ(load_calibration(path).boards.size(), calibration.boards.size());
 }
 
+// A lens round-trips; files without one (older, or a lens too slight to fit) have none; a
+// lens that would fold back inside the frame is refused, naming the file and board.
+TEST(CalibrationFile, LensRoundTripsAndOldFilesHaveNone) {
+  const SceneTruth truth = testing::render_scene(bughouse_scene());
+  Calibration calibration = calibrate(truth.image);
+  for (Board& board : calibration.boards) board.lens = {};
+  EXPECT_EQ(to_pbtxt(calibration).find("lens"), std::string::npos);
+  EXPECT_EQ(from_pbtxt(to_pbtxt(calibration), "old.pbtxt").boards[0].lens.k1, 0.0);
+  for (Board& board : calibration.boards) board.lens = {{639.5, 359.5}, 734.4, -0.07};
+  const Calibration back = from_pbtxt(to_pbtxt(calibration), "lens.pbtxt");
+  ASSERT_EQ(back.boards.size(), calibration.boards.size());
+  for (const Board& board : back.boards) {
+    EXPECT_EQ(board.lens.centre, cv::Point2d(639.5, 359.5));
+    EXPECT_DOUBLE_EQ(board.lens.scale, 734.4);
+    EXPECT_DOUBLE_EQ(board.lens.k1, -0.07);
+  }
+  calibration.boards[0].lens.k1 = -0.4;
+  try {
+    from_pbtxt(to_pbtxt(calibration), "folded.pbtxt");
+    ADD_FAILURE() << "a folding lens was read";
+  } catch (const CalibrationError& e) {
+    EXPECT_NE(std::string(e.what()).find("folded.pbtxt: board A: lens"), std::string::npos)
+        << e.what();
+  }
+}
+
+// The lens's two directions undo each other over the whole frame.
+TEST(RadialLens, ToSeenUndoesToPinhole) {
+  const RadialLens lens{{639.5, 359.5}, 734.4, -0.12};
+  for (double x = 0; x <= 1280; x += 128) {
+    for (double y = 0; y <= 720; y += 72) {
+      const cv::Point2d back = lens.to_seen(lens.to_pinhole({x, y}));
+      EXPECT_NEAR(back.x, x, 1e-6);
+      EXPECT_NEAR(back.y, y, 1e-6);
+    }
+  }
+  // By hand: r = 0.5 at (1006.7, 359.5); 1 - 0.12 * 0.25 = 0.97.
+  EXPECT_NEAR(lens.to_pinhole({639.5 + 367.2, 359.5}).x, 639.5 + 367.2 * 0.97, 1e-9);
+}
+
 TEST(CalibrationFile, LearntLooksRoundTripAndOldFilesHaveNone) {
   const SceneTruth truth = testing::render_scene(bughouse_scene());
   Calibration calibration = calibrate(truth.image);

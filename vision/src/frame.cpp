@@ -61,7 +61,7 @@ FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions opt
     }
   }
   for (const calibration::Board& board : calibration_.boards) {
-    warps_.emplace_back(board.board_to_image, options_.square_px);
+    warps_.emplace_back(board.board_to_image, options_.square_px, board.lens);
   }
   views_ = estimate_viewpoints(calibration_);
   for (const Viewpoint& view : views_) {

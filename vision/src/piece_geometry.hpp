@@ -25,7 +25,8 @@ std::optional<BoardPose> board_pose(const cv::Matx33d& board_to_image, double fo
 class ViewGeometry {
  public:
   ViewGeometry(const calibration::Board& board, cv::Size image_size);
-  // Image pixel of the board point (x, y) (in squares) raised by `height` squares.
+  // Image pixel (as the lens sees it) of the board point (x, y) (in squares) raised by
+  // `height` squares.
   cv::Point2d project(double x, double y, double height) const;
   // At a board point: its image pixel `base`, and the image vectors one square long of the
   // way a standing piece leans (`up`) and of the direction right of it (`across`).
@@ -33,7 +34,8 @@ class ViewGeometry {
                      cv::Point2d& across) const;
 
  private:
-  cv::Matx34d projection_;
+  cv::Matx34d projection_;  // to the pinhole image
+  calibration::RadialLens lens_;
 };
 
 // The centre of square `square` (a1 = 0) in board coordinates (squares, a1's corner at 0).

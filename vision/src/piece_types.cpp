@@ -87,7 +87,8 @@ TypeProbabilities softmax(const std::vector<float>& v, int classes) {
 
 // --- Geometry ----------------------------------------------------------------------------
 
-ViewGeometry::ViewGeometry(const calibration::Board& board, cv::Size image_size) {
+ViewGeometry::ViewGeometry(const calibration::Board& board, cv::Size image_size)
+    : lens_(board.lens) {
   const cv::Matx33d& h = board.board_to_image;
   const double cx = image_size.width > 0 ? (image_size.width - 1) / 2.0 : h(0, 2);
   const double cy = image_size.height > 0 ? (image_size.height - 1) / 2.0 : h(1, 2);
@@ -139,8 +140,8 @@ ViewGeometry::ViewGeometry(const calibration::Board& board, cv::Size image_size)
 cv::Point2d ViewGeometry::project(double x, double y, double height) const {
   const cv::Vec4d p(x, y, height, 1);
   const cv::Vec3d q = projection_ * p;
-  if (std::abs(q[2]) < 1e-12) return {q[0], q[1]};
-  return {q[0] / q[2], q[1] / q[2]};
+  if (std::abs(q[2]) < 1e-12) return lens_.to_seen({q[0], q[1]});
+  return lens_.to_seen({q[0] / q[2], q[1] / q[2]});
 }
 
 void ViewGeometry::upright_frame(cv::Point2d board_point, double height, cv::Point2d& base,

@@ -648,7 +648,8 @@ int learn_looks(const cv::Mat& frame_bgr, calibration::Calibration& calibration,
   int learnt = 0;
   for (size_t i = 0; i < calibration.boards.size() && i < views.size(); ++i) {
     calibration::Board& board = calibration.boards[i];
-    const cv::Mat warped = calibration::warp_board(frame_bgr, board.board_to_image, square_px);
+    const cv::Mat warped =
+        calibration::warp_board(frame_bgr, board.board_to_image, square_px, board.lens);
     if (const std::optional<calibration::BoardLooks> looks =
             learn_board(warped, plan_sampling(views[i], square_px))) {
       board.looks = *looks;

@@ -51,9 +51,25 @@ struct BoardLooks {
   std::array<cv::Vec3f, 64> empty_square_ratio{};
 };
 
+// The camera lens's radial distortion, one term about the image centre: a pixel seen at
+// `seen` lies, through an ideal (pinhole) lens, at centre + (seen - centre) (1 + k1 r^2), r
+// being |seen - centre| / scale. A board is flat, so it maps to the pinhole image by a
+// homography; a barrel lens (k1 < 0) bends its far corners off that by several % of a square.
+struct RadialLens {
+  cv::Point2d centre{0, 0};
+  double scale = 1.0;  // half the image diagonal, in pixels
+  double k1 = 0.0;     // 0: no distortion
+
+  cv::Point2d to_pinhole(cv::Point2d seen) const;
+  cv::Point2d to_seen(cv::Point2d pinhole) const;  // the inverse of to_pinhole()
+};
+
 struct Board {
-  std::string name;            // "A" or "B"
-  cv::Matx33d board_to_image;  // homography from board coordinates to image pixels
+  std::string name;  // "A" or "B"
+  // Homography from board coordinates to the pinhole image (image pixels where the lens
+  // does not distort), and the lens to the pixels seen.
+  cv::Matx33d board_to_image;
+  RadialLens lens;
   int inner_corners_seen = 0;  // of the 49 inner lattice corners
   double rms_error_px = 0.0;   // of those corners against the homography
   bool white_edge_from_pieces = false;
@@ -102,6 +118,11 @@ struct CalibrateOptions {
   bool board_a_on_right = false;
   // How many boards to look for (1 for a photo of one board, 2 for a bughouse table).
   int max_boards = 2;
+  // Fit the lens's distortion (fit_lens). Off by default for now: it places the boards'
+  // far corners right, but vision was tuned on homographies alone, and on one fresh clip
+  // (10301) the start position then chose the other square reader for a board, which read
+  // its game worse.
+  bool fit_lens = false;
 };
 
 // Finds the boards in one BGR frame (start position, empty board or game in progress) and
@@ -118,6 +139,10 @@ struct FoundBoard {
   cv::Matx33d board_to_image;
   int inner_corners_seen = 0;
   double rms_error_px = 0.0;
+  // The inner corners seen: where on the board (in the coordinates of board_to_image) and in
+  // the image, for fitting the lens.
+  std::vector<cv::Point2d> lattice_points;
+  std::vector<cv::Point2d> image_points;
 };
 
 // Checkerboard X-corners (saddle points where four squares meet), subpixel, strongest first.
@@ -126,11 +151,18 @@ std::vector<cv::Point2f> find_x_corners(const cv::Mat& gray);
 // The boards in the image, largest lattice first; at most max_boards.
 std::vector<FoundBoard> find_boards(const cv::Mat& frame_bgr, int max_boards);
 
+// The lens that, with one homography per board, best explains the inner corners the boards
+// showed; each board's homography (and RMS error) is refitted to the pinhole image. No lens
+// (k1 = 0, boards unchanged) unless it explains the corners clearly better than homographies
+// alone do.
+RadialLens fit_lens(std::vector<FoundBoard>& boards, cv::Size image_size);
+
 // --- Board appearance, shared by calibration (orientation) and vision (per frame) ----------
 
 // Warps a board to a top-down view, square_px pixels per square, White at the bottom: the
 // result is 8 * square_px square, rank 8 in the top row, file a on the left.
-cv::Mat warp_board(const cv::Mat& frame_bgr, const cv::Matx33d& board_to_image, int square_px);
+cv::Mat warp_board(const cv::Mat& frame_bgr, const cv::Matx33d& board_to_image, int square_px,
+                   const RadialLens& lens = {});
 
 // The same warp for many frames of one camera: where each warp pixel samples the frame is
 // worked out once (as cv::warpPerspective does per call, in fixed point), so each frame costs
@@ -139,7 +171,7 @@ cv::Mat warp_board(const cv::Mat& frame_bgr, const cv::Matx33d& board_to_image, 
 // finds no pixel differing).
 class BoardWarp {
  public:
-  BoardWarp(const cv::Matx33d& board_to_image, int square_px);
+  BoardWarp(const cv::Matx33d& board_to_image, int square_px, const RadialLens& lens = {});
   cv::Mat operator()(const cv::Mat& frame_bgr) const;
 
  private:
