@@ -98,11 +98,15 @@ BoardWarp::BoardWarp(const cv::Matx33d& board_to_image, int square_px, const Rad
         const double scale = w != 0 ? kSteps / w : 0;
         fx = cv::saturate_cast<int>((m(0, 0) * x + m(0, 1) * y + m(0, 2)) * scale);
         fy = cv::saturate_cast<int>((m(1, 0) * x + m(1, 1) * y + m(1, 2)) * scale);
-      } else {
+      } else if (w != 0) {
+        // A sample point the lens cannot place (none in a frame) reads the corner, as one
+        // behind the camera does without a lens.
         const cv::Point2d seen = lens.to_seen(
             {(m(0, 0) * x + m(0, 1) * y + m(0, 2)) / w, (m(1, 0) * x + m(1, 1) * y + m(1, 2)) / w});
-        fx = cv::saturate_cast<int>(seen.x * kSteps);
-        fy = cv::saturate_cast<int>(seen.y * kSteps);
+        if (std::isfinite(seen.x) && std::isfinite(seen.y)) {
+          fx = cv::saturate_cast<int>(seen.x * kSteps);
+          fy = cv::saturate_cast<int>(seen.y * kSteps);
+        }
       }
       xy[x] = cv::Vec2s(cv::saturate_cast<short>(fx >> cv::INTER_BITS),
                         cv::saturate_cast<short>(fy >> cv::INTER_BITS));

@@ -13,9 +13,9 @@ inline cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
 }
 
 // A warp of part of the frame: output pixel (u, v) shows the frame where `lens` sees the
-// pinhole image point to_pinhole (u, v), as cv::warpPerspective with WARP_INVERSE_MAP does
-// without a lens (and does here when there is none).
-cv::Mat warp_through_lens(const cv::Mat& frame, const cv::Matx33d& to_pinhole, cv::Size size,
+// pinhole image point output_to_pinhole (u, v), as cv::warpPerspective with WARP_INVERSE_MAP
+// does without a lens (and does here when there is none).
+cv::Mat warp_through_lens(const cv::Mat& frame, const cv::Matx33d& output_to_pinhole, cv::Size size,
                           const RadialLens& lens, int interpolation, int border);
 
 }  // namespace bugcam::calibration

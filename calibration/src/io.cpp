@@ -1,4 +1,5 @@
 // calibration.pbtxt: the calibration as protobuf text format (schema: proto/calibration.proto).
+#include <cmath>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -196,10 +197,16 @@ Calibration from_pbtxt(const std::string& text, const std::string& origin) {
     board.inner_corners_seen = b.inner_corners_seen();
     board.rms_error_px = b.rms_error_px();
     if (b.has_lens() && b.lens().k1() != 0.0) {
-      // Beyond these the lens folds back inside the frame, or the distances have no unit.
-      if (!(b.lens().scale() > 0.0) || !(b.lens().k1() > -1.0 / 3.0) || !(b.lens().k1() < 1.0)) {
+      // A barrel lens below k1 = -1/3 folds back within one scale of the centre (inside the
+      // frame, scale being half its diagonal); fit_lens tries -0.30 to 0.20, so a k1 of 1 or
+      // more is no lens it wrote. Text format also takes inf and nan.
+      const proto::RadialLens& lens = b.lens();
+      if (!std::isfinite(lens.centre_x()) || !std::isfinite(lens.centre_y()) ||
+          !std::isfinite(lens.scale()) || !(lens.scale() > 0.0) || !(lens.k1() > -1.0 / 3.0) ||
+          !(lens.k1() < 1.0)) {
         throw CalibrationError(origin + ": board " + b.name() +
-                               ": lens needs scale > 0 and k1 between -1/3 and 1");
+                               ": lens needs a finite centre, scale > 0 and k1 between -1/3 "
+                               "and 1");
       }
       board.lens.centre = {b.lens().centre_x(), b.lens().centre_y()};
       board.lens.scale = b.lens().scale();

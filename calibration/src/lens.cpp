@@ -31,7 +31,7 @@ constexpr size_t kLensMinCorners = 12;
 // distances from the corners seen (pinhole pixels).
 struct BoardFit {
   cv::Matx33d board_to_image;
-  double squared = 0.0;
+  double squared_error = 0.0;
 };
 
 std::optional<BoardFit> fit_board(const FoundBoard& board, const RadialLens& lens) {
@@ -43,7 +43,7 @@ std::optional<BoardFit> fit_board(const FoundBoard& board, const RadialLens& len
   BoardFit fit{cv::Matx33d(h), 0.0};
   for (size_t i = 0; i < pinhole.size(); ++i) {
     const cv::Point2d d = apply(fit.board_to_image, board.lattice_points[i]) - pinhole[i];
-    fit.squared += d.dot(d);
+    fit.squared_error += d.dot(d);
   }
   return fit;
 }
@@ -55,47 +55,42 @@ std::optional<double> left_over(const std::vector<FoundBoard>& boards,
   for (const size_t b : used) {
     const std::optional<BoardFit> fit = fit_board(boards[b], lens);
     if (!fit) return std::nullopt;
-    squared += fit->squared;
+    squared += fit->squared_error;
   }
   return squared;
 }
 
 }  // namespace
 
-cv::Mat warp_through_lens(const cv::Mat& frame, const cv::Matx33d& to_pinhole, cv::Size size,
+cv::Mat warp_through_lens(const cv::Mat& frame, const cv::Matx33d& output_to_pinhole, cv::Size size,
                           const RadialLens& lens, int interpolation, int border) {
   cv::Mat warped;
   if (lens.k1 == 0.0) {
-    cv::warpPerspective(frame, warped, cv::Mat(to_pinhole), size,
+    cv::warpPerspective(frame, warped, cv::Mat(output_to_pinhole), size,
                         interpolation | cv::WARP_INVERSE_MAP, border);
     return warped;
   }
-  // cv::remap has no INTER_AREA: for it, samples kAreaSamples times finer in each direction,
-  // averaged.
-  constexpr int kAreaSamples = 4;
-  const int fine = interpolation == cv::INTER_AREA ? kAreaSamples : 1;
-  const cv::Size fine_size(size.width * fine, size.height * fine);
-  cv::Mat map_x(fine_size, CV_32FC1), map_y(fine_size, CV_32FC1);
-  for (int v = 0; v < fine_size.height; ++v) {
+  cv::Mat map_x(size, CV_32FC1), map_y(size, CV_32FC1);
+  for (int v = 0; v < size.height; ++v) {
     auto* x = map_x.ptr<float>(v);
     auto* y = map_y.ptr<float>(v);
-    for (int u = 0; u < fine_size.width; ++u) {
-      // The fine sample's centre, in output pixels (whose centres are whole numbers).
-      const cv::Point2d at((u + 0.5) / fine - 0.5, (v + 0.5) / fine - 0.5);
-      const cv::Point2d seen = lens.to_seen(apply(to_pinhole, at));
+    for (int u = 0; u < size.width; ++u) {
+      const cv::Point2d seen = lens.to_seen(apply(output_to_pinhole, {double(u), double(v)}));
       x[u] = static_cast<float>(seen.x);
       y[u] = static_cast<float>(seen.y);
     }
   }
-  cv::remap(frame, warped, map_x, map_y, fine > 1 ? cv::INTER_LINEAR : interpolation, border);
-  if (fine > 1) cv::resize(warped, warped, size, 0, 0, cv::INTER_AREA);
+  // Both warps take INTER_AREA for INTER_LINEAR: the patch is sampled alike with a lens or
+  // without.
+  cv::remap(frame, warped, map_x, map_y,
+            interpolation == cv::INTER_AREA ? cv::INTER_LINEAR : interpolation, border);
   return warped;
 }
 
 RadialLens fit_lens(std::vector<FoundBoard>& boards, cv::Size image_size) {
-  RadialLens none;
-  none.centre = {(image_size.width - 1) / 2.0, (image_size.height - 1) / 2.0};
-  none.scale = 0.5 * std::hypot(image_size.width, image_size.height);
+  RadialLens no_lens;
+  no_lens.centre = {(image_size.width - 1) / 2.0, (image_size.height - 1) / 2.0};
+  no_lens.scale = 0.5 * std::hypot(image_size.width, image_size.height);
   std::vector<size_t> used;
   for (size_t b = 0; b < boards.size(); ++b) {
     if (boards[b].lattice_points.size() >= kLensMinCorners &&
@@ -103,13 +98,13 @@ RadialLens fit_lens(std::vector<FoundBoard>& boards, cv::Size image_size) {
       used.push_back(b);
     }
   }
-  const std::optional<double> without = left_over(boards, used, none);
-  if (used.empty() || !without || *without <= 0.0) return none;
-  RadialLens best = none;
+  const std::optional<double> without = left_over(boards, used, no_lens);
+  if (used.empty() || !without || *without <= 0.0) return no_lens;
+  RadialLens best = no_lens;
   double best_squared = *without;
   const int steps = static_cast<int>(std::lround((kLensMax - kLensMin) / kLensStep));
   for (int i = 0; i <= steps; ++i) {
-    RadialLens lens = none;
+    RadialLens lens = no_lens;
     lens.k1 = kLensMin + i * kLensStep;
     const std::optional<double> squared = left_over(boards, used, lens);
     if (squared && *squared < best_squared) {
@@ -124,7 +119,7 @@ RadialLens fit_lens(std::vector<FoundBoard>& boards, cv::Size image_size) {
       2.0 * static_cast<double>(corners) - 8.0 * static_cast<double>(used.size()) - 1.0;
   if (best.k1 == 0.0 || freedom <= 0.0 ||
       (*without - best_squared) * freedom < kLensSignificance * best_squared) {
-    return none;
+    return no_lens;
   }
   // Between the grid's points: the vertex of the parabola through the best and its two
   // neighbours.
@@ -146,7 +141,7 @@ RadialLens fit_lens(std::vector<FoundBoard>& boards, cv::Size image_size) {
     if (const std::optional<BoardFit> fit = fit_board(boards[b], best)) {
       boards[b].board_to_image = fit->board_to_image;
       boards[b].rms_error_px =
-          std::sqrt(fit->squared / static_cast<double>(boards[b].lattice_points.size()));
+          std::sqrt(fit->squared_error / static_cast<double>(boards[b].lattice_points.size()));
     }
   }
   // A board with too few corners to tell the lens still gets its homography through it.
@@ -155,6 +150,8 @@ RadialLens fit_lens(std::vector<FoundBoard>& boards, cv::Size image_size) {
     if (boards[b].lattice_points.size() < 4) continue;
     if (const std::optional<BoardFit> fit = fit_board(boards[b], best)) {
       boards[b].board_to_image = fit->board_to_image;
+      boards[b].rms_error_px =
+          std::sqrt(fit->squared_error / static_cast<double>(boards[b].lattice_points.size()));
     }
   }
   return best;

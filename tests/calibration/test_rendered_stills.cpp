@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include <gtest/gtest.h>
+#include <opencv2/imgproc.hpp>
 
 #include "bugcam/calibration.hpp"
 #include "bugcam/samples.hpp"
@@ -63,6 +64,26 @@ TEST(RenderedStills, ABarrelLensIsFittedToTheCornersAndTheFarCornersFollowIt) {
     const cv::Point2d back = bent_calibration.boards[b].to_board(far_corner);
     EXPECT_NEAR(back.x, 8.0, 1e-6);
     EXPECT_NEAR(back.y, 8.0, 1e-6);
+  }
+  // The top-down warp samples the frame where the lens sees each board point (BoardWarp's
+  // table through the lens), here on a 16 x 16 grid of warp pixels over the whole board.
+  constexpr int kSquarePx = 32;
+  for (const Board& board : bent_calibration.boards) {
+    const cv::Mat warped = warp_board(bent.image, board.board_to_image, kSquarePx, board.lens);
+    int worst = 0;
+    for (int row = 8; row < 8 * kSquarePx; row += 16) {
+      for (int col = 8; col < 8 * kSquarePx; col += 16) {
+        // Warp pixel centre (col, row) is board point ((col + 0.5) / s, 8 - (row + 0.5) / s).
+        const cv::Point2d at =
+            board.to_image({(col + 0.5) / kSquarePx, 8.0 - (row + 0.5) / kSquarePx});
+        cv::Mat sample;
+        cv::getRectSubPix(bent.image, cv::Size(1, 1), cv::Point2f(at), sample);
+        const cv::Vec3b frame_bgr = sample.at<cv::Vec3b>(0, 0);
+        const cv::Vec3b warp_bgr = warped.at<cv::Vec3b>(row, col);
+        for (int c = 0; c < 3; ++c) worst = std::max(worst, std::abs(frame_bgr[c] - warp_bgr[c]));
+      }
+    }
+    EXPECT_LE(worst, 3) << "board " << board.name;
   }
   const Calibration straight =
       calibrate(samples::render_start_still(202, 0, 1280, 720).image, with_lens);
