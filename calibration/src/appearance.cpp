@@ -92,17 +92,18 @@ BoardWarp::BoardWarp(const cv::Matx33d& board_to_image, int square_px, const Rad
     auto* frac = source_frac_.ptr<ushort>(y);
     for (int x = 0; x < side; ++x) {
       const double w = m(2, 0) * x + m(2, 1) * y + m(2, 2);
+      const double wx = m(0, 0) * x + m(0, 1) * y + m(0, 2);
+      const double wy = m(1, 0) * x + m(1, 1) * y + m(1, 2);
       int fx = 0;
       int fy = 0;
       if (lens.k1 == 0.0) {
         const double scale = w != 0 ? kSteps / w : 0;
-        fx = cv::saturate_cast<int>((m(0, 0) * x + m(0, 1) * y + m(0, 2)) * scale);
-        fy = cv::saturate_cast<int>((m(1, 0) * x + m(1, 1) * y + m(1, 2)) * scale);
+        fx = cv::saturate_cast<int>(wx * scale);
+        fy = cv::saturate_cast<int>(wy * scale);
       } else if (w != 0) {
         // A sample point the lens cannot place (none in a frame) reads the corner, as one
         // behind the camera does without a lens.
-        const cv::Point2d seen = lens.to_seen(
-            {(m(0, 0) * x + m(0, 1) * y + m(0, 2)) / w, (m(1, 0) * x + m(1, 1) * y + m(1, 2)) / w});
+        const cv::Point2d seen = lens.to_seen({wx / w, wy / w});
         if (std::isfinite(seen.x) && std::isfinite(seen.y)) {
           fx = cv::saturate_cast<int>(seen.x * kSteps);
           fy = cv::saturate_cast<int>(seen.y * kSteps);

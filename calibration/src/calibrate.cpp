@@ -99,17 +99,7 @@ cv::Point2d RadialLens::to_seen(cv::Point2d pinhole) const {
   const cv::Point2d d = (pinhole - centre) / scale;
   const double pinhole_r = std::hypot(d.x, d.y);
   if (pinhole_r == 0.0) return pinhole;
-  // Newton's method on the radius: r (1 + k1 r^2) = pinhole_r. It stops where the lens folds
-  // back (slope 0), far outside a frame for the lenses fit_lens accepts.
-  double r = pinhole_r;
-  for (int i = 0; i < 20; ++i) {
-    const double slope = 1.0 + 3.0 * k1 * r * r;
-    if (slope <= 0.0) break;
-    const double step = (r * (1.0 + k1 * r * r) - pinhole_r) / slope;
-    r -= step;
-    if (std::abs(step) < 1e-12) break;
-  }
-  return centre + (pinhole - centre) * (r / pinhole_r);
+  return centre + (pinhole - centre) * (seen_radius(pinhole_r, k1) / pinhole_r);
 }
 
 cv::Point2d Board::to_image(cv::Point2d board_point) const {

@@ -208,9 +208,7 @@ Calibration from_pbtxt(const std::string& text, const std::string& origin) {
                                ": lens needs a finite centre, scale > 0 and k1 between -1/3 "
                                "and 1");
       }
-      board.lens.centre = {b.lens().centre_x(), b.lens().centre_y()};
-      board.lens.scale = b.lens().scale();
-      board.lens.k1 = b.lens().k1();
+      board.lens = {{lens.centre_x(), lens.centre_y()}, lens.scale(), lens.k1()};
     }
     board.white_edge_from_pieces = b.white_edge_from_pieces();
     const std::string where = origin + ": board " + b.name();

@@ -585,13 +585,11 @@ std::vector<FoundBoard> find_boards(const cv::Mat& frame_bgr, int max_boards) {
       board.board_to_image = board.board_to_image * swap;
     }
     board.inner_corners_seen = static_cast<int>(lattice.members.size());
+    double squared = 0;
     for (const auto& [ij, i] : lattice.members) {
       const cv::Point2d on_board(ij.first - i0, ij.second - j0);
       board.lattice_points.push_back(swapped ? cv::Point2d(on_board.y, on_board.x) : on_board);
       board.image_points.push_back(cv::Point2d(points[i]) / scale);
-    }
-    double squared = 0;
-    for (const auto& [ij, i] : lattice.members) {
       const cv::Point2d predicted =
           apply(lattice.lattice_to_image, {double(ij.first), double(ij.second)});
       const cv::Point2d d = predicted - cv::Point2d(points[i]);

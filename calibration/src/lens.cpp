@@ -62,6 +62,19 @@ std::optional<double> left_over(const std::vector<FoundBoard>& boards,
 
 }  // namespace
 
+double seen_radius(double pinhole_radius, double k1, double k2) {
+  double r = pinhole_radius;
+  for (int i = 0; i < 20; ++i) {
+    const double r2 = r * r;
+    const double slope = 1.0 + 3.0 * k1 * r2 + 5.0 * k2 * r2 * r2;
+    if (slope <= 0.0) break;
+    const double step = (r * (1.0 + k1 * r2 + k2 * r2 * r2) - pinhole_radius) / slope;
+    r -= step;
+    if (std::abs(step) < 1e-12) break;
+  }
+  return r;
+}
+
 cv::Mat warp_through_lens(const cv::Mat& frame, const cv::Matx33d& output_to_pinhole, cv::Size size,
                           const RadialLens& lens, int interpolation, int border) {
   cv::Mat warped;
@@ -137,21 +150,14 @@ RadialLens fit_lens(std::vector<FoundBoard>& boards, cv::Size image_size) {
       if (at_vertex && *at_vertex < best_squared) best = vertex;
     }
   }
-  for (const size_t b : used) {
-    if (const std::optional<BoardFit> fit = fit_board(boards[b], best)) {
-      boards[b].board_to_image = fit->board_to_image;
-      boards[b].rms_error_px =
-          std::sqrt(fit->squared_error / static_cast<double>(boards[b].lattice_points.size()));
-    }
-  }
-  // A board with too few corners to tell the lens still gets its homography through it.
-  for (size_t b = 0; b < boards.size(); ++b) {
-    if (std::find(used.begin(), used.end(), b) != used.end()) continue;
-    if (boards[b].lattice_points.size() < 4) continue;
-    if (const std::optional<BoardFit> fit = fit_board(boards[b], best)) {
-      boards[b].board_to_image = fit->board_to_image;
-      boards[b].rms_error_px =
-          std::sqrt(fit->squared_error / static_cast<double>(boards[b].lattice_points.size()));
+  // Every board gets its homography through the lens, one with too few corners to tell the
+  // lens too.
+  for (FoundBoard& board : boards) {
+    if (board.lattice_points.size() < 4) continue;
+    if (const std::optional<BoardFit> fit = fit_board(board, best)) {
+      board.board_to_image = fit->board_to_image;
+      board.rms_error_px =
+          std::sqrt(fit->squared_error / static_cast<double>(board.lattice_points.size()));
     }
   }
   return best;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "bugcam/calibration.hpp"
 #include "bugcam/rules.hpp"
 
 namespace bugcam::pipeline {
@@ -292,20 +293,7 @@ ImagePoint TruthLens::distort(ImagePoint pixel) const {
   const double y = (pixel.y - cy) / fy;
   const double undistorted_r = std::hypot(x, y);
   if (undistorted_r == 0.0) return pixel;
-  // Newton's method on the radius: r (1 + k1 r^2 + k2 r^4) = undistorted_r. Within a frame
-  // and the renderer's lenses it converges in a few steps; it stops where the lens folds
-  // back (slope 0), far outside any frame.
-  double r = undistorted_r;
-  for (int i = 0; i < 20; ++i) {
-    const double r2 = r * r;
-    const double f = r * (1.0 + k1 * r2 + k2 * r2 * r2) - undistorted_r;
-    const double slope = 1.0 + 3.0 * k1 * r2 + 5.0 * k2 * r2 * r2;
-    if (slope <= 0.0) break;
-    const double step = f / slope;
-    r -= step;
-    if (std::abs(step) < 1e-12) break;
-  }
-  const double scale = r / undistorted_r;
+  const double scale = calibration::seen_radius(undistorted_r, k1, k2) / undistorted_r;
   return {cx + fx * x * scale, cy + fy * y * scale};
 }
 

@@ -64,6 +64,12 @@ struct RadialLens {
   cv::Point2d to_seen(cv::Point2d pinhole) const;  // the inverse of to_pinhole()
 };
 
+// Where a radial lens (pinhole radius = seen radius (1 + k1 r^2 + k2 r^4), r the seen radius)
+// shows a point at `pinhole_radius`, in the same units: the inverse of the lens by Newton's
+// method, which stops where the lens folds back (slope 0), far outside a frame for the lenses
+// bugcam fits (RadialLens) or renders (pipeline::TruthLens).
+double seen_radius(double pinhole_radius, double k1, double k2 = 0.0);
+
 struct Board {
   std::string name;  // "A" or "B"
   // Homography from board coordinates to the pinhole image (image pixels where the lens
