@@ -113,6 +113,7 @@ int run_eval(const EvalOptions& options) {
   Ratio squares_right, occluded_flagged, holdings_exact, holdings_typed_exact,
       holdings_unflagged_exact, holdings_flagged, holdings_still_flagged, levers_right,
       levers_right_still, levers_read, levers_right_of_read, found_boards;
+  std::map<std::string, Ratio> squares_right_by_board;
   double worst_corner = 0;
   std::vector<double> corner_errors;
   bool names_right = true, orientation_right = true;
@@ -228,6 +229,9 @@ int run_eval(const EvalOptions& options) {
             rows[static_cast<size_t>(7 - sq / 8)].get<std::string>()[static_cast<size_t>(sq % 8)];
         ++squares_right.total;
         squares_right.right += symbol == expected ? 1 : 0;
+        Ratio& on_board = squares_right_by_board[board.name];
+        ++on_board.total;
+        on_board.right += symbol == expected ? 1 : 0;
         misreads.add(f, board.name, sq, symbol, expected);
         if (options.verbose && symbol != expected) {
           std::cerr << "frame " << f << " " << board.name << " " << square_name(sq) << ": seen "
@@ -356,6 +360,20 @@ int run_eval(const EvalOptions& options) {
                   (reader->reads_by_network(b) ? "network" : "hand");
   }
   report["squares"] = squares_by;
+  // Each board's reader, what it weighed at the start position, and how it read the clip:
+  // whether the start position foretells the whole game.
+  nlohmann::json boards = nlohmann::json::array();
+  for (std::size_t b = 0; reader && b < reader->calibration().boards.size(); ++b) {
+    const calibration::Board& board = reader->calibration().boards[b];
+    const Ratio& right = squares_right_by_board[board.name];
+    boards.push_back({{"name", board.name},
+                      {"squares", reader->reads_by_network(b) ? "network" : "hand"},
+                      {"start_misreads_hand", board.start_misreads_hand},
+                      {"start_misreads_network", board.start_misreads_network},
+                      {"squares_right_pct", right.percent()},
+                      {"squares_wrong", right.total - right.right}});
+  }
+  report["boards"] = boards;
   report["looks_learnt"] = looks_learnt;
   if (options.json) {
     std::cout << report.dump() << "\n";

@@ -40,6 +40,7 @@ struct RecordCommandOptions {
   std::optional<bool> holdings_to_tracker;
   std::optional<bool> partner_touches;
   std::optional<std::string> squares;
+  bool lens = false;
 };
 
 // One line on the terminal, rewritten in place; nothing when stderr is not a terminal.
@@ -102,6 +103,7 @@ int run_record(const RecordCommandOptions& o) {
   options.holdings_to_tracker = o.holdings_to_tracker;
   options.partner_touches = o.partner_touches;
   if (o.squares) options.squares = vision::square_reader_named(*o.squares);
+  options.fit_lens = o.lens;
   if (!o.resume.empty()) {
     if (!o.out.empty() && fs::path(o.out) != fs::path(o.resume)) {
       std::cerr
@@ -234,6 +236,9 @@ void add_record_command(CLI::App& app, int& exit_status) {
          "calibration chose on the start position), hand (the hand-written reader) or network "
          "(the square network; the hand-written reader when its file is missing)")
       ->check(CLI::IsMember({"auto", "network", "hand"}));
+  cmd->add_flag("--lens", options->lens,
+                "Calibrate with the lens's radial distortion fitted too (experimental, as "
+                "`bugcam calibrate --lens`)");
   cmd->callback([options, &exit_status] {
     // Deterministic and bounded: the per-frame path does not depend on OpenCV's threads.
     cv::setNumThreads(1);

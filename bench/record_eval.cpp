@@ -6,14 +6,15 @@
 //   record_eval [--games FILE.bpgn] [--clips N] [--seed S] [--plies MIN-MAX] [--size WxH]
 //               [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse]
 //               [--save-observations] [--holdings] [--partner-touches] [--squares
-//               auto|network|hand] [--vision-every N] [--out NAME]
+//               auto|network|hand] [--lens] [--vision-every N] [--out NAME]
 // --keep leaves the clips in --work; --reuse records clips found there instead of rendering;
 // --save-observations writes each clip's tracker inputs to CLIP/observations.bin, which
 // bench/tracker_replay runs the tracker on again; --holdings sends the holding areas to the
 // tracker (RecordOptions::holdings_to_tracker, off in `bugcam record` by default);
 // --partner-touches sends arms over the other board to the tracker (RecordOptions::
 // partner_touches, off by default); --squares says who reads the squares (RecordOptions::
-// squares: auto, the default, is the reader each board's calibration chose); --vision-every
+// squares: auto, the default, is the reader each board's calibration chose); --lens fits the
+// lens's radial distortion when calibrating (RecordOptions::fit_lens); --vision-every
 // reads every N-th frame (RecordOptions::vision_every); --out names the recording's folder in
 // each clip (default recorded), so that two settings can be recorded from the same clips at
 // once (with --reuse, and without --save-observations, whose file is the clip's).
@@ -55,6 +56,7 @@ struct Options {
   bool holdings = false;           // holding areas to the tracker (RecordOptions)
   bool partner_touches = false;    // arms over the other board to the tracker (RecordOptions)
   vision::SquareReader squares = vision::SquareReader::kAsCalibrated;  // RecordOptions::squares
+  bool lens = false;                                                   // RecordOptions::fit_lens
   int vision_every = 1;          // RecordOptions::vision_every
   std::string out = "recorded";  // the recording's folder in each clip
 };
@@ -64,7 +66,7 @@ struct Options {
             << "\nusage: record_eval [--games FILE] [--clips N] [--seed S] [--plies MIN-MAX] "
                "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse] "
                "[--save-observations] [--holdings] [--partner-touches] [--squares "
-               "auto|network|hand] [--vision-every N] [--out NAME]\n";
+               "auto|network|hand] [--lens] [--vision-every N] [--out NAME]\n";
   std::exit(2);
 }
 
@@ -94,6 +96,8 @@ Options parse(int argc, char** argv) {
       if (o.clocks != "log" && o.clocks != "vision") usage("--clocks log|vision");
     } else if (arg == "--partner-touches") {
       o.partner_touches = true;
+    } else if (arg == "--lens") {
+      o.lens = true;
     } else if (arg == "--squares") {
       const std::string v = value();
       const std::optional<vision::SquareReader> reader = vision::square_reader_named(v);
@@ -209,6 +213,7 @@ int main(int argc, char** argv) {
     ro.holdings_to_tracker = o.holdings;
     ro.partner_touches = o.partner_touches;
     ro.squares = o.squares;
+    ro.fit_lens = o.lens;
     fs::remove_all(ro.out);
     pipeline::RecordSummary summary;
     pipeline::Accuracy a;

@@ -63,6 +63,9 @@ DriftWatch::DriftWatch(Calibration calibration, int check_every, int patience)
       check_every_(std::max(1, check_every)),
       patience_(std::max(1, patience)) {
   options_.max_boards = std::max(1, static_cast<int>(calibration_.boards.size()));
+  // A calibration with a lens is renewed with one: the camera is the same.
+  options_.fit_lens = std::any_of(calibration_.boards.begin(), calibration_.boards.end(),
+                                  [](const Board& board) { return board.lens.k1 != 0.0; });
   // Keep the naming the calibration had: A stays on the side it was found on.
   if (calibration_.boards.size() == 2) {
     options_.board_a_on_right =

@@ -502,7 +502,8 @@ bool same_boards(const calibration::Calibration& a, const calibration::Calibrati
 // frames are calibrated and the placement most of them agree on wins (the earliest of
 // those on a tie).
 calibration::Calibration find_calibration(capture::FrameSource& source,
-                                          const vision::SquareModel* square_model) {
+                                          const vision::SquareModel* square_model,
+                                          const calibration::CalibrateOptions& options) {
   std::string last_error = "no frames";
   int last_index = 0;
   std::vector<capture::Frame> searched;
@@ -519,7 +520,7 @@ calibration::Calibration find_calibration(capture::FrameSource& source,
     for (std::size_t i = first; i < searched.size(); i += 2) {
       const cv::Mat& image = searched[i].image;
       try {
-        calibration::Calibration candidate = calibration::calibrate(image);
+        calibration::Calibration candidate = calibration::calibrate(image, options);
         candidate.source = source.name();
         // Recording starts on the start position: learn what its pieces and shadows look
         // like, and which reader reads each board's squares better there.
@@ -731,14 +732,16 @@ RecordSummary record(const RecordOptions& options) {
     std::cerr << "bugcam: warning: " << e.what()
               << "; squares are read by the hand-written reader\n";
   }
+  calibration::CalibrateOptions calibrate_options;
+  calibrate_options.fit_lens = options.fit_lens;
   try {
     if (!calibration_file.empty()) {
       calibration = calibration::load_calibration(calibration_file);
     } else if (capture::is_camera(session.source)) {
-      calibration = find_calibration(*source, square_model.get());
+      calibration = find_calibration(*source, square_model.get(), calibrate_options);
     } else {
       std::unique_ptr<capture::FrameSource> search = capture::open_frame_source(session.source);
-      calibration = find_calibration(*search, square_model.get());
+      calibration = find_calibration(*search, square_model.get(), calibrate_options);
     }
   } catch (const calibration::CalibrationError& e) {
     throw RecordError(e.what(), false);

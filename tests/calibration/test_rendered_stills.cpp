@@ -85,6 +85,20 @@ TEST(RenderedStills, ABarrelLensIsFittedToTheCornersAndTheFarCornersFollowIt) {
     }
     EXPECT_LE(worst, 3) << "board " << board.name;
   }
+  // A drift renewal fits the lens again where the calibration had one (the camera is the
+  // same), and not where it had none. The camera bumped: the frame shifted 24 px right, 16 down.
+  cv::Mat bumped;
+  cv::warpAffine(bent.image, bumped, cv::Matx23d(1, 0, 24, 0, 1, 16), bent.image.size(),
+                 cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+  DriftWatch with_lens_watch(bent_calibration, 1, 1);
+  with_lens_watch.update(bumped);
+  ASSERT_EQ(with_lens_watch.renewals(), 1);
+  for (const Board& board : with_lens_watch.current().boards) EXPECT_LT(board.lens.k1, 0.0);
+  DriftWatch lens_blind_watch(calibrate(bent.image), 1, 1);
+  lens_blind_watch.update(bumped);
+  ASSERT_EQ(lens_blind_watch.renewals(), 1);
+  for (const Board& board : lens_blind_watch.current().boards) EXPECT_EQ(board.lens.k1, 0.0);
+
   const Calibration straight =
       calibrate(samples::render_start_still(202, 0, 1280, 720).image, with_lens);
   ASSERT_EQ(straight.boards.size(), 2u);

@@ -39,17 +39,19 @@ std::string read_text(const fs::path& file) {
   return text.str();
 }
 
-// A child process running bugcam; killed and reaped when it goes out of scope.
+// A child process running bugcam, its standard output to `stdout_file`; killed and reaped
+// when it goes out of scope.
 class Child {
  public:
-  explicit Child(std::vector<std::string> args) {
+  explicit Child(std::vector<std::string> args, const std::string& stdout_file = "/dev/null") {
     args.insert(args.begin(), BUGCAM_BINARY);
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_file.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int error = posix_spawn(&pid_, BUGCAM_BINARY, &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     if (error != 0) pid_ = -1;
@@ -113,8 +115,8 @@ void write_grey_bmp(const fs::path& file, int width, int height) {
   std::ofstream(file, std::ios::binary) << bytes;
 }
 
-int run_bugcam(const std::vector<std::string>& args) {
-  Child child(args);
+int run_bugcam(const std::vector<std::string>& args, const std::string& stdout_file = "/dev/null") {
+  Child child(args, stdout_file);
   if (!child.started()) return -1;
   const int status = child.wait();
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -240,6 +242,29 @@ TEST_F(RecordEndToEnd, KilledRecordingKeepsCommittedMovesAndResumes) {
   EXPECT_TRUE(a.exact) << pipeline::to_text(a);
   EXPECT_LE(a.press_error_max, 0.2);
   EXPECT_LE(a.clock_error_max, 0.1);
+}
+
+// eval-vision reports each board's reader, its start-position misreads and how it read the
+// clip, and the boards' squares add up to the clip's.
+TEST_F(RecordEndToEnd, EvalVisionReportsEachBoard) {
+  const fs::path report_file = *clip_ / "eval-vision.json";
+  ASSERT_EQ(
+      run_bugcam({"eval-vision", clip_->string(), "--step", "15", "--json"}, report_file.string()),
+      0);
+  const nlohmann::json report = nlohmann::json::parse(read_text(report_file));
+  ASSERT_EQ(report.at("boards").size(), 2u);
+  long wrong = 0;
+  for (std::size_t b = 0; b < 2; ++b) {
+    const nlohmann::json& board = report.at("boards").at(b);
+    EXPECT_EQ(board.at("name"), b == 0 ? "A" : "B");
+    const std::string reader = board.at("squares");
+    EXPECT_TRUE(reader == "hand" || reader == "network") << reader;
+    EXPECT_GE(board.at("start_misreads_hand").get<int>(), 0);
+    EXPECT_GE(board.at("start_misreads_network").get<int>(), 0);
+    EXPECT_GT(board.at("squares_right_pct").get<double>(), 90.0);
+    wrong += board.at("squares_wrong").get<long>();
+  }
+  EXPECT_EQ(wrong, report.at("squares_wrong").get<long>());
 }
 
 TEST_F(RecordEndToEnd, ErrorsHaveTheSpecExitStatuses) {

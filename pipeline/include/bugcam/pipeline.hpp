@@ -77,6 +77,10 @@ struct RecordOptions {
   // Who reads the squares empty / white / black (vision::SquareReader): by default, per board,
   // the reader the calibration chose on the start position.
   std::optional<vision::SquareReader> squares;
+  // Fit the lens's radial distortion when calibrating on the first frames
+  // (calibration::CalibrateOptions::fit_lens; experimental). A resumed recording and a given
+  // calibration file keep the lens their calibration has.
+  bool fit_lens = false;
   // Where to write the tracker's inputs (observation_log.hpp), for running the tracker again
   // without the video; empty for none.
   std::filesystem::path observations_log;
