@@ -353,26 +353,24 @@ int run_eval(const EvalOptions& options) {
   report["levers_right_of_read_pct"] = levers_right_of_read.percent();
   report["fps"] = frames_per_second;
   report["mode"] = options.single_frame ? "single-frame" : "tracking";
-  // Per board, as in the calibration's order.
+  // Per board, as in the calibration's order: its reader, what it weighed at the start
+  // position, and how it read the clip (whether the start position foretells the game).
   std::string squares_by;
-  for (std::size_t b = 0; reader && b < reader->calibration().boards.size(); ++b) {
-    squares_by += (b == 0 ? "" : " ") + reader->calibration().boards[b].name + ":" +
-                  (reader->reads_by_network(b) ? "network" : "hand");
-  }
-  report["squares"] = squares_by;
-  // Each board's reader, what it weighed at the start position, and how it read the clip:
-  // whether the start position foretells the whole game.
-  nlohmann::json boards = nlohmann::json::array();
+  nlohmann::ordered_json boards = nlohmann::ordered_json::array();
   for (std::size_t b = 0; reader && b < reader->calibration().boards.size(); ++b) {
     const calibration::Board& board = reader->calibration().boards[b];
+    const std::string reader_name = reader->reads_by_network(b) ? "network" : "hand";
+    squares_by += (b == 0 ? "" : " ") + board.name + ":" + reader_name;
     const Ratio& right = squares_right_by_board[board.name];
     boards.push_back({{"name", board.name},
-                      {"squares", reader->reads_by_network(b) ? "network" : "hand"},
+                      {"squares", reader_name},
                       {"start_misreads_hand", board.start_misreads_hand},
                       {"start_misreads_network", board.start_misreads_network},
                       {"squares_right_pct", right.percent()},
-                      {"squares_wrong", right.total - right.right}});
+                      {"squares_wrong", right.total - right.right},
+                      {"squares_total", right.total}});
   }
+  report["squares"] = squares_by;
   report["boards"] = boards;
   report["looks_learnt"] = looks_learnt;
   if (options.json) {

@@ -104,6 +104,13 @@ int run_record(const RecordCommandOptions& o) {
   options.partner_touches = o.partner_touches;
   if (o.squares) options.squares = vision::square_reader_named(*o.squares);
   options.fit_lens = o.lens;
+  // The lens is fitted when calibrating on the first frames; a given calibration file, or a
+  // resumed recording's, has its own (or none).
+  if (o.lens && (!o.resume.empty() || !o.calibration.empty())) {
+    std::cerr << "bugcam record: --lens fits the lens when calibrating on the first frames; "
+                 "with --calibration or --resume the calibration file's lens is used\n";
+    return kExitUsage;
+  }
   if (!o.resume.empty()) {
     if (!o.out.empty() && fs::path(o.out) != fs::path(o.resume)) {
       std::cerr

@@ -132,7 +132,13 @@ Calibration calibrate(const cv::Mat& frame_bgr, const CalibrateOptions& options)
   if (frame_bgr.empty()) throw CalibrationError("empty frame");
   std::vector<FoundBoard> found = find_boards(frame_bgr, options.max_boards);
   if (found.empty()) throw CalibrationError("no chessboard found in the frame");
-  const RadialLens lens = options.fit_lens ? fit_lens(found, frame_bgr.size()) : RadialLens{};
+  RadialLens lens;
+  if (options.known_lens && options.known_lens->k1 != 0.0) {
+    lens = *options.known_lens;
+    fit_boards_through(found, lens);
+  } else if (options.fit_lens && !options.known_lens) {
+    lens = fit_lens(found, frame_bgr.size());
+  }
 
   std::vector<Candidate> candidates;
   for (const FoundBoard& f : found) {

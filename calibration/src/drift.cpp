@@ -63,9 +63,10 @@ DriftWatch::DriftWatch(Calibration calibration, int check_every, int patience)
       check_every_(std::max(1, check_every)),
       patience_(std::max(1, patience)) {
   options_.max_boards = std::max(1, static_cast<int>(calibration_.boards.size()));
-  // A calibration with a lens is renewed with one: the camera is the same.
-  options_.fit_lens = std::any_of(calibration_.boards.begin(), calibration_.boards.end(),
-                                  [](const Board& board) { return board.lens.k1 != 0.0; });
+  // The camera is the same: a renewal fits the boards through the lens the calibration has
+  // (none, if it has none), rather than fitting it again on a frame mid-game, where hands and
+  // pieces hide the corners that tell it.
+  if (!calibration_.boards.empty()) options_.known_lens = calibration_.boards.front().lens;
   // Keep the naming the calibration had: A stays on the side it was found on.
   if (calibration_.boards.size() == 2) {
     options_.board_a_on_right =

@@ -152,15 +152,19 @@ RadialLens fit_lens(std::vector<FoundBoard>& boards, cv::Size image_size) {
   }
   // Every board gets its homography through the lens, one with too few corners to tell the
   // lens too.
+  fit_boards_through(boards, best);
+  return best;
+}
+
+void fit_boards_through(std::vector<FoundBoard>& boards, const RadialLens& lens) {
   for (FoundBoard& board : boards) {
     if (board.lattice_points.size() < 4) continue;
-    if (const std::optional<BoardFit> fit = fit_board(board, best)) {
+    if (const std::optional<BoardFit> fit = fit_board(board, lens)) {
       board.board_to_image = fit->board_to_image;
       board.rms_error_px =
           std::sqrt(fit->squared_error / static_cast<double>(board.lattice_points.size()));
     }
   }
-  return best;
 }
 
 }  // namespace bugcam::calibration

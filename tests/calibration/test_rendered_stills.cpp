@@ -3,7 +3,9 @@
 // line off, because pieces leaning over the board's edge made X-like corners on the edge line
 // or hid the last inner line.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
@@ -85,24 +87,49 @@ TEST(RenderedStills, ABarrelLensIsFittedToTheCornersAndTheFarCornersFollowIt) {
     }
     EXPECT_LE(worst, 3) << "board " << board.name;
   }
-  // A drift renewal fits the lens again where the calibration had one (the camera is the
-  // same), and not where it had none. The camera bumped: the frame shifted 24 px right, 16 down.
-  cv::Mat bumped;
-  cv::warpAffine(bent.image, bumped, cv::Matx23d(1, 0, 24, 0, 1, 16), bent.image.size(),
-                 cv::INTER_LINEAR, cv::BORDER_REPLICATE);
-  DriftWatch with_lens_watch(bent_calibration, 1, 1);
-  with_lens_watch.update(bumped);
-  ASSERT_EQ(with_lens_watch.renewals(), 1);
-  for (const Board& board : with_lens_watch.current().boards) EXPECT_LT(board.lens.k1, 0.0);
-  DriftWatch lens_blind_watch(calibrate(bent.image), 1, 1);
-  lens_blind_watch.update(bumped);
-  ASSERT_EQ(lens_blind_watch.renewals(), 1);
-  for (const Board& board : lens_blind_watch.current().boards) EXPECT_EQ(board.lens.k1, 0.0);
-
   const Calibration straight =
       calibrate(samples::render_start_still(202, 0, 1280, 720).image, with_lens);
   ASSERT_EQ(straight.boards.size(), 2u);
   for (const Board& board : straight.boards) EXPECT_EQ(board.lens.k1, 0.0);
+}
+
+// A drift renewal keeps the lens (the same camera) and fits the boards through it, where a
+// frame mid-game may hide the corners that would tell it again. Seed 208's start still, the
+// camera bumped: the frame shifted 24 px right and 16 px down.
+TEST(RenderedStills, ADriftRenewalKeepsTheLens) {
+  const samples::TrainingStill bent = samples::render_start_still(208, 0, 1280, 720);
+  cv::Mat bumped;
+  cv::warpAffine(bent.image, bumped, cv::Matx23d(1, 0, 24, 0, 1, 16), bent.image.size(),
+                 cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+  std::array<std::vector<cv::Point2d>, 2> bumped_lattice = bent.lattice;
+  for (std::vector<cv::Point2d>& lattice : bumped_lattice) {
+    for (cv::Point2d& p : lattice) p += cv::Point2d(24, 16);
+  }
+  CalibrateOptions with_lens;
+  with_lens.fit_lens = true;
+  const Calibration first = calibrate(bent.image, with_lens);
+  ASSERT_EQ(first.boards.size(), 2u);
+  ASSERT_LT(first.boards[0].lens.k1, 0.0);
+  DriftWatch watch(first, 1, 1);
+  watch.update(bumped);
+  ASSERT_EQ(watch.renewals(), 1);
+  const Calibration lens_blind = calibrate(bumped);
+  ASSERT_EQ(watch.current().boards.size(), 2u);
+  ASSERT_EQ(lens_blind.boards.size(), 2u);
+  for (size_t b = 0; b < 2; ++b) {
+    const Board& renewed = watch.current().boards[b];
+    EXPECT_EQ(renewed.lens.k1, first.boards[b].lens.k1);
+    const double with_error = worst_lattice_error(renewed, bumped_lattice[b]);
+    const double without_error = worst_lattice_error(lens_blind.boards[b], bumped_lattice[b]);
+    // 1.8 and 1.2 % of a square, against 4.1 and 4.0 % for a lens-blind calibration.
+    EXPECT_LT(with_error, without_error) << "board " << renewed.name;
+    EXPECT_LT(with_error, 0.025) << "board " << renewed.name;
+  }
+  // Without a lens, none is fitted on renewal.
+  DriftWatch blind_watch(calibrate(bent.image), 1, 1);
+  blind_watch.update(bumped);
+  ASSERT_EQ(blind_watch.renewals(), 1);
+  for (const Board& board : blind_watch.current().boards) EXPECT_EQ(board.lens.k1, 0.0);
 }
 
 TEST(RenderedStills, GameInProgressBoardsAreNotALineOff) {

@@ -226,6 +226,7 @@ TEST_F(RecordEndToEnd, KilledRecordingKeepsCommittedMovesAndResumes) {
   const std::string bpgn_killed = read_text(out / "game.bpgn");
   EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--squares", "network"}), 2);
   EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--rules", "online"}), 2);
+  EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--lens"}), 2);
   EXPECT_EQ(read_text(out / "game.bpgn"), bpgn_killed);
 
   // Resumed without the setting, which it keeps (session.json is written again with what the
@@ -261,6 +262,7 @@ TEST_F(RecordEndToEnd, EvalVisionReportsEachBoard) {
     EXPECT_TRUE(reader == "hand" || reader == "network") << reader;
     EXPECT_GE(board.at("start_misreads_hand").get<int>(), 0);
     EXPECT_GE(board.at("start_misreads_network").get<int>(), 0);
+    EXPECT_GT(board.at("squares_total").get<long>(), 0);
     EXPECT_GT(board.at("squares_right_pct").get<double>(), 90.0);
     wrong += board.at("squares_wrong").get<long>();
   }

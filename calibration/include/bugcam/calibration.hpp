@@ -129,6 +129,9 @@ struct CalibrateOptions {
   // (10301) the start position then chose the other square reader for a board, which read
   // its game worse.
   bool fit_lens = false;
+  // The lens, already known (a drift renewal: the same camera): the boards are fitted through
+  // it, and fit_lens is not tried.
+  std::optional<RadialLens> known_lens;
 };
 
 // Finds the boards in one BGR frame (start position, empty board or game in progress) and
@@ -162,6 +165,8 @@ std::vector<FoundBoard> find_boards(const cv::Mat& frame_bgr, int max_boards);
 // (k1 = 0, boards unchanged) unless it explains the corners clearly better than homographies
 // alone do.
 RadialLens fit_lens(std::vector<FoundBoard>& boards, cv::Size image_size);
+// Refits each board's homography (and RMS error) through a known lens, to the pinhole image.
+void fit_boards_through(std::vector<FoundBoard>& boards, const RadialLens& lens);
 
 // --- Board appearance, shared by calibration (orientation) and vision (per frame) ----------
 
@@ -248,7 +253,8 @@ cv::Mat draw_calibration(const cv::Mat& frame_bgr, const Calibration& calibratio
 
 // Watches the boards' lattice while recording: every `check_every` frames it looks for the
 // X-corners where the calibration predicts them. When too few are found for `patience`
-// checks in a row (camera bumped, board moved), it recalibrates from the current frame.
+// checks in a row (camera bumped, board moved), it recalibrates from the current frame,
+// fitting the boards through the lens the calibration has.
 class DriftWatch {
  public:
   DriftWatch(Calibration calibration, int check_every, int patience);
