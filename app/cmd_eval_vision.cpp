@@ -214,6 +214,7 @@ int run_eval(const EvalOptions& options) {
       if (!state->contains(board.name)) continue;
       const auto& rows = (*state)[board.name]["occupancy"];
       const std::set<std::string>& covered = occluded[f][board.name];
+      Ratio& on_board = squares_right_by_board[board.name];
       for (int sq = 0; sq < 64; ++sq) {
         const char symbol = board.squares[static_cast<size_t>(sq)].symbol();
         if (covered.count(square_name(sq)) != 0) {
@@ -227,11 +228,11 @@ int run_eval(const EvalOptions& options) {
         }
         const char expected =
             rows[static_cast<size_t>(7 - sq / 8)].get<std::string>()[static_cast<size_t>(sq % 8)];
+        const long right = symbol == expected ? 1 : 0;
         ++squares_right.total;
-        squares_right.right += symbol == expected ? 1 : 0;
-        Ratio& on_board = squares_right_by_board[board.name];
+        squares_right.right += right;
         ++on_board.total;
-        on_board.right += symbol == expected ? 1 : 0;
+        on_board.right += right;
         misreads.add(f, board.name, sq, symbol, expected);
         if (options.verbose && symbol != expected) {
           std::cerr << "frame " << f << " " << board.name << " " << square_name(sq) << ": seen "
