@@ -2,6 +2,8 @@
 // 3 s, and the recording must go on.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "tracker_harness.hpp"
 
 namespace {
@@ -575,6 +577,44 @@ TEST(LeverPressDetector, FramesShowingTheLeverPartWayTimeThePressWithinAFrame) {
   const auto later = hidden.add(lever(28, Color::kWhite, false, 1.0));
   ASSERT_TRUE(later.has_value());
   EXPECT_NEAR(later->t, 0.5 * (12 / 30.0 + 27 / 30.0) - 0.15, 1e-9);
+}
+
+// The pressing hand covers its own end of the clock, and its shadow can make the lever read its new
+// side early; the other end, rising, changes the other half of the clock as the lever flips.
+TEST(LeverPressDetector, TheRaisedEndShowingInTheOtherHalfTimesThePress) {
+  using bugcam::rules::Color;
+  const auto lever = [](int frame, std::optional<Color> down, bool touched,
+                        std::array<double, 2> half_change) {
+    bugcam::tracker::LeverObservation o = lever_in_frame(frame, down, touched);
+    o.half_change = half_change;
+    return o;
+  };
+  const auto press_with = [&](std::array<double, 2> at_flip, std::array<double, 2> after_flip) {
+    bugcam::tracker::LeverPressDetector detector(2);
+    std::optional<bugcam::capture::ClockEvent> press;
+    for (int f = 0; f < 10; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kBlack, false, {})));
+    // White's hand comes over White's half at frame 10; the lever reads White's side down
+    // from frame 12, under the hand's shadow; it flips between frames 16 and 18.
+    for (int f = 10; f < 12; ++f) {
+      EXPECT_FALSE(detector.add(lever(f, Color::kBlack, true, {0.3, 0.0})));
+    }
+    for (int f = 12; f < 25; ++f) {
+      std::array<double, 2> change{0.2, 0.0};
+      if (f == 17) change = at_flip;
+      if (f == 18) change = after_flip;
+      EXPECT_FALSE(detector.add(lever(f, Color::kWhite, true, change)));
+    }
+    press = detector.add(lever(25, Color::kWhite, false, {}));
+    EXPECT_TRUE(press.has_value());
+    return press ? press->t : -1.0;
+  };
+  // Black's half changes in frames 17 and 18 alike: the flip's middle at frame 17, its start
+  // half a flip (0.04 s) earlier; not the shadow's early reading (frame 11.5, less 0.03 s).
+  EXPECT_NEAR(press_with({0.2, 0.02}, {0.2, 0.02}), 17 / 30.0 - 0.04, 1e-9);
+  // A change beside one of a hand over Black's half too is the hand's: the reading's timing.
+  EXPECT_NEAR(press_with({0.2, 0.3}, {0.2, 0.02}), 11.5 / 30.0 - 0.03, 1e-9);
+  // Without a change there, the same.
+  EXPECT_NEAR(press_with({0.2, 0.0}, {0.2, 0.0}), 11.5 / 30.0 - 0.03, 1e-9);
 }
 
 // The clock's start is read from White's display: its first tick (whole seconds rounded

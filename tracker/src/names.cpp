@@ -63,24 +63,77 @@ std::optional<double> LeverPressDetector::flip_start_from_travel(const PerBoard&
   return n % 2 == 1 ? starts[n / 2] : 0.5 * (starts[n / 2 - 1] + starts[n / 2]);
 }
 
+std::optional<double> LeverPressDetector::flip_start_from_free_half(const PerBoard& board,
+                                                                    const Waiting& waiting,
+                                                                    double around) {
+  // The pressing hand covers its own end of the clock; the other end rises into view.
+  const std::size_t free = waiting.press.side == Color::kWhite ? 1 : 0;
+  const double from = waiting.last_old_t - kFreeHalfReach;
+  const double to = waiting.first_new_t + kFreeHalfReach;
+  struct Run {
+    double first = 0.0, last = 0.0, weight = 0.0, weighted_t = 0.0;
+  };
+  std::vector<Run> runs;
+  std::vector<double> hand_over_free_half;
+  bool in_run = false;
+  for (const PerBoard::HalfChange& seen : board.half_changes) {
+    const double change = seen.change[free];
+    if (change > kFreeHalfMost) hand_over_free_half.push_back(seen.t);
+    if (seen.t < from || seen.t > to || change < kFreeHalfLeast || change > kFreeHalfMost) {
+      in_run = false;
+      continue;
+    }
+    if (!in_run) runs.push_back({seen.t, seen.t, 0.0, 0.0});
+    in_run = true;
+    Run& run = runs.back();
+    run.last = seen.t;
+    run.weight += change;
+    run.weighted_t += change * seen.t;
+  }
+  std::optional<double> best;
+  for (const Run& run : runs) {
+    if (run.last - run.first > kFreeHalfLongest) continue;
+    // Beside a hand over that half, the change is the hand's.
+    const bool beside_hand =
+        std::any_of(hand_over_free_half.begin(), hand_over_free_half.end(), [&](double t) {
+          return t >= run.first - kFreeHalfHandGap && t <= run.last + kFreeHalfHandGap;
+        });
+    if (beside_hand) continue;
+    const double start = run.weighted_t / run.weight - 0.5 * kLeverFlipSeconds;
+    if (std::abs(start - around) > kFreeHalfAgree) continue;
+    if (!best || std::abs(start - around) < std::abs(*best - around)) best = start;
+  }
+  return best;
+}
+
 ClockEvent LeverPressDetector::timed(const PerBoard& board, const Waiting& waiting) const {
   ClockEvent press = waiting.press;
   const double middle = 0.5 * (waiting.last_old_t + waiting.first_new_t);
   std::optional<double> from_touch;
+  // Not a visit that began before this board's last press: that one pressed it too (a press
+  // without a move, pressed back at once).
   if (board.touch_start && *board.touch_start >= waiting.last_old_t - kTouchLookback &&
-      *board.touch_start <= waiting.first_new_t) {
+      *board.touch_start <= waiting.first_new_t + kTouchAfterRead &&
+      (!board.last_press_t || *board.touch_start > *board.last_press_t)) {
     from_touch = 0.5 * (*board.touch_start + board.touch_end) - kTouchMiddleLead;
   }
   const bool flip_seen = waiting.first_new_t - waiting.last_old_t <= kFlipSeenGap;
   const double from_flip = middle - kFlipReadLag;
   const std::optional<double> from_travel = flip_start_from_travel(board, waiting);
-  if (from_travel && (!from_touch || std::abs(*from_travel - *from_touch) <= kFlipTouchAgree)) {
+  const std::optional<double> from_free_half =
+      flip_start_from_free_half(board, waiting, from_touch.value_or(middle));
+  if (from_free_half) {
+    press.t = *from_free_half;
+  } else if (from_travel &&
+             (!from_touch || std::abs(*from_travel - *from_touch) <= kFlipTouchAgree)) {
     press.t = *from_travel;
   } else if (flip_seen && (!from_touch || std::abs(from_flip - *from_touch) <= kFlipTouchAgree)) {
     press.t = from_flip;
   } else if (from_touch) {
-    // Never after the lever was seen on its new side.
-    press.t = std::min(*from_touch, waiting.first_new_t);
+    // Never after the lever was seen on its new side, unless the hand came after that (its
+    // shadow moved the reading).
+    press.t = *board.touch_start < waiting.first_new_t ? std::min(*from_touch, waiting.first_new_t)
+                                                       : *from_touch;
   } else {
     press.t = middle;
   }
@@ -178,6 +231,15 @@ ClockEvent LeverPressDetector::with_remaining(PerBoard& board, ClockEvent press)
 
 std::optional<ClockEvent> LeverPressDetector::add(const LeverObservation& observation) {
   PerBoard& board = boards_[static_cast<int>(observation.board)];
+  // The change since the last observation happened between the two.
+  if (board.previous_t) {
+    board.half_changes.push_back(
+        {0.5 * (*board.previous_t + observation.t), observation.half_change});
+  }
+  while (!board.half_changes.empty() &&
+         board.half_changes.front().t < observation.t - kTravelKeptSeconds - kLongestWait) {
+    board.half_changes.pop_front();
+  }
   if (std::optional<ClockEvent> start = ticks_from(board, observation)) {
     board.outgoing.push_back(*start);
   }

@@ -259,6 +259,7 @@ class Tracker {
 // Turns lever observations into clock events: the clocks' start, a flag fall, and a press when the
 // lever comes down on the other side and stays there for `stable_frames` readings (unknown ones
 // neither confirm nor break), a hand having come to the clock. Timed by what was seen of it: the
+// lever's raised end coming up in the other half of the clock from the pressing hand's; else the
 // frames that show the lever part way through its flip; else the flip between two frames; else the
 // hand's visit to the clock. Four readings (0.13 s at 30 fps): a lever misread during a hand's pass
 // rarely holds that long, and a real press always does (bench/lever_eval: 9 spurious presses in 335
@@ -267,8 +268,8 @@ class LeverPressDetector {
  public:
   explicit LeverPressDetector(int stable_frames = 4) : stable_frames_(stable_frames) {}
   // A press is returned once the lever has settled on the other side and the hand that
-  // pressed it has left the clock (at most kLongestWait after), timed by what was seen: the
-  // lever's flip when it showed between two frames, else the middle of the hand's visit.
+  // pressed it has left the clock (at most kLongestWait after), timed by what was seen (see
+  // the class comment; the hand's visit is timed a lead before its middle).
   // Before a board's first press, its clock's start (kStart) is returned at the first tick
   // of White's display: a small change of White's half of the clock, far less of Black's,
   // after kTickQuietFrames observations without change or touch and before one without
@@ -326,6 +327,24 @@ class LeverPressDetector {
   static constexpr double kTravelSlack = 0.01;
   // Travel readings kept per board.
   static constexpr double kTravelKeptSeconds = 1.5;
+  // The raised end of the lever shows its flip in the other half of the clock from the
+  // pressing hand's: a change of at least kFreeHalfLeast of that half between two frames,
+  // lasting at most kFreeHalfLongest. More than kFreeHalfMost there is a hand (or its
+  // shadow) over that half too, and says nothing of the lever.
+  static constexpr double kFreeHalfLeast = 0.008;
+  static constexpr double kFreeHalfMost = 0.1;
+  static constexpr double kFreeHalfLongest = 0.15;
+  // Looked for from this long before the last reading of the old side to this long after the
+  // first of the new (a hand over the lever, or its shadow, moves the readings either way),
+  // and taken nearest the timing from the hand's visit, within kFreeHalfAgree of it (the
+  // display starting to tick and the hand's edge change that half too).
+  static constexpr double kFreeHalfReach = 0.3;
+  static constexpr double kFreeHalfAgree = 0.15;
+  // A change of that half within this of one over kFreeHalfMost is the hand's.
+  static constexpr double kFreeHalfHandGap = 0.1;
+  // A hand's shadow reaches the lever before the hand: the visit that began up to this long
+  // after the lever read its new side is the press's.
+  static constexpr double kTouchAfterRead = 0.3;
   // A tick of a display: at least this share of its half of the clock changed (the renders'
   // digits change 2-3 % at the start, 0.4 % and more for one digit; compression noise leaves
   // none), at most kTickMost (a lever or a hand changes far more), and the other half at most
@@ -366,6 +385,13 @@ class LeverPressDetector {
     double touch_end = 0.0;             // its last touched frame
     std::optional<Waiting> waiting;
     std::deque<std::pair<double, double>> travels;  // (t, travel) of the last readings
+    // Of the last observations: when their half_change happened (between the observation and
+    // the one before), and what it was.
+    struct HalfChange {
+      double t = 0.0;
+      std::array<double, 2> change{};
+    };
+    std::deque<HalfChange> half_changes;
     // Until the clock's start or the board's first press: looking for the start.
     bool awaiting_start = true;
     std::optional<double> first_t;     // of the first observation
@@ -396,6 +422,8 @@ class LeverPressDetector {
   ClockEvent timed(const PerBoard& board, const Waiting& waiting) const;
   static std::optional<double> flip_start_from_travel(const PerBoard& board,
                                                       const Waiting& waiting);
+  static std::optional<double> flip_start_from_free_half(const PerBoard& board,
+                                                         const Waiting& waiting, double around);
   int stable_frames_;
   std::optional<double> base_seconds_;
   double increment_seconds_ = 0.0;
