@@ -591,7 +591,6 @@ TEST(LeverPressDetector, TheRaisedEndShowingInTheOtherHalfTimesThePress) {
   };
   const auto press_with = [&](std::array<double, 2> at_flip, std::array<double, 2> after_flip) {
     bugcam::tracker::LeverPressDetector detector(2);
-    std::optional<bugcam::capture::ClockEvent> press;
     for (int f = 0; f < 10; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kBlack, false, {})));
     // White's hand comes over White's half at frame 10; the lever reads White's side down
     // from frame 12, under the hand's shadow; it flips between frames 16 and 18.
@@ -604,7 +603,7 @@ TEST(LeverPressDetector, TheRaisedEndShowingInTheOtherHalfTimesThePress) {
       if (f == 18) change = after_flip;
       EXPECT_FALSE(detector.add(lever(f, Color::kWhite, true, change)));
     }
-    press = detector.add(lever(25, Color::kWhite, false, {}));
+    const auto press = detector.add(lever(25, Color::kWhite, false, {}));
     EXPECT_TRUE(press.has_value());
     return press ? press->t : -1.0;
   };
@@ -615,6 +614,36 @@ TEST(LeverPressDetector, TheRaisedEndShowingInTheOtherHalfTimesThePress) {
   EXPECT_NEAR(press_with({0.2, 0.3}, {0.2, 0.02}), 11.5 / 30.0 - 0.03, 1e-9);
   // Without a change there, the same.
   EXPECT_NEAR(press_with({0.2, 0.0}, {0.2, 0.0}), 11.5 / 30.0 - 0.03, 1e-9);
+}
+
+// One hand's visit times one press: a quick press back within the same visit is timed by its
+// own flip. A visit that began just after the lever read its new side (the hand's shadow came
+// first) times the press.
+TEST(LeverPressDetector, AHandsVisitTimesOnlyItsOwnPress) {
+  using bugcam::rules::Color;
+  bugcam::tracker::LeverPressDetector back(2);
+  for (int f = 0; f < 10; ++f) EXPECT_FALSE(back.add(lever_in_frame(f, Color::kBlack, false)));
+  // White presses (the flip seen between frames 14 and 15), Black presses back (29 and 30),
+  // the hands at the clock from frame 10 to 40.
+  std::vector<bugcam::capture::ClockEvent> presses;
+  for (int f = 10; f <= 40; ++f) {
+    const Color down = f >= 15 && f < 30 ? Color::kWhite : Color::kBlack;
+    if (auto press = back.add(lever_in_frame(f, down, true))) presses.push_back(*press);
+  }
+  if (auto press = back.add(lever_in_frame(41, Color::kBlack, false))) presses.push_back(*press);
+  ASSERT_EQ(presses.size(), 2u);
+  EXPECT_NEAR(presses[0].t, 14.5 / 30.0 - 0.03, 1e-9);
+  // Not from the visit's middle (frame 25, less the lead: 0.68 s).
+  EXPECT_NEAR(presses[1].t, 29.5 / 30.0 - 0.03, 1e-9);
+
+  bugcam::tracker::LeverPressDetector shadow(2);
+  for (int f = 0; f < 12; ++f) EXPECT_FALSE(shadow.add(lever_in_frame(f, Color::kBlack, false)));
+  EXPECT_FALSE(shadow.add(lever_in_frame(12, Color::kWhite, false)));
+  for (int f = 13; f < 30; ++f) EXPECT_FALSE(shadow.add(lever_in_frame(f, Color::kWhite, true)));
+  const auto press = shadow.add(lever_in_frame(30, Color::kWhite, false));
+  ASSERT_TRUE(press.has_value());
+  // From the visit (frames 13 to 29, less the lead), not the reading at frame 12.
+  EXPECT_NEAR(press->t, 21.0 / 30.0 - 0.15, 1e-9);
 }
 
 // The clock's start is read from White's display: its first tick (whole seconds rounded

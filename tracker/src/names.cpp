@@ -71,7 +71,7 @@ std::optional<double> LeverPressDetector::flip_start_from_free_half(const PerBoa
   const double from = waiting.last_old_t - kFreeHalfReach;
   const double to = waiting.first_new_t + kFreeHalfReach;
   struct Run {
-    double first = 0.0, last = 0.0, weight = 0.0, weighted_t = 0.0;
+    double first = 0.0, last = 0.0, weight = 0.0, weighted_sum_t = 0.0;
   };
   std::vector<Run> runs;
   std::vector<double> hand_over_free_half;
@@ -79,7 +79,7 @@ std::optional<double> LeverPressDetector::flip_start_from_free_half(const PerBoa
   for (const PerBoard::HalfChange& seen : board.half_changes) {
     const double change = seen.change[free];
     if (change > kFreeHalfMost) hand_over_free_half.push_back(seen.t);
-    if (seen.t < from || seen.t > to || change < kFreeHalfLeast || change > kFreeHalfMost) {
+    if (seen.t < from || seen.t > to || !(change >= kFreeHalfLeast && change <= kFreeHalfMost)) {
       in_run = false;
       continue;
     }
@@ -88,7 +88,7 @@ std::optional<double> LeverPressDetector::flip_start_from_free_half(const PerBoa
     Run& run = runs.back();
     run.last = seen.t;
     run.weight += change;
-    run.weighted_t += change * seen.t;
+    run.weighted_sum_t += change * seen.t;
   }
   std::optional<double> best;
   for (const Run& run : runs) {
@@ -99,7 +99,7 @@ std::optional<double> LeverPressDetector::flip_start_from_free_half(const PerBoa
           return t >= run.first - kFreeHalfHandGap && t <= run.last + kFreeHalfHandGap;
         });
     if (beside_hand) continue;
-    const double start = run.weighted_t / run.weight - 0.5 * kLeverFlipSeconds;
+    const double start = run.weighted_sum_t / run.weight - 0.5 * kLeverFlipSeconds;
     if (std::abs(start - around) > kFreeHalfAgree) continue;
     if (!best || std::abs(start - around) < std::abs(*best - around)) best = start;
   }
@@ -110,11 +110,11 @@ ClockEvent LeverPressDetector::timed(const PerBoard& board, const Waiting& waiti
   ClockEvent press = waiting.press;
   const double middle = 0.5 * (waiting.last_old_t + waiting.first_new_t);
   std::optional<double> from_touch;
-  // Not a visit that began before this board's last press: that one pressed it too (a press
-  // without a move, pressed back at once).
+  // Not the visit that made the board's last press: a quick press back (after a press without
+  // a move) would be timed by both hands' visit.
   if (board.touch_start && *board.touch_start >= waiting.last_old_t - kTouchLookback &&
       *board.touch_start <= waiting.first_new_t + kTouchAfterRead &&
-      (!board.last_press_t || *board.touch_start > *board.last_press_t)) {
+      board.touch_start != board.last_pressed_visit) {
     from_touch = 0.5 * (*board.touch_start + board.touch_end) - kTouchMiddleLead;
   }
   const bool flip_seen = waiting.first_new_t - waiting.last_old_t <= kFlipSeenGap;
@@ -130,10 +130,12 @@ ClockEvent LeverPressDetector::timed(const PerBoard& board, const Waiting& waiti
   } else if (flip_seen && (!from_touch || std::abs(from_flip - *from_touch) <= kFlipTouchAgree)) {
     press.t = from_flip;
   } else if (from_touch) {
-    // Never after the lever was seen on its new side, unless the hand came after that (its
-    // shadow moved the reading).
-    press.t = *board.touch_start < waiting.first_new_t ? std::min(*from_touch, waiting.first_new_t)
-                                                       : *from_touch;
+    // Never after the lever was seen on its new side; if the hand came after that (its shadow
+    // moved the reading), never later than kTouchAfterRead after it.
+    const double latest = *board.touch_start < waiting.first_new_t
+                              ? waiting.first_new_t
+                              : waiting.first_new_t + kTouchAfterRead;
+    press.t = std::min(*from_touch, latest);
   } else {
     press.t = middle;
   }
@@ -155,6 +157,20 @@ std::optional<ClockEvent> LeverPressDetector::ticks_from(PerBoard& board,
   }
   board.quiet_frames = still && !observation.touched ? board.quiet_frames + 1 : 0;
   if (!previous_t) return std::nullopt;
+  // The change since the last observation happened between the two.
+  const double between = 0.5 * (*previous_t + observation.t);
+  // Kept for timing presses too (flip_start_from_free_half): back to where the press waiting,
+  // or the next one, may look.
+  board.half_changes.push_back({between, change});
+  const double oldest_needed =
+      std::min(board.settled_last_t,
+               board.waiting ? board.waiting->last_old_t : board.settled_last_t) -
+      kFreeHalfReach - kFreeHalfHandGap;
+  while (!board.half_changes.empty() &&
+         (board.half_changes.front().t < oldest_needed ||
+          board.half_changes.front().t < observation.t - kHalfChangesKeptSeconds)) {
+    board.half_changes.pop_front();
+  }
   std::optional<ClockEvent> start;
   if (pending && still) {
     const auto [side, t] = *pending;
@@ -182,7 +198,7 @@ std::optional<ClockEvent> LeverPressDetector::ticks_from(PerBoard& board,
     if (quiet_before >= kTickQuietFrames && mine >= kTickLeast && mine <= kTickMost &&
         other <= kTickOtherShare * mine) {
       // The digits changed between the two frames.
-      board.pending_tick = std::pair{side, 0.5 * (*previous_t + observation.t)};
+      board.pending_tick = std::pair{side, between};
     }
   }
   // A hand at the clock before its start was seen: it may have started it (then the tick
@@ -231,20 +247,12 @@ ClockEvent LeverPressDetector::with_remaining(PerBoard& board, ClockEvent press)
 
 std::optional<ClockEvent> LeverPressDetector::add(const LeverObservation& observation) {
   PerBoard& board = boards_[static_cast<int>(observation.board)];
-  // The change since the last observation happened between the two.
-  if (board.previous_t) {
-    board.half_changes.push_back(
-        {0.5 * (*board.previous_t + observation.t), observation.half_change});
-  }
-  while (!board.half_changes.empty() &&
-         board.half_changes.front().t < observation.t - kTravelKeptSeconds - kLongestWait) {
-    board.half_changes.pop_front();
-  }
   if (std::optional<ClockEvent> start = ticks_from(board, observation)) {
     board.outgoing.push_back(*start);
   }
   if (std::optional<ClockEvent> press = press_from(board, observation)) {
     board.last_press_t = press->t;
+    board.last_pressed_visit = board.touch_start;
     board.outgoing.push_back(with_remaining(board, *press));
   }
   if (std::optional<ClockEvent> flag = flag_from(board, observation)) {

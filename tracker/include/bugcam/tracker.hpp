@@ -336,12 +336,16 @@ class LeverPressDetector {
   static constexpr double kFreeHalfLongest = 0.15;
   // Looked for from this long before the last reading of the old side to this long after the
   // first of the new (a hand over the lever, or its shadow, moves the readings either way),
-  // and taken nearest the timing from the hand's visit, within kFreeHalfAgree of it (the
-  // display starting to tick and the hand's edge change that half too).
+  // and taken nearest the timing from the hand's visit (else the middle of the two readings),
+  // within kFreeHalfAgree of it: other changes of that half (the opponent's display starting
+  // to tick, the hand's edge) lie further off.
   static constexpr double kFreeHalfReach = 0.3;
   static constexpr double kFreeHalfAgree = 0.15;
   // A change of that half within this of one over kFreeHalfMost is the hand's.
   static constexpr double kFreeHalfHandGap = 0.1;
+  // Half changes are kept back to where a waiting press may look, but no longer than this (a
+  // lever hidden for long).
+  static constexpr double kHalfChangesKeptSeconds = 10.0;
   // A hand's shadow reaches the lever before the hand: the visit that began up to this long
   // after the lever read its new side is the press's.
   static constexpr double kTouchAfterRead = 0.3;
@@ -410,7 +414,8 @@ class LeverPressDetector {
     std::deque<std::pair<double, int>> recent_ticks;
     double tick_confirmed_t = 0.0;  // the still observation that confirmed the last tick
     std::optional<double> last_press_t;
-    double last_change_t = 0.0;  // the last observation with a change or a touch
+    std::optional<double> last_pressed_visit;  // touch_start of the visit at the last press
+    double last_change_t = 0.0;                // the last observation with a change or a touch
   };
   std::optional<ClockEvent> ticks_from(PerBoard& board, const LeverObservation& observation);
   ClockEvent with_remaining(PerBoard& board, ClockEvent press) const;
