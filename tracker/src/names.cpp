@@ -160,12 +160,11 @@ std::optional<ClockEvent> LeverPressDetector::ticks_from(PerBoard& board,
   // The change since the last observation happened between the two.
   const double between = 0.5 * (*previous_t + observation.t);
   // Kept for timing presses too (flip_start_from_free_half): back to where the press waiting,
-  // or the next one, may look.
+  // or else the next one, may look (its last reading of the old side; settled_last_t only
+  // grows, so the waiting press's is the earlier).
   board.half_changes.push_back({between, change});
-  const double oldest_needed =
-      std::min(board.settled_last_t,
-               board.waiting ? board.waiting->last_old_t : board.settled_last_t) -
-      kFreeHalfReach - kFreeHalfHandGap;
+  const double oldest_needed = (board.waiting ? board.waiting->last_old_t : board.settled_last_t) -
+                               kFreeHalfReach - kFreeHalfHandGap;
   while (!board.half_changes.empty() &&
          (board.half_changes.front().t < oldest_needed ||
           board.half_changes.front().t < observation.t - kHalfChangesKeptSeconds)) {
