@@ -84,8 +84,9 @@ std::optional<Options> parse(int argc, char** argv) {
 
 std::string describe(const vision::SquareObservation& square) {
   char text[64];
-  std::snprintf(text, sizeof text, "%c %.2f/%.2f/%.2f%s", square.symbol(), square.p_empty,
-                square.p_white, square.p_black, square.occluded ? " occ" : "");
+  std::snprintf(text, sizeof text, "%c %.2f/%.2f/%.2f%s%s", square.symbol(), square.p_empty,
+                square.p_white, square.p_black, square.occluded ? " occ" : "",
+                square.altered ? " alt" : "");
   return text;
 }
 
@@ -107,6 +108,7 @@ int run(Options options) {
   const auto square = static_cast<std::size_t>(options.square);
   char last_single = 0;
   char last_tracked = 0;
+  bool last_altered = false;
   while (std::optional<capture::Frame> frame = source->next()) {
     if (frame->t > options.to) break;
     std::vector<cv::Mat> warped;
@@ -117,9 +119,11 @@ int run(Options options) {
     if (frame->t < options.from) continue;
     const vision::SquareObservation& one = single.boards[board].squares[square];
     const vision::SquareObservation& kept = tracked[square];
-    const bool changed = one.symbol() != last_single || kept.symbol() != last_tracked;
+    const bool changed = one.symbol() != last_single || kept.symbol() != last_tracked ||
+                         kept.altered != last_altered;
     last_single = one.symbol();
     last_tracked = kept.symbol();
+    last_altered = kept.altered;
     if (options.changes_only && !changed) continue;
     if (!options.warp.empty()) {
       if (!cv::imwrite(options.warp, warped[board])) {

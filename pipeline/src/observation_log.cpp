@@ -76,7 +76,8 @@ void ObservationLogWriter::write(const LoggedInput& input) {
       put(out_, s.empty);
       put(out_, s.white);
       put(out_, s.black);
-      put(out_, static_cast<std::uint8_t>(s.occluded));
+      // Flags: occluded, altered (logs written before it have 0 or 1).
+      put(out_, static_cast<std::uint8_t>((s.occluded ? 1 : 0) | (s.altered ? 2 : 0)));
     }
     put(out_, static_cast<std::uint8_t>(b->hands.size()));
     for (const tracker::Seat& seat : b->hands) {
@@ -132,7 +133,9 @@ std::vector<LoggedInput> read_observation_log(const std::filesystem::path& file)
           s.empty = in.get<float>();
           s.white = in.get<float>();
           s.black = in.get<float>();
-          s.occluded = in.get<std::uint8_t>() != 0;
+          const auto flags = in.get<std::uint8_t>();
+          s.occluded = (flags & 1) != 0;
+          s.altered = (flags & 2) != 0;
         }
         const int hands = in.get<std::uint8_t>();
         for (int i = 0; i < hands; ++i) {

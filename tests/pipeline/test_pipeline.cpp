@@ -167,6 +167,34 @@ TEST(ObservationLog, HoldingsKeepTheirPiecesCount) {
   EXPECT_TRUE(b.occluded);
 }
 
+// Each square's flags (occluded, altered) share one byte; logs written before the altered
+// flag have 0 or 1 there and read as not altered.
+TEST(ObservationLog, SquaresKeepTheirOccludedAndAlteredFlags) {
+  const bugcam::test_support::TempDir dir("pipeline-log-squares");
+  const fs::path file = dir.path() / "observations.bin";
+  tracker::BoardObservation board;
+  board.board = rules::BoardId::kA;
+  board.t = 1.5;
+  board.frame = 45;
+  board.squares[3].occluded = true;
+  board.squares[9].altered = true;
+  board.squares[10].occluded = true;
+  board.squares[10].altered = true;
+  board.squares[20] = {0.1f, 0.7f, 0.2f, false, false};
+  {
+    pipeline::ObservationLogWriter writer(file);
+    writer.write(board);
+  }
+  const std::vector<pipeline::LoggedInput> read = pipeline::read_observation_log(file);
+  ASSERT_EQ(read.size(), 1u);
+  const auto& got = std::get<tracker::BoardObservation>(read[0]);
+  for (std::size_t s = 0; s < 64; ++s) {
+    EXPECT_EQ(got.squares[s].occluded, board.squares[s].occluded) << s;
+    EXPECT_EQ(got.squares[s].altered, board.squares[s].altered) << s;
+    EXPECT_FLOAT_EQ(got.squares[s].white, board.squares[s].white) << s;
+  }
+}
+
 void write(const fs::path& file, const std::string& text) {
   std::ofstream(file) << text;
 }

@@ -348,6 +348,54 @@ TEST(Tracking, ASquareAHandLeftReadingOtherwiseIsUnsureUntilConfirmed) {
   EXPECT_GT(unsure, 0);
 }
 
+// A piece put by a hand where the single frame still reads the square empty (held-out 10400:
+// a white knight on b6 read empty for ten seconds): the square reads as before, but it looks
+// otherwise, and the tracker is told so (altered) until a hand covers it again. A square the
+// hand left as it was is not altered.
+TEST(Tracking, ASquareThatLooksOtherwiseAfterAHandReadingTheSameIsAltered) {
+  const int px = 16;
+  const cv::Mat board(8 * px, 8 * px, CV_8UC3, cv::Scalar(150, 190, 210));
+  const auto square_cell = [&](int square) {
+    return cv::Rect((square % 8) * px, (7 - square / 8) * px, px, px);
+  };
+  const int e4 = 3 * 8 + 4;
+  const int d4 = 3 * 8 + 3;
+  std::array<SquareObservation, 64> empty_board;
+  for (SquareObservation& s : empty_board) {
+    s.p_empty = 0.9f;
+    s.p_white = 0.05f;
+    s.p_black = 0.05f;
+  }
+  BoardTracker tracker;
+  for (int i = 0; i < 4; ++i) tracker.update(board, empty_board);
+  const auto hand_over = [&](const cv::Mat& under) {
+    for (int i = 0; i < 3; ++i) {
+      cv::Mat with_hand = under.clone();
+      const cv::Scalar skin(60 + 50 * i, 110, 200);
+      with_hand(square_cell(e4)).setTo(skin);
+      with_hand(square_cell(d4)).setTo(skin);
+      const std::array<SquareObservation, 64> out = tracker.update(with_hand, empty_board);
+      EXPECT_TRUE(out[static_cast<size_t>(e4)].occluded);
+      EXPECT_FALSE(out[static_cast<size_t>(e4)].altered);
+    }
+  };
+  hand_over(board);
+  // The hand is gone: a pale piece on e4 (a disc a little lighter than the square), read empty.
+  cv::Mat with_piece = board.clone();
+  cv::circle(with_piece, (square_cell(e4).tl() + square_cell(e4).br()) / 2, px / 3,
+             cv::Scalar(185, 215, 230), cv::FILLED);
+  std::array<SquareObservation, 64> out{};
+  for (int i = 0; i < 10; ++i) out = tracker.update(with_piece, empty_board);
+  EXPECT_EQ(out[static_cast<size_t>(e4)].symbol(), '.');
+  EXPECT_TRUE(out[static_cast<size_t>(e4)].altered);
+  EXPECT_FALSE(out[static_cast<size_t>(d4)].altered);
+  // A hand over e4 again, leaving it as it now looks: no longer altered.
+  hand_over(with_piece);
+  for (int i = 0; i < 10; ++i) out = tracker.update(with_piece, empty_board);
+  EXPECT_EQ(out[static_cast<size_t>(e4)].symbol(), '.');
+  EXPECT_FALSE(out[static_cast<size_t>(e4)].altered);
+}
+
 TEST(Determinism, SameFrameSameObservationAtAnyThreadCount) {
   const SceneTruth truth = testing::render_scene(bughouse_scene());
   const calibration::Calibration calibration = calibration::calibrate(truth.image);

@@ -56,7 +56,8 @@ std::array<double, 3> normalised(const SquareEvidence& e) {
   return {e.empty / total, e.white / total, e.black / total};
 }
 
-void accumulate(Run& run, const BoardObservation& o, const std::array<double, 3>& p) {
+void accumulate(Run& run, const BoardObservation& o, const std::array<double, 3>& p, bool altered) {
+  run.altered = run.altered || altered;
   if (run.frames == 0) {
     run.start = o.t;
     run.first_frame = o.frame;
@@ -126,7 +127,7 @@ void BoardEvidence::add(const BoardObservation& observation) {
       line.runs.back().after_cover = true;
       line.open = true;
       line.pending = Run{};
-      accumulate(line.runs.back(), observation, p);
+      accumulate(line.runs.back(), observation, p, e.altered);
       continue;
     }
     Run& run = line.runs.back();
@@ -138,13 +139,14 @@ void BoardEvidence::add(const BoardObservation& observation) {
       if (line.pending.frames > 0) {
         for (int i = 0; i < 3; ++i) run.sum[i] += line.pending.sum[i];
         run.frames += line.pending.frames;
+        run.altered = run.altered || line.pending.altered;
         line.pending = Run{};
       }
-      accumulate(run, observation, p);
+      accumulate(run, observation, p, e.altered);
       continue;
     }
     if (line.pending.frames > 0 && argmax(line.pending.sum) != reading) line.pending = Run{};
-    accumulate(line.pending, observation, p);
+    accumulate(line.pending, observation, p, e.altered);
     if (line.pending.frames >= kChangeFrames) {
       line.runs.push_back(line.pending);
       line.pending = Run{};
@@ -306,7 +308,11 @@ BoardEvidence::Changes BoardEvidence::changes(std::optional<double> t_previous, 
     }
     if (!covered) continue;
     out.touched |= bit;
-    if (then == nullptr || then->mean_state() != now->mean_state()) out.changed |= bit;
+    if (then == nullptr || then->mean_state() != now->mean_state()) {
+      out.changed |= bit;
+    } else if (now->altered) {
+      out.altered |= bit;
+    }
   }
   return out;
 }

@@ -52,6 +52,8 @@ struct Run {
   // Begun after the square was covered (or at the first frame), not by a change of reading
   // with nothing seen over the square.
   bool after_cover = false;
+  // Some frame read the square altered (SquareEvidence::altered).
+  bool altered = false;
   SquareState mean_state() const;
 };
 
@@ -98,9 +100,11 @@ class BoardEvidence {
   // time: the start) and `t` (readings as readings_at takes them): `touched`, something
   // covered it meanwhile (vision sees a hand over every square a move changes), and
   // `changed`, touched and now read in another state than at `t_previous`.
+  // `altered`, touched, read as before, and seen altered since (a change vision misreads).
   struct Changes {
     std::uint64_t touched = 0;
     std::uint64_t changed = 0;
+    std::uint64_t altered = 0;
   };
   Changes changes(std::optional<double> t_previous, double t, double before) const;
   // When the square last took on `state`: the start of the earliest of the consecutive runs

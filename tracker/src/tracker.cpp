@@ -316,6 +316,8 @@ struct PressEvidence {
   // now read in another state (see BoardEvidence::changes).
   std::uint64_t touched = ~std::uint64_t{0};
   std::uint64_t changed = ~std::uint64_t{0};
+  // Of the touched squares read as before, those vision saw altered (BoardEvidence::changes).
+  std::uint64_t altered = 0;
   // Log-likelihood of a square changing with nothing seen over it (vision flags a hand
   // over every square a move changes) ...
   double untouched_change = -8.0;
@@ -323,6 +325,10 @@ struct PressEvidence {
   // there, a shadow on an empty one like a piece).
   double unread_change = -4.0;
   double least_unread_change = -2.0;
+  // ... unless it was seen altered: the change is then seen, only misread (held-out 10400: a
+  // white knight dropped on b6 read empty for ten seconds; every drop onto a square the arm
+  // had covered fitted as well, and 13B. N@c3 was recorded).
+  double altered_change = -1.0;
   // Which squares the board's standing pieces hide; nullptr when none.
   const Leans* leans = nullptr;
   // What stood at the start of the press (the parent hypothesis's board): a hiding piece that
@@ -454,8 +460,9 @@ double change_delta(const Squares& before, const Squares& after, const PressEvid
       continue;
     }
     const double counted = e.l[s][now] - e.l[s][was];
-    delta += std::clamp(e.whole[s][now] - e.whole[s][was] - counted, e.unread_change,
-                        e.least_unread_change);
+    const double unread = std::clamp(e.whole[s][now] - e.whole[s][was] - counted, e.unread_change,
+                                     e.least_unread_change);
+    delta += (e.altered & bit) ? std::max(unread, e.altered_change) : unread;
   }
   return delta;
 }
@@ -1562,6 +1569,7 @@ struct Tracker::Impl {
     const detail::BoardEvidence::Changes news =
         evidence[b].changes(press.previous_press_t, evidence_t, before);
     out.touched = news.touched;
+    out.altered = news.altered;
     out.changed = 0;
     for (int s = 0; s < 64; ++s) {
       CountedReading& counted = counted_readings[b][s];

@@ -68,6 +68,7 @@ void BoardTracker::reset() {
   confirmed_.fill('?');
   covered_.fill(false);
   visited_.fill(false);
+  altered_.fill(false);
   still_frames_.fill(0);
   candidate_.fill('?');
   candidate_frames_.fill(0);
@@ -174,6 +175,7 @@ std::array<SquareObservation, 64> BoardTracker::update(
       out[i].occluded = true;
       candidate_frames_[i] = 0;
       visited_[i] = true;
+      altered_[i] = false;
       continue;
     }
     const bool still = still_frames_[i] >= options_.confirm_frames;
@@ -184,14 +186,18 @@ std::array<SquareObservation, 64> BoardTracker::update(
         changed_square || confirmed_[i] == '?' ? options_.confirm_frames : options_.override_frames;
     if (single == '?' || single == confirmed_[i]) {
       candidate_frames_[i] = 0;
+      const bool visited = visited_[i];
       if (single == confirmed_[i] && still) visited_[i] = false;
       if (single == confirmed_[i] && changed_square && still) {
-        // The same reading over a changed view (a nudged piece, a shadow that stays).
+        // The same reading over a changed view (a nudged piece, a shadow that stays, or
+        // after a hand a piece put or taken that vision misreads: the tracker is told).
         now(cell).copyTo(reference_(cell));
+        altered_[i] = altered_[i] || visited;
       } else if (!changed_square && still) {
         adapt_mask(cell).setTo(255);
       }
       out[i] = confirmed_observation(changed_square && single == '?' ? '?' : confirmed_[i]);
+      out[i].altered = altered_[i];
       continue;
     }
     if (candidate_[i] == single) {
@@ -204,6 +210,7 @@ std::array<SquareObservation, 64> BoardTracker::update(
       confirmed_[i] = single;
       candidate_frames_[i] = 0;
       visited_[i] = false;
+      altered_[i] = false;  // the reading tells
       now(cell).copyTo(reference_(cell));
       out[i] = confirmed_observation(single);
     } else {

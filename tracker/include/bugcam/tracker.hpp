@@ -39,6 +39,9 @@ struct SquareEvidence {
   float white = 0.0f;
   float black = 0.0f;
   bool occluded = false;
+  // The square looks different from before the last hand over it, though it reads the same
+  // (vision::SquareObservation::altered): something was put there or taken away.
+  bool altered = false;
 };
 
 // A player's seat: the board they play on and their colour.

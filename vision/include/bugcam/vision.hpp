@@ -25,6 +25,10 @@ struct SquareObservation {
   float p_white = 0.0f;
   float p_black = 0.0f;
   bool occluded = false;
+  // BoardTracker only: the square looks different from before the hand last over it left,
+  // though it reads the same (something was put there or taken away that vision misreads:
+  // a pale piece on a pale square). Until a hand covers it again.
+  bool altered = false;
 
   // '.', 'w', 'b', or '?' when occluded or unsure (SPEC section 7).
   char symbol() const;
@@ -428,6 +432,9 @@ class BoardTracker {
   // Covered since its reading was last confirmed or seen as before: what a hand left there
   // is not known yet.
   std::array<bool, 64> visited_{};
+  // Seen unlike its still view, reading the same, once the hand that visited it had left
+  // (SquareObservation::altered).
+  std::array<bool, 64> altered_{};
   std::array<int, 64> still_frames_{};  // frames since something moved in the 3x3 around
   std::array<char, 64> candidate_{};
   std::array<int, 64> candidate_frames_{};
