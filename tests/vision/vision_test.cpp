@@ -351,7 +351,7 @@ TEST(Tracking, ASquareAHandLeftReadingOtherwiseIsUnsureUntilConfirmed) {
 // A piece put by a hand where the single frame still reads the square empty (held-out 10400:
 // a white knight on b6 read empty for ten seconds): the square reads as before, but it looks
 // otherwise, and the tracker is told so (altered) until a hand covers it again. A square the
-// hand left as it was is not altered.
+// hand left as it was, or with a speck on it, is not altered.
 TEST(Tracking, ASquareThatLooksOtherwiseAfterAHandReadingTheSameIsAltered) {
   const int px = 16;
   const cv::Mat board(8 * px, 8 * px, CV_8UC3, cv::Scalar(150, 190, 210));
@@ -379,12 +379,20 @@ TEST(Tracking, ASquareThatLooksOtherwiseAfterAHandReadingTheSameIsAltered) {
       EXPECT_FALSE(out[static_cast<size_t>(e4)].altered);
     }
   };
+  // The hand leaves a speck on e4 (a crumb, a glint: an eighth of the square): not altered.
+  cv::Mat with_speck = board.clone();
+  cv::circle(with_speck, (square_cell(e4).tl() + square_cell(e4).br()) / 2, px / 5,
+             cv::Scalar(185, 215, 230), cv::FILLED);
   hand_over(board);
+  std::array<SquareObservation, 64> out{};
+  for (int i = 0; i < 10; ++i) out = tracker.update(with_speck, empty_board);
+  EXPECT_EQ(out[static_cast<size_t>(e4)].symbol(), '.');
+  EXPECT_FALSE(out[static_cast<size_t>(e4)].altered);
+  hand_over(with_speck);
   // The hand is gone: a pale piece on e4 (a disc a little lighter than the square), read empty.
   cv::Mat with_piece = board.clone();
   cv::circle(with_piece, (square_cell(e4).tl() + square_cell(e4).br()) / 2, px / 3,
              cv::Scalar(185, 215, 230), cv::FILLED);
-  std::array<SquareObservation, 64> out{};
   for (int i = 0; i < 10; ++i) out = tracker.update(with_piece, empty_board);
   EXPECT_EQ(out[static_cast<size_t>(e4)].symbol(), '.');
   EXPECT_TRUE(out[static_cast<size_t>(e4)].altered);

@@ -28,6 +28,12 @@ constexpr float kClearFraction = 0.004f;
 constexpr float kMotionFraction = 0.02f;
 // Share of a square unlike its still view that counts as a change of the square.
 constexpr float kChangeFraction = 0.06f;
+// Share of a square unlike its still view, after a hand, for the square to be altered
+// (SquareObservation::altered): more than a change of the square (kChangeFraction), since
+// hands leave squares looking a little otherwise far more often than they put or take a
+// piece vision misreads (held-out 10400: 293 onsets at kChangeFraction, 171 at this, 9 and 7
+// of them on a square whose piece had changed in the last 4 s; the recordings the same).
+constexpr float kAlteredFraction = 0.15f;
 // The still view follows slow changes of light on unchanged squares at this rate.
 constexpr double kReferenceRate = 0.05;
 
@@ -192,7 +198,7 @@ std::array<SquareObservation, 64> BoardTracker::update(
         // The same reading over a changed view (a nudged piece, a shadow that stays, or
         // after a hand a piece put or taken that vision misreads: the tracker is told).
         now(cell).copyTo(reference_(cell));
-        altered_[i] = altered_[i] || visited;
+        altered_[i] = altered_[i] || (visited && changed_share > kAlteredFraction);
       } else if (!changed_square && still) {
         adapt_mask(cell).setTo(255);
       }
