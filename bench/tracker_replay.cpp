@@ -9,8 +9,8 @@
 // --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt, with each
 // holding area's reading where it changes (in logs saved with `record_eval --holdings`);
 // --square A:e4 writes what vision reported for that square in every frame to
-// CLIP/NAME/square-A-e4.txt (time, frame, empty/white/black, occluded, the seats whose arm is over
-// the board);
+// CLIP/NAME/square-A-e4.txt (time, frame, empty/white/black, occluded, altered, the seats whose
+// arm is over the board);
 // --without-holdings leaves out the holding areas of a log saved with `record_eval
 // --holdings`, as `bugcam record` runs by default. The squares pieces hide from the camera
 // (TrackerConfig::leans_over) come from the calibration the recording used,
@@ -125,7 +125,7 @@ Result replay(const fs::path& clip, const std::string& out_name, bool trace, boo
   if (watched) {
     square_file.open(out / ("square-" + std::string(1, rules::board_letter(watched->board)) + "-" +
                             rules::square_name(watched->square) + ".txt"));
-    square_file << "# t frame empty white black occluded arms\n";
+    square_file << "# t frame empty white black occluded altered arms\n";
   }
   tracker::Tracker tracker(config);
   std::array<std::optional<tracker::HoldingsObservation>, 4> last_traced;
@@ -146,8 +146,8 @@ Result replay(const fs::path& clip, const std::string& out_name, bool trace, boo
       if (watched && b->board == watched->board) {
         const tracker::SquareEvidence& seen = b->squares[static_cast<std::size_t>(watched->square)];
         char line[96];
-        std::snprintf(line, sizeof line, "%.3f %d %.3f %.3f %.3f %d", b->t, b->frame, seen.empty,
-                      seen.white, seen.black, seen.occluded ? 1 : 0);
+        std::snprintf(line, sizeof line, "%.3f %d %.3f %.3f %.3f %d %d", b->t, b->frame, seen.empty,
+                      seen.white, seen.black, seen.occluded ? 1 : 0, seen.altered ? 1 : 0);
         square_file << line;
         for (const tracker::Seat& seat : b->hands) {
           square_file << ' ' << rules::board_letter(seat.board)

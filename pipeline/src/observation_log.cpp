@@ -11,10 +11,13 @@ namespace {
 
 // kTypes: logs before kings were asked about (pawn..queen); kTypesWithKing: pawn..king.
 // kHoldings: a holding area's counts by type; kHoldingsCounted adds its pieces whatever
-// their type (logs written before it read as ever).
+// their type (logs written before it read as ever). kBoard: a board whose squares' flag byte
+// is 1 when occluded; kBoardFlagged: bit 0 occluded, bit 1 altered (a reader that knows
+// only kBoard stops at it rather than take altered squares for occluded ones).
 enum Tag : char {
   kClock = 'C',
   kBoard = 'B',
+  kBoardFlagged = 'b',
   kHoldings = 'H',
   kHoldingsCounted = 'h',
   kTypes = 'T',
@@ -68,7 +71,7 @@ void ObservationLogWriter::write(const LoggedInput& input) {
     put(out_, static_cast<std::int32_t>(e->white_ms.value_or(kNone)));
     put(out_, static_cast<std::int32_t>(e->black_ms.value_or(kNone)));
   } else if (const auto* b = std::get_if<tracker::BoardObservation>(&input)) {
-    put(out_, kBoard);
+    put(out_, kBoardFlagged);
     put(out_, static_cast<std::uint8_t>(b->board));
     put(out_, b->t);
     put(out_, static_cast<std::int32_t>(b->frame));
@@ -76,7 +79,6 @@ void ObservationLogWriter::write(const LoggedInput& input) {
       put(out_, s.empty);
       put(out_, s.white);
       put(out_, s.black);
-      // Flags: occluded, altered (logs written before it have 0 or 1).
       put(out_, static_cast<std::uint8_t>((s.occluded ? 1 : 0) | (s.altered ? 2 : 0)));
     }
     put(out_, static_cast<std::uint8_t>(b->hands.size()));
@@ -124,7 +126,8 @@ std::vector<LoggedInput> read_observation_log(const std::filesystem::path& file)
         out.emplace_back(e);
         break;
       }
-      case kBoard: {
+      case kBoard:
+      case kBoardFlagged: {
         tracker::BoardObservation b;
         b.board = static_cast<rules::BoardId>(in.get<std::uint8_t>());
         b.t = in.get<double>();
@@ -134,8 +137,8 @@ std::vector<LoggedInput> read_observation_log(const std::filesystem::path& file)
           s.white = in.get<float>();
           s.black = in.get<float>();
           const auto flags = in.get<std::uint8_t>();
-          s.occluded = (flags & 1) != 0;
-          s.altered = (flags & 2) != 0;
+          s.occluded = tag == kBoard ? flags != 0 : (flags & 1) != 0;
+          s.altered = tag == kBoardFlagged && (flags & 2) != 0;
         }
         const int hands = in.get<std::uint8_t>();
         for (int i = 0; i < hands; ++i) {

@@ -27,6 +27,7 @@ vision::FrameObservation two_boards() {
   }
   o.boards[1].squares[12] = {0.1f, 0.8f, 0.1f, false};  // e2 on A
   o.boards[0].squares[63] = {0.0f, 0.0f, 0.0f, true};   // h8 on B, covered
+  o.boards[0].squares[0].altered = true;                // a1 on B
   o.clocks.push_back({"A", vision::Lever::kBlack, 0.9f, false, std::nullopt});
   o.clocks.push_back({"B", vision::Lever::kUnknown, 0.0f, false, std::nullopt});
   return o;
@@ -73,6 +74,8 @@ TEST(TrackerInputs, BoardsSquaresAndLeversKeepTheirMeaning) {
   EXPECT_DOUBLE_EQ(in.boards[1].t, 1.4);
   EXPECT_FLOAT_EQ(in.boards[1].squares[12].white, 0.8f);
   EXPECT_TRUE(in.boards[0].squares[63].occluded);
+  EXPECT_TRUE(in.boards[0].squares[0].altered);
+  EXPECT_FALSE(in.boards[1].squares[0].altered);
   ASSERT_EQ(in.levers.size(), 2u);
   EXPECT_EQ(in.levers[0].down, rules::Color::kBlack);
   EXPECT_FALSE(in.levers[1].down.has_value());
@@ -167,8 +170,8 @@ TEST(ObservationLog, HoldingsKeepTheirPiecesCount) {
   EXPECT_TRUE(b.occluded);
 }
 
-// Each square's flags (occluded, altered) share one byte; logs written before the altered
-// flag have 0 or 1 there and read as not altered.
+// Each square's flags (occluded, altered) share one byte; a log written before the altered
+// flag (its boards tagged 'B', the byte 0 or 1) reads as ever, nothing altered.
 TEST(ObservationLog, SquaresKeepTheirOccludedAndAlteredFlags) {
   const bugcam::test_support::TempDir dir("pipeline-log-squares");
   const fs::path file = dir.path() / "observations.bin";
@@ -192,6 +195,34 @@ TEST(ObservationLog, SquaresKeepTheirOccludedAndAlteredFlags) {
     EXPECT_EQ(got.squares[s].occluded, board.squares[s].occluded) << s;
     EXPECT_EQ(got.squares[s].altered, board.squares[s].altered) << s;
     EXPECT_FLOAT_EQ(got.squares[s].white, board.squares[s].white) << s;
+  }
+  // The old record, square 3 occluded.
+  const fs::path old_file = dir.path() / "old.bin";
+  {
+    std::ofstream old(old_file, std::ios::binary);
+    const auto put = [&](const auto& value) {
+      old.write(reinterpret_cast<const char*>(&value), sizeof value);
+    };
+    put('B');
+    put(std::uint8_t{1});  // board B
+    put(2.5);
+    put(std::int32_t{75});
+    for (int s = 0; s < 64; ++s) {
+      put(0.9f);
+      put(0.05f);
+      put(0.05f);
+      put(static_cast<std::uint8_t>(s == 3 ? 1 : 0));
+    }
+    put(std::uint8_t{0});  // no hands
+  }
+  const std::vector<pipeline::LoggedInput> old_read = pipeline::read_observation_log(old_file);
+  ASSERT_EQ(old_read.size(), 1u);
+  const auto& old_board = std::get<tracker::BoardObservation>(old_read[0]);
+  EXPECT_EQ(old_board.board, rules::BoardId::kB);
+  EXPECT_EQ(old_board.frame, 75);
+  for (std::size_t s = 0; s < 64; ++s) {
+    EXPECT_EQ(old_board.squares[s].occluded, s == 3) << s;
+    EXPECT_FALSE(old_board.squares[s].altered) << s;
   }
 }
 

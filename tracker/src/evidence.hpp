@@ -100,7 +100,8 @@ class BoardEvidence {
   // time: the start) and `t` (readings as readings_at takes them): `touched`, something
   // covered it meanwhile (vision sees a hand over every square a move changes), and
   // `changed`, touched and now read in another state than at `t_previous`.
-  // `altered`, touched, read as before, and seen altered since (a change vision misreads).
+  // `altered`, touched, read as before, and its run at `t` seen altered (a change vision
+  // misreads).
   struct Changes {
     std::uint64_t touched = 0;
     std::uint64_t changed = 0;

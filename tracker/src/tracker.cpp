@@ -460,9 +460,9 @@ double change_delta(const Squares& before, const Squares& after, const PressEvid
       continue;
     }
     const double counted = e.l[s][now] - e.l[s][was];
-    const double unread = std::clamp(e.whole[s][now] - e.whole[s][was] - counted, e.unread_change,
-                                     e.least_unread_change);
-    delta += (e.altered & bit) ? std::max(unread, e.altered_change) : unread;
+    delta += (e.altered & bit) ? e.altered_change
+                               : std::clamp(e.whole[s][now] - e.whole[s][was] - counted,
+                                            e.unread_change, e.least_unread_change);
   }
   return delta;
 }
@@ -1490,25 +1490,20 @@ struct Tracker::Impl {
   // committed (at this press or an earlier one), the best candidate that has it, if not far
   // behind the best, then the rest best first. Typed alternatives of a drop (B@g3 beside
   // P@g3) then stay until later evidence decides, instead of being pushed out by the many
-  // near-equal variations of the leading type.
+  // near-equal variations of the leading type. The best press without a move in a close call
+  // is never later than the beam's last place: where the arm over the board left squares
+  // read as before, every drop onto one fits about as well, and the drops' variants over the
+  // parents filled the beam before the press back could tell (the simulated arm over the home
+  // rank: 16 of 50 presses without a move lost so; test
+  // PressWithoutMoveWhoseArmCoversSquaresWhereDropsFit). Moved up no further, it still comes
+  // after every better candidate, which keeps the better of two children alike.
   std::vector<std::size_t> beam_order(const std::vector<Candidate>& candidates,
                                       const Press& press) const {
     std::vector<std::size_t> first;
     std::vector<std::size_t> rest;
     std::vector<std::pair<int, Move>> kept;  // (press, move)
     const double best = candidates.empty() ? 0.0 : candidates.front().score;
-    // First of all, the best press without a move in a close call: where the arm over the
-    // board left squares read as before, every drop onto one fits about as well, and the
-    // drops' variants over the parents filled the beam before the press back could tell (the
-    // simulated arm over the home rank: 16 of 50 presses without a move lost so; test
-    // PressWithoutMoveWhoseArmCoversSquaresWhereDropsFit).
-    const auto pass = std::find_if(candidates.begin(), candidates.end(), [&](const Candidate& c) {
-      return c.kind == NodeKind::kPressWithoutMove && c.score >= best - kCloseCallMargin;
-    });
-    const auto pass_rank = static_cast<std::size_t>(pass - candidates.begin());
-    if (pass != candidates.end()) first.push_back(pass_rank);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
-      if (pass != candidates.end() && i == pass_rank) continue;
       const Candidate& c = candidates[i];
       bool keep = false;
       if (c.score >= best - kTypedAlternativeMargin &&
@@ -1531,6 +1526,14 @@ struct Tracker::Impl {
       (keep ? first : rest).push_back(i);
     }
     first.insert(first.end(), rest.begin(), rest.end());
+    const auto pass = std::find_if(first.begin(), first.end(), [&](std::size_t i) {
+      return candidates[i].kind == NodeKind::kPressWithoutMove &&
+             candidates[i].score >= best - kCloseCallMargin;
+    });
+    const auto last_place = static_cast<std::ptrdiff_t>(std::max(1, config.beam_width) - 1);
+    if (pass != first.end() && pass - first.begin() > last_place) {
+      std::rotate(first.begin() + last_place, pass, pass + 1);
+    }
     return first;
   }
 

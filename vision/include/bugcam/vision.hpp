@@ -27,7 +27,8 @@ struct SquareObservation {
   bool occluded = false;
   // BoardTracker only: the square looks different from before the hand last over it left,
   // though it reads the same (something was put there or taken away that vision misreads:
-  // a pale piece on a pale square). Until a hand covers it again.
+  // a pale piece on a pale square). Until a hand covers it again or a new reading is
+  // confirmed.
   bool altered = false;
 
   // '.', 'w', 'b', or '?' when occluded or unsure (SPEC section 7).
