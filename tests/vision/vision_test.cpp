@@ -298,6 +298,40 @@ TEST(Tracking, HandIsFlaggedAndAChangeIsConfirmedAfterItHolds) {
   EXPECT_EQ(reader.read(still.image).boards[0].occupancy(), scene.boards[0].occupancy);
 }
 
+// A plain pale board at 16 px a square, as BoardTracker compares it, and what the single
+// frame reads there.
+struct PaleBoard {
+  static constexpr int px = 16;
+  static constexpr int e4 = 3 * 8 + 4;
+  static constexpr int d4 = 3 * 8 + 3;
+  cv::Mat image{8 * px, 8 * px, CV_8UC3, cv::Scalar(150, 190, 210)};
+  static cv::Rect cell(int square) { return {(square % 8) * px, (7 - square / 8) * px, px, px}; }
+  static SquareObservation reading(char symbol) {
+    SquareObservation s;
+    s.p_empty = symbol == '.' ? 0.9f : 0.05f;
+    s.p_white = symbol == 'w' ? 0.9f : 0.05f;
+    s.p_black = 0.05f;
+    return s;
+  }
+  static std::array<SquareObservation, 64> empty_readings() {
+    std::array<SquareObservation, 64> out;
+    out.fill(reading('.'));
+    return out;
+  }
+  // A hand over e4 and d4 for three frames, moving, over the view `under`: e4's outputs.
+  static std::vector<SquareObservation> hand_over(BoardTracker& tracker, const cv::Mat& under) {
+    std::vector<SquareObservation> e4_seen;
+    for (int i = 0; i < 3; ++i) {
+      cv::Mat with_hand = under.clone();
+      const cv::Scalar skin(60 + 50 * i, 110, 200);
+      with_hand(cell(e4)).setTo(skin);
+      with_hand(cell(d4)).setTo(skin);
+      e4_seen.push_back(tracker.update(with_hand, empty_readings())[static_cast<size_t>(e4)]);
+    }
+    return e4_seen;
+  }
+};
+
 // A pale piece put on a pale square by a hand: under a tilted camera its body stands over
 // the next square, so the square's own view is as before the hand came, while the single
 // frame (which looks where the body stands) reads the piece. The bundled clip's 10A. B@b5+
@@ -305,40 +339,20 @@ TEST(Tracking, HandIsFlaggedAndAChangeIsConfirmedAfterItHolds) {
 // hand has gone the square is unsure until the new reading is confirmed, never its old
 // reading; a square the hand leaves as it was reads as before at once.
 TEST(Tracking, ASquareAHandLeftReadingOtherwiseIsUnsureUntilConfirmed) {
-  const int px = 16;
-  const cv::Mat board(8 * px, 8 * px, CV_8UC3, cv::Scalar(150, 190, 210));
-  const auto square_cell = [&](int square) {
-    return cv::Rect((square % 8) * px, (7 - square / 8) * px, px, px);
-  };
-  const int e4 = 3 * 8 + 4;
-  const int d4 = 3 * 8 + 3;
-  const auto reading = [](char symbol) {
-    SquareObservation s;
-    s.p_empty = symbol == '.' ? 0.9f : 0.05f;
-    s.p_white = symbol == 'w' ? 0.9f : 0.05f;
-    s.p_black = 0.05f;
-    return s;
-  };
-  std::array<SquareObservation, 64> empty_board;
-  empty_board.fill(reading('.'));
+  const PaleBoard scene;
+  const int e4 = PaleBoard::e4, d4 = PaleBoard::d4;
   BoardTracker tracker;
-  for (int i = 0; i < 4; ++i) tracker.update(board, empty_board);
-  // A hand over e4 and d4 for three frames, moving.
-  for (int i = 0; i < 3; ++i) {
-    cv::Mat with_hand = board.clone();
-    const cv::Scalar skin(60 + 50 * i, 110, 200);
-    with_hand(square_cell(e4)).setTo(skin);
-    with_hand(square_cell(d4)).setTo(skin);
-    const std::array<SquareObservation, 64> out = tracker.update(with_hand, empty_board);
-    EXPECT_TRUE(out[static_cast<size_t>(e4)].occluded);
+  for (int i = 0; i < 4; ++i) tracker.update(scene.image, PaleBoard::empty_readings());
+  for (const SquareObservation& seen : PaleBoard::hand_over(tracker, scene.image)) {
+    EXPECT_TRUE(seen.occluded);
   }
   // The hand is gone: e4 looks as before but reads a white piece; d4 reads as before.
-  std::array<SquareObservation, 64> piece_on_e4 = empty_board;
-  piece_on_e4[static_cast<size_t>(e4)] = reading('w');
+  std::array<SquareObservation, 64> piece_on_e4 = PaleBoard::empty_readings();
+  piece_on_e4[static_cast<size_t>(e4)] = PaleBoard::reading('w');
   int unsure = 0;
   std::array<SquareObservation, 64> out{};
   for (int i = 0; i < 20; ++i) {
-    out = tracker.update(board, piece_on_e4);
+    out = tracker.update(scene.image, piece_on_e4);
     EXPECT_EQ(out[static_cast<size_t>(d4)].symbol(), '.') << "frame " << i;
     const char seen = out[static_cast<size_t>(e4)].symbol();
     EXPECT_NE(seen, '.') << "frame " << i;
@@ -353,46 +367,30 @@ TEST(Tracking, ASquareAHandLeftReadingOtherwiseIsUnsureUntilConfirmed) {
 // otherwise, and the tracker is told so (altered) until a hand covers it again. A square the
 // hand left as it was, or with a speck on it, is not altered.
 TEST(Tracking, ASquareThatLooksOtherwiseAfterAHandReadingTheSameIsAltered) {
-  const int px = 16;
-  const cv::Mat board(8 * px, 8 * px, CV_8UC3, cv::Scalar(150, 190, 210));
-  const auto square_cell = [&](int square) {
-    return cv::Rect((square % 8) * px, (7 - square / 8) * px, px, px);
-  };
-  const int e4 = 3 * 8 + 4;
-  const int d4 = 3 * 8 + 3;
-  std::array<SquareObservation, 64> empty_board;
-  for (SquareObservation& s : empty_board) {
-    s.p_empty = 0.9f;
-    s.p_white = 0.05f;
-    s.p_black = 0.05f;
-  }
+  const PaleBoard scene;
+  const int e4 = PaleBoard::e4, d4 = PaleBoard::d4;
+  const auto centre = (PaleBoard::cell(e4).tl() + PaleBoard::cell(e4).br()) / 2;
+  const auto empty_board = PaleBoard::empty_readings();
   BoardTracker tracker;
-  for (int i = 0; i < 4; ++i) tracker.update(board, empty_board);
+  for (int i = 0; i < 4; ++i) tracker.update(scene.image, empty_board);
   const auto hand_over = [&](const cv::Mat& under) {
-    for (int i = 0; i < 3; ++i) {
-      cv::Mat with_hand = under.clone();
-      const cv::Scalar skin(60 + 50 * i, 110, 200);
-      with_hand(square_cell(e4)).setTo(skin);
-      with_hand(square_cell(d4)).setTo(skin);
-      const std::array<SquareObservation, 64> out = tracker.update(with_hand, empty_board);
-      EXPECT_TRUE(out[static_cast<size_t>(e4)].occluded);
-      EXPECT_FALSE(out[static_cast<size_t>(e4)].altered);
+    for (const SquareObservation& seen : PaleBoard::hand_over(tracker, under)) {
+      EXPECT_TRUE(seen.occluded);
+      EXPECT_FALSE(seen.altered);
     }
   };
   // The hand leaves a speck on e4 (a crumb, a glint: an eighth of the square): not altered.
-  cv::Mat with_speck = board.clone();
-  cv::circle(with_speck, (square_cell(e4).tl() + square_cell(e4).br()) / 2, px / 5,
-             cv::Scalar(185, 215, 230), cv::FILLED);
-  hand_over(board);
+  cv::Mat with_speck = scene.image.clone();
+  cv::circle(with_speck, centre, PaleBoard::px / 5, cv::Scalar(185, 215, 230), cv::FILLED);
+  hand_over(scene.image);
   std::array<SquareObservation, 64> out{};
   for (int i = 0; i < 10; ++i) out = tracker.update(with_speck, empty_board);
   EXPECT_EQ(out[static_cast<size_t>(e4)].symbol(), '.');
   EXPECT_FALSE(out[static_cast<size_t>(e4)].altered);
   hand_over(with_speck);
   // The hand is gone: a pale piece on e4 (a disc a little lighter than the square), read empty.
-  cv::Mat with_piece = board.clone();
-  cv::circle(with_piece, (square_cell(e4).tl() + square_cell(e4).br()) / 2, px / 3,
-             cv::Scalar(185, 215, 230), cv::FILLED);
+  cv::Mat with_piece = scene.image.clone();
+  cv::circle(with_piece, centre, PaleBoard::px / 3, cv::Scalar(185, 215, 230), cv::FILLED);
   for (int i = 0; i < 10; ++i) out = tracker.update(with_piece, empty_board);
   EXPECT_EQ(out[static_cast<size_t>(e4)].symbol(), '.');
   EXPECT_TRUE(out[static_cast<size_t>(e4)].altered);
