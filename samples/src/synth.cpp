@@ -143,9 +143,25 @@ std::optional<std::string> misfit(const IncidentRequest& req,
   const rules::ReplayedPly& rp = plies[static_cast<std::size_t>(req.ply)];
   switch (req.type) {
     case IncidentType::kHiddenPiece:
-    case IncidentType::kCaptureNotPassed:
       if (make_ply_input(rp, 0.0).captured < 0) return "ply " + rp.san + " captures nothing";
       break;
+    case IncidentType::kCaptureNotPassed: {
+      const int captured = make_ply_input(rp, 0.0).captured;
+      if (captured < 0) return "ply " + rp.san + " captures nothing";
+      // The piece is passed after the capturer's next move: the partner cannot drop one of
+      // its type before (held-out seed 10507's render failed so).
+      const rules::Color capturer = rp.before.side_to_move();
+      for (std::size_t k = static_cast<std::size_t>(req.ply) + 1; k < plies.size(); ++k) {
+        const rules::ReplayedPly& later = plies[k];
+        const rules::Color mover = later.before.side_to_move();
+        if (later.board == rp.board && mover == capturer) break;
+        if (later.board != rp.board && mover != capturer && later.move.is_drop() &&
+            static_cast<int>(later.move.piece()) == captured) {
+          return "the partner drops " + later.san + " before " + rp.san + "'s piece is passed";
+        }
+      }
+      break;
+    }
     case IncidentType::kPremove: {
       bool follows_a_press = false;
       for (int k = 0; k < req.ply; ++k) {

@@ -199,6 +199,10 @@ TEST(Synth, RejectsBadIncidentRequests) {
   EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
   o.incidents = {"premove@1B"};  // the first move on board B follows no press there
   EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
+  // 2a. Qxd5's pawn kept back, though the partner drops it at 2B. (the timeline once threw a
+  // logic_error there instead).
+  o.incidents = {"capture_not_passed@6"};
+  EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
 }
 
 TEST(Synth, FittingIncidentMovesToTheNearestPlyThatFits) {
@@ -206,7 +210,8 @@ TEST(Synth, FittingIncidentMovesToTheNearestPlyThatFits) {
   // Plies: 1 e4, 2 d5, 3 (1B) d4, 4 exd5, 5 Nf6, 6 Qxd5, 7 P@e5.
   EXPECT_EQ(fitting_incident(game, -1, "hidden_piece", 3), "hidden_piece@4");
   EXPECT_EQ(fitting_incident(game, -1, "capture_not_passed", 5), "capture_not_passed@4");
-  EXPECT_EQ(fitting_incident(game, -1, "capture_not_passed", 7), "capture_not_passed@6");
+  // Not @6: the partner drops 2a. Qxd5's pawn at 2B. before Black A moves again to pass it.
+  EXPECT_EQ(fitting_incident(game, -1, "capture_not_passed", 7), "capture_not_passed@4");
   EXPECT_EQ(fitting_incident(game, -1, "capture_not_passed", 4), "capture_not_passed@4");
   EXPECT_EQ(fitting_incident(game, -1, "premove", 3), "premove@2");  // 1B follows no press
   EXPECT_EQ(fitting_incident(game, -1, "press_without_move", 3), "press_without_move@3");
