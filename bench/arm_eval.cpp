@@ -1,8 +1,9 @@
 // Arms over the boards attributed to seats (vision::ArmWatch) against a synthetic clip's
 // truth: per clip, the stretches where an arm from a seat of the other board is seen over a
-// board for at least 0.3 s (what the tracker reports as partner_board_touched), each true
-// when it overlaps a staged touch by that seat over that board, and the share of a staged
-// touch's frames attributed right. Only the arms are read, so a clip takes seconds.
+// board for at least the tracker's partner_touch_seconds (what it reports as
+// partner_board_touched), each true when it overlaps a staged touch by that seat over that board,
+// and the share of a staged touch's frames attributed right. Only the arms are read, so a clip
+// takes seconds.
 //
 // usage: arm_eval CLIP_DIR... [--verbose]
 #include <cstdio>
@@ -17,15 +18,13 @@
 
 #include "bugcam/calibration.hpp"
 #include "bugcam/capture.hpp"
+#include "bugcam/tracker.hpp"
 #include "bugcam/vision.hpp"
 
 namespace {
 
 using namespace bugcam;
 namespace fs = std::filesystem;
-
-// The tracker's partner_touch_seconds.
-constexpr double kTouchSeconds = 0.3;
 
 struct Touch {
   std::string board;  // the board touched
@@ -82,7 +81,7 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
   std::vector<bool> touch_found(touches.size(), false);
   const auto close = [&](const std::pair<std::string, std::string>& key, Stretch& s) {
     s.open = false;
-    if (s.last - s.start + 1e-9 < kTouchSeconds) return;
+    if (s.last - s.start + 1e-9 < tracker::TrackerConfig{}.partner_touch_seconds) return;
     bool matched = false;
     for (std::size_t i = 0; i < touches.size(); ++i) {
       const Touch& t = touches[i];

@@ -201,23 +201,33 @@ TrainingStill render_start_still(std::uint64_t seed, std::uint64_t variant, int 
 TrainingStill render_reach_still(std::uint64_t seed, std::uint64_t variant, int width, int height,
                                  int player_board, int player_colour, int over_board, double file_x,
                                  double rank_y) {
-  if (player_board < 0 || player_board > 1 || player_colour < 0 || player_colour > 1 ||
-      over_board < 0 || over_board > 1) {
-    throw SynthError("render_reach_still: no such player or board");
-  }
+  return render_reaches_still(seed, variant, width, height,
+                              {{player_board, player_colour, over_board, file_x, rank_y}});
+}
+
+TrainingStill render_reaches_still(std::uint64_t seed, std::uint64_t variant, int width, int height,
+                                   const std::vector<Reach>& reaches) {
   const Style style = Style::random(seed);
   const Layout layout(style);
   World world = starting_world(style, layout);
-  // Board coordinates to the table's: board B is turned half a turn (Layout::square_center).
-  const Vec3 c = layout.board_center[static_cast<std::size_t>(over_board)];
-  const float turn = over_board == 0 ? 1.0f : -1.0f;
-  const Vec3 over{c.x + turn * static_cast<float>(file_x - 4) * layout.square,
-                  c.y + turn * static_cast<float>(rank_y - 4) * layout.square, c.z};
-  // Held as the timeline holds a hand over the partner's board: open, well above the pieces.
-  HandPose& hand = world.hands[static_cast<std::size_t>(player_index(player_board, player_colour))];
-  hand.present = true;
-  hand.pinch = over + Vec3{0, 0, 14};
-  hand.grip = 0.1f;
+  for (const Reach& reach : reaches) {
+    if (reach.player_board < 0 || reach.player_board > 1 || reach.player_colour < 0 ||
+        reach.player_colour > 1 || reach.over_board < 0 || reach.over_board > 1) {
+      throw SynthError("render_reaches_still: no such player or board");
+    }
+    // Board coordinates to the table's: board B is turned half a turn (Layout::square_center).
+    const Vec3 c = layout.board_center[static_cast<std::size_t>(reach.over_board)];
+    const float turn = reach.over_board == 0 ? 1.0f : -1.0f;
+    const Vec3 over{c.x + turn * static_cast<float>(reach.file_x - 4) * layout.square,
+                    c.y + turn * static_cast<float>(reach.rank_y - 4) * layout.square, c.z};
+    // Held as the timeline holds a hand over the partner's board: open, well above the pieces.
+    HandPose& hand =
+        world
+            .hands[static_cast<std::size_t>(player_index(reach.player_board, reach.player_colour))];
+    hand.present = true;
+    hand.pinch = over + Vec3{0, 0, 14};
+    hand.grip = 0.1f;
+  }
   return render_world(style, layout, world, variant, width, height);
 }
 

@@ -2,6 +2,7 @@
 // board, the arm coming from the player's seat.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,10 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
+bool has_seat(const std::vector<std::string>& names, const std::string& seat) {
+  return std::find(names.begin(), names.end(), seat) != names.end();
+}
+
 bool has_seat_of_board(const std::vector<std::string>& names, char board) {
   for (const std::string& name : names) {
     if (!name.empty() && name[0] == board) return true;
@@ -84,6 +89,27 @@ TEST(ArmWatch, OwnArmIsNotAttributedToTheOtherBoardsSeats) {
     EXPECT_FALSE(has_seat_of_board(black_a.over_a, 'B'))
         << "seed " << seed << ": over A " << joined(black_a.over_a);
     EXPECT_TRUE(black_a.over_b.empty()) << "seed " << seed << ": over B " << joined(black_a.over_b);
+  }
+}
+
+// White A reaches over board B while Black B, beside them, reaches over their own board B: the
+// two arms join over the table, and the partner's is still attributed to the partner.
+TEST(ArmWatch, PartnersArmIsAttributedWhereItJoinsTheArmOfThatBoardsPlayer) {
+  for (const std::uint64_t seed : {2007u, 4013u, 4021u}) {
+    const samples::TrainingStill start = samples::render_start_still(seed, 0, 1280, 720);
+    calibration::Calibration calibration = calibration::calibrate(start.image);
+    vision::learn_looks(start.image, calibration);
+    ASSERT_EQ(calibration.boards.size(), 2u) << "seed " << seed;
+    vision::ArmWatch watch(calibration);
+    watch.read(start.image);
+    watch.read(samples::render_start_still(seed, 1, 1280, 720).image);
+    const std::vector<std::vector<std::string>> arms =
+        watch.read(samples::render_reaches_still(
+                       seed, 2, 1280, 720, {{0, 0, 1, kTouch.x, kTouch.y}, {1, 1, 1, 2.5, 6.5}})
+                       .image);
+    EXPECT_TRUE(has_seat(arms[1], "A:white")) << "seed " << seed << ": over B " << joined(arms[1]);
+    EXPECT_FALSE(has_seat_of_board(arms[0], 'B'))
+        << "seed " << seed << ": over A " << joined(arms[0]);
   }
 }
 

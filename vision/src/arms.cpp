@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numbers>
+#include <queue>
 
 #include <opencv2/imgproc.hpp>
 
@@ -53,8 +55,14 @@ constexpr double kArmSquares = 2.0;
 constexpr double kSeatAngle = 32.0 * std::numbers::pi / 180.0;
 constexpr double kSeatMargin = 15.0 * std::numbers::pi / 180.0;
 // Where an arm leaves the picture: cells on the image border; when they spread wider than
-// this many squares, two arms have merged and neither is attributed.
+// this many squares, two arms have merged there and neither is attributed.
 constexpr double kRootSpreadSquares = 3.5;
+// Border cells of one component this many squares apart going round the border are where two
+// arms leave the picture (sleeves side by side leave a gap of a square or more).
+constexpr double kRootGapSquares = 0.75;
+// Going from where an arm leaves the picture to the cells it holds, a step through shade
+// counts as this many through what changed.
+constexpr int kShadeStepCost = 4;
 
 float distance(const cv::Vec3b& a, const cv::Vec3f& b) {
   return calibration::colour_distance(cv::Vec3f(a[0], a[1], a[2]), b);
@@ -234,26 +242,114 @@ struct ArmWatch::Impl {
     }
   }
 
-  // The seats of the arm `label`, added to the boards it reaches over.
+  // A changed cell of an arm (shade only links an arm's parts).
+  struct Cell {
+    int x, y, board;
+    bool on_border;
+  };
+
+  // The seats of the arms in component `label`, added to the boards they reach over. Where the
+  // component leaves the picture in places apart (two arms whose hands or sleeves touch over
+  // the table, as when a player reaches over the partner's board while its players move),
+  // each cell goes to the place it is nearest along the component, and each part is an arm.
   void attribute(int label, std::vector<std::vector<std::string>>& out) const {
     const cv::Rect box(
         stats.at<int>(label, cv::CC_STAT_LEFT), stats.at<int>(label, cv::CC_STAT_TOP),
         stats.at<int>(label, cv::CC_STAT_WIDTH), stats.at<int>(label, cv::CC_STAT_HEIGHT));
-    // The arm's changed cells (shade only links them), in scan order.
-    struct Cell {
-      int x, y, board;
-      bool on_border;
-    };
-    std::vector<Cell> cells;
-    for (int y = box.y; y < box.y + box.height; ++y) {
-      const int* row = labels.ptr<int>(y);
-      const std::uint8_t* kind = mask.ptr<std::uint8_t>(y);
-      for (int x = box.x; x < box.x + box.width; ++x) {
-        if (row[x] != label || kind[x] != kChanged) continue;
-        cells.push_back({x, y, board_of[static_cast<std::size_t>(y * grid.width + x)],
-                         x == 0 || y == 0 || x == grid.width - 1 || y == grid.height - 1});
+    // Only an arm that leaves the picture is followed to a seat: a blob inside is a hand whose
+    // arm is hidden, or something else.
+    const std::vector<std::vector<cv::Point>> roots = border_runs(label, box);
+    if (roots.empty()) return;
+    // Per cell of the box: the root it is nearest along the component, -1 outside it. A step
+    // through shade costs more than one through what changed: the shadow of one arm often
+    // joins the other, where the arm itself does not.
+    cv::Mat root_of(box.size(), CV_32S, cv::Scalar(-1));
+    cv::Mat cost(box.size(), CV_32S, cv::Scalar(std::numeric_limits<int>::max()));
+    using Step = std::pair<int, cv::Point>;  // cost so far, cell
+    const auto later = [](const Step& a, const Step& b) { return a.first > b.first; };
+    std::priority_queue<Step, std::vector<Step>, decltype(later)> queue(later);
+    for (std::size_t r = 0; r < roots.size(); ++r) {
+      for (const cv::Point& p : roots[r]) {
+        root_of.at<int>(p - box.tl()) = static_cast<int>(r);
+        cost.at<int>(p - box.tl()) = 0;
+        queue.emplace(0, p);
       }
     }
+    while (!queue.empty()) {
+      const auto [so_far, p] = queue.top();
+      queue.pop();
+      if (so_far > cost.at<int>(p - box.tl())) continue;
+      const int r = root_of.at<int>(p - box.tl());
+      for (int dy = -1; dy <= 1; ++dy) {
+        for (int dx = -1; dx <= 1; ++dx) {
+          const cv::Point q(p.x + dx, p.y + dy);
+          if (!box.contains(q) || labels.at<int>(q) != label) continue;
+          const int step = mask.at<std::uint8_t>(q) == kChanged ? 1 : kShadeStepCost;
+          int& best = cost.at<int>(q - box.tl());
+          if (so_far + step >= best) continue;
+          best = so_far + step;
+          root_of.at<int>(q - box.tl()) = r;
+          queue.emplace(best, q);
+        }
+      }
+    }
+    std::vector<std::vector<Cell>> arms(roots.size());
+    for (int y = box.y; y < box.y + box.height; ++y) {
+      const std::uint8_t* kind = mask.ptr<std::uint8_t>(y);
+      for (int x = box.x; x < box.x + box.width; ++x) {
+        const int r = root_of.at<int>(y - box.y, x - box.x);
+        if (r < 0 || kind[x] != kChanged) continue;
+        arms[static_cast<std::size_t>(r)].push_back(
+            {x, y, board_of[static_cast<std::size_t>(y * grid.width + x)],
+             x == 0 || y == 0 || x == grid.width - 1 || y == grid.height - 1});
+      }
+    }
+    for (const std::vector<Cell>& arm : arms) attribute_arm(arm, out);
+  }
+
+  // The component's cells on the picture's border, in runs along it: cells of one run are at
+  // most kRootGapSquares apart going round the border.
+  std::vector<std::vector<cv::Point>> border_runs(int label, const cv::Rect& box) const {
+    // Each border cell's place going round the picture clockwise from the top left corner.
+    const int w = grid.width, h = grid.height, perimeter = 2 * (w + h) - 4;
+    std::vector<std::pair<int, cv::Point>> cells;
+    const auto consider = [&](int x, int y, int place) {
+      if (box.contains({x, y}) && labels.at<int>(y, x) == label &&
+          mask.at<std::uint8_t>(y, x) == kChanged) {
+        cells.emplace_back(place, cv::Point(x, y));
+      }
+    };
+    for (int x = 0; x < w; ++x) consider(x, 0, x);
+    for (int y = 1; y < h; ++y) consider(w - 1, y, w - 1 + y);
+    for (int x = w - 2; x >= 0; --x) consider(x, h - 1, w - 1 + h - 1 + (w - 1 - x));
+    for (int y = h - 2; y >= 1; --y) consider(0, y, 2 * (w - 1) + h - 1 + (h - 1 - y));
+    std::vector<std::vector<cv::Point>> runs;
+    if (cells.empty()) return runs;
+    std::sort(cells.begin(), cells.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    const int gap = std::max(1, static_cast<int>(std::lround(kRootGapSquares * cells_per_square)));
+    // Start after the widest gap, so that a run across the first corner is not cut in two.
+    std::size_t first = 0;
+    int widest = cells.front().first + perimeter - cells.back().first;
+    for (std::size_t i = 1; i < cells.size(); ++i) {
+      if (cells[i].first - cells[i - 1].first > widest) {
+        widest = cells[i].first - cells[i - 1].first;
+        first = i;
+      }
+    }
+    for (std::size_t k = 0; k < cells.size(); ++k) {
+      const std::size_t i = (first + k) % cells.size();
+      const std::size_t before = (i + cells.size() - 1) % cells.size();
+      const int step = (cells[i].first - cells[before].first + perimeter) % perimeter;
+      if (k == 0 || step > gap) runs.emplace_back();
+      runs.back().push_back(cells[i].second);
+    }
+    return runs;
+  }
+
+  // The seat of one arm (its changed cells), added to the boards it reaches over.
+  void attribute_arm(const std::vector<Cell>& cells,
+                     std::vector<std::vector<std::string>>& out) const {
     std::vector<int> over(boards, 0);
     cv::Point2d border_sum(0, 0);
     int border_cells = 0;
@@ -264,14 +360,12 @@ struct ArmWatch::Impl {
         ++border_cells;
       }
     }
-    // Only an arm that leaves the picture is followed to a seat: a blob inside is a hand whose
-    // arm is hidden, or something else.
     if (border_cells == 0) return;
     const cv::Point2d root = border_sum / border_cells;
     const double spread_limit = kRootSpreadSquares * cells_per_square;
     for (const Cell& cell : cells) {
       if (cell.on_border && std::hypot(cell.x - root.x, cell.y - root.y) > spread_limit) {
-        return;  // two arms merged
+        return;  // two arms merged where they leave the picture
       }
     }
     const double min_over = kArmOverSquares * cells_per_square * cells_per_square;

@@ -103,6 +103,18 @@ TrainingStill render_start_still(std::uint64_t seed, std::uint64_t variant, int 
 TrainingStill render_reach_still(std::uint64_t seed, std::uint64_t variant, int width, int height,
                                  int player_board, int player_colour, int over_board, double file_x,
                                  double rank_y);
+// One player's hand held over a point of a board, as render_reach_still takes it.
+struct Reach {
+  int player_board = 0;
+  int player_colour = 0;
+  int over_board = 0;
+  double file_x = 4.0;
+  double rank_y = 4.0;
+};
+// The start position with several players' hands held over the boards at once (a player
+// reaching over the partner's board while its players move).
+TrainingStill render_reaches_still(std::uint64_t seed, std::uint64_t variant, int width, int height,
+                                   const std::vector<Reach>& reaches);
 
 // The bundled sample clip's directory (samples/clip in the source tree).
 std::filesystem::path bundled_sample_dir();

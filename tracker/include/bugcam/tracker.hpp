@@ -212,8 +212,11 @@ struct TrackerConfig {
   double prior_illegal_move = -8.0;
   // A shortfall in a holding area is hidden_piece when it lasts this long.
   double hidden_piece_seconds = 3.0;
-  // An arm over the partner's board counts when it stays this long.
-  double partner_touch_seconds = 0.3;
+  // An arm over the partner's board counts when it stays this long: a hand held there, not an
+  // arm passing or one whose seat vision tells only now and then where it joins another arm
+  // (bench/arm_eval on clips 10300-10509: the false stretches lasted 0.30-0.43 s, the staged
+  // touches found 0.80 and 1.27 s).
+  double partner_touch_seconds = 0.6;
   PieceTypeOracle piece_types;
   // Learn where on each board an empty square beside a piece reads as a piece (its shadow)
   // and take such readings for that (see BesideCosts in tracker.cpp); off for comparison.

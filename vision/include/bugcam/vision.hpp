@@ -470,10 +470,12 @@ class LeverReader {
 // change that covers part of a board and leaves the picture is an arm, and it belongs to the
 // seat it points at from the hand (its cell over the board farthest from where it leaves the
 // picture). Seats are where players' right shoulders are: to the right of the middle of their
-// board edge, well out and above the table, seen as the viewpoint puts them. Nothing is attributed
-// when the hand stays near the board's edge, the arm points between two seats, or two arms have
-// merged: an arm put on the wrong seat would be a false partner_board_touched. Feed frames in
-// order; the first only starts the still view.
+// board edge, well out and above the table, seen as the viewpoint puts them. A blob that leaves
+// the picture in places apart is that many arms joined over the table (hands touching, or by a
+// shadow): each cell goes to the place nearest along the blob. Nothing is attributed when the
+// hand stays near the board's edge, the arm points between two seats, or two arms leave the
+// picture together: an arm put on the wrong seat would be a false partner_board_touched. Feed
+// frames in order; the first only starts the still view.
 class ArmWatch {
  public:
   explicit ArmWatch(const calibration::Calibration& calibration);
