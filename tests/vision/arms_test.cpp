@@ -1,6 +1,7 @@
 // ArmWatch on rendered stills: the table as a game begins, then one player's hand held over a
 // board, the arm coming from the player's seat.
 #include <gtest/gtest.h>
+#include <opencv2/imgproc.hpp>
 
 #include <algorithm>
 #include <string>
@@ -110,6 +111,40 @@ TEST(ArmWatch, PartnersArmIsAttributedWhereItJoinsTheArmOfThatBoardsPlayer) {
     EXPECT_TRUE(has_seat(arms[1], "A:white")) << "seed " << seed << ": over B " << joined(arms[1]);
     EXPECT_FALSE(has_seat_of_board(arms[0], 'B'))
         << "seed " << seed << ": over A " << joined(arms[0]);
+  }
+}
+
+// The shadow of something beyond the picture (a body, an arm) falls from the picture's edge
+// over a board, the table and board darkened evenly: it is no one's arm. The seeds' learnt
+// shadows are shallower, so the band shows as something new, not as shade.
+TEST(ArmWatch, ShadowFromBeyondThePictureIsNoArm) {
+  for (const std::uint64_t seed : {2007u, 4013u, 4021u}) {
+    const samples::TrainingStill start = samples::render_start_still(seed, 0, 1280, 720);
+    calibration::Calibration calibration = calibration::calibrate(start.image);
+    vision::learn_looks(start.image, calibration);
+    ASSERT_EQ(calibration.boards.size(), 2u) << "seed " << seed;
+    vision::ArmWatch watch(calibration);
+    watch.read(start.image);
+    const cv::Mat still = samples::render_start_still(seed, 1, 1280, 720).image;
+    watch.read(still);
+    // A band a square and a half wide from board B's middle straight to the nearest edge of
+    // the picture, at 64 % of the light.
+    const calibration::Board& b = calibration.boards[1];
+    const cv::Point2d middle = b.to_image({4.0, 4.0});
+    const cv::Point2d across = (b.to_image({4.75, 4.0}) - b.to_image({3.25, 4.0}));
+    const bool to_top = middle.y < still.rows / 2.0;
+    const cv::Point2d edge(middle.x, to_top ? -10.0 : still.rows + 10.0);
+    const std::vector<cv::Point> band = {middle - across / 2, middle + across / 2,
+                                         edge + across / 2, edge - across / 2};
+    cv::Mat mask = cv::Mat::zeros(still.size(), CV_8U);
+    cv::fillConvexPoly(mask, band, cv::Scalar(255));
+    cv::Mat shaded = still.clone();
+    still.convertTo(shaded, -1, 0.64);
+    cv::Mat shadowed = still.clone();
+    shaded.copyTo(shadowed, mask);
+    const std::vector<std::vector<std::string>> arms = watch.read(shadowed);
+    EXPECT_TRUE(arms[1].empty()) << "seed " << seed << ": over B " << joined(arms[1]);
+    EXPECT_TRUE(arms[0].empty()) << "seed " << seed << ": over A " << joined(arms[0]);
   }
 }
 
