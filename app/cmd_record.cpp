@@ -234,9 +234,10 @@ void add_record_command(CLI::App& app, int& exit_status) {
       "Check holding areas by piece type (hidden_piece, capture_not_passed); "
       "experimental: misread types give false incidents");
   cmd->add_flag_function(
-      "--partner-touches", [options](std::int64_t count) { options->partner_touches = count > 0; },
-      "Report hands over the partner's board (partner_board_touched); experimental: "
-      "arm shadows give false touches");
+      "--partner-touches,!--no-partner-touches",
+      [options](std::int64_t count) { options->partner_touches = count > 0; },
+      "Report hands over the partner's board (partner_board_touched; on by default, "
+      "--no-partner-touches to leave arms unwatched)");
   cmd->add_option_function<std::string>(
          "--squares", [options](const std::string& reader) { options->squares = reader; },
          "Who reads squares empty / white / black: auto (default: per board, the reader the "

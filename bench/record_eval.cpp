@@ -5,19 +5,19 @@
 //
 //   record_eval [--games FILE.bpgn] [--clips N] [--seed S] [--plies MIN-MAX] [--size WxH]
 //               [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse]
-//               [--save-observations] [--holdings] [--partner-touches] [--squares
+//               [--save-observations] [--holdings] [--[no-]partner-touches] [--squares
 //               auto|network|hand] [--lens] [--vision-every N] [--out NAME]
 // --keep leaves the clips in --work; --reuse records clips found there instead of rendering;
 // --save-observations writes each clip's tracker inputs to CLIP/observations.bin, which
 // bench/tracker_replay runs the tracker on again; --holdings sends the holding areas to the
 // tracker (RecordOptions::holdings_to_tracker, off in `bugcam record` by default);
-// --partner-touches sends arms over the other board to the tracker (RecordOptions::
-// partner_touches, off by default); --squares says who reads the squares (RecordOptions::
-// squares: auto, the default, is the reader each board's calibration chose); --lens fits the
-// lens's radial distortion when calibrating (RecordOptions::fit_lens); --vision-every
-// reads every N-th frame (RecordOptions::vision_every); --out names the recording's folder in
-// each clip (default recorded), so that two settings can be recorded from the same clips at
-// once (with --reuse, and without --save-observations, whose file is the clip's).
+// --no-partner-touches keeps arms over the other board from the tracker (RecordOptions::
+// partner_touches, on by default; --partner-touches is the default); --squares says who reads the
+// squares (RecordOptions:: squares: auto, the default, is the reader each board's calibration
+// chose); --lens fits the lens's radial distortion when calibrating (RecordOptions::fit_lens);
+// --vision-every reads every N-th frame (RecordOptions::vision_every); --out names the recording's
+// folder in each clip (default recorded), so that two settings can be recorded from the same clips
+// at once (with --reuse, and without --save-observations, whose file is the clip's).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -51,10 +51,10 @@ struct Options {
   bool incidents = false;
   fs::path work = fs::temp_directory_path() / "bugcam-record-eval";
   bool keep = false;
-  bool reuse = false;              // record clips already rendered in --work again
-  bool save_observations = false;  // write each clip's tracker inputs (bench/tracker_replay)
-  bool holdings = false;           // holding areas to the tracker (RecordOptions)
-  bool partner_touches = false;    // arms over the other board to the tracker (RecordOptions)
+  bool reuse = false;                   // record clips already rendered in --work again
+  bool save_observations = false;       // write each clip's tracker inputs (bench/tracker_replay)
+  bool holdings = false;                // holding areas to the tracker (RecordOptions)
+  std::optional<bool> partner_touches;  // arms over the other board to the tracker (RecordOptions)
   vision::SquareReader squares = vision::SquareReader::kAsCalibrated;  // RecordOptions::squares
   bool lens = false;                                                   // RecordOptions::fit_lens
   int vision_every = 1;          // RecordOptions::vision_every
@@ -65,7 +65,7 @@ struct Options {
   std::cerr << "record_eval: " << what
             << "\nusage: record_eval [--games FILE] [--clips N] [--seed S] [--plies MIN-MAX] "
                "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse] "
-               "[--save-observations] [--holdings] [--partner-touches] [--squares "
+               "[--save-observations] [--holdings] [--[no-]partner-touches] [--squares "
                "auto|network|hand] [--lens] [--vision-every N] [--out NAME]\n";
   std::exit(2);
 }
@@ -96,6 +96,8 @@ Options parse(int argc, char** argv) {
       if (o.clocks != "log" && o.clocks != "vision") usage("--clocks log|vision");
     } else if (arg == "--partner-touches") {
       o.partner_touches = true;
+    } else if (arg == "--no-partner-touches") {
+      o.partner_touches = false;
     } else if (arg == "--lens") {
       o.lens = true;
     } else if (arg == "--squares") {

@@ -355,7 +355,7 @@ struct Session {
   std::string rules = "otb";
   int vision_every = 1;
   bool holdings_to_tracker = false;
-  bool partner_touches = false;
+  bool partner_touches = true;
   std::string squares = "auto";
   std::vector<std::pair<std::string, std::string>> tags;
 };

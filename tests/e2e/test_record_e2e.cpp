@@ -123,7 +123,7 @@ int run_bugcam(const std::vector<std::string>& args, const std::string& stdout_f
 }
 
 // One short clip for the whole suite: 12 plies of the bundled real game with captures on
-// both boards, at a low resolution to keep the suite quick.
+// both boards, and a player's hand held over the partner's board (partner_board_touched).
 class RecordEndToEnd : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -135,6 +135,7 @@ class RecordEndToEnd : public ::testing::Test {
     samples::SynthOptions options;
     options.seed = 23;
     options.max_plies = 12;
+    options.incidents = {"partner_board_touched@8"};
     // The acceptance size: vision misreads many squares of this scene at 800x450 and below.
     options.width = 1280;
     options.height = 720;
@@ -165,6 +166,8 @@ TEST_F(RecordEndToEnd, RecordsTheGameAsTruthSays) {
   EXPECT_LE(a.press_error_max, 0.2);
   EXPECT_LE(a.clock_error_max, 0.1);
   EXPECT_EQ(a.clocks_missing, 0);
+  // `bugcam record` watches arms by default.
+  EXPECT_EQ(a.incidents_found, 1) << pipeline::to_text(a);
   EXPECT_TRUE(a.incidents_false.empty()) << pipeline::to_text(a);
 
   const std::string bpgn = read_text(out / "game.bpgn");
@@ -223,6 +226,7 @@ TEST_F(RecordEndToEnd, KilledRecordingKeepsCommittedMovesAndResumes) {
   EXPECT_EQ(session.at("rules"), "otb");
   EXPECT_EQ(session.at("vision_every"), 1);
   EXPECT_EQ(session.at("holdings_to_tracker"), false);
+  EXPECT_EQ(session.at("partner_touches"), true);
   const std::string bpgn_killed = read_text(out / "game.bpgn");
   EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--squares", "network"}), 2);
   EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--rules", "online"}), 2);

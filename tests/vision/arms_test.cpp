@@ -152,8 +152,9 @@ TEST(ArmWatch, ShadowFromBeyondThePictureIsNoArm) {
 
 namespace {
 
-// TrackingReader attributes arms only when asked to (bugcam record --partner-touches): the
-// partner's arm of the first test is seen with the watch on and not with it off.
+// TrackingReader attributes arms only when asked to (bugcam record does unless given
+// --no-partner-touches): the partner's arm of the first test is seen with the watch on and not
+// with it off.
 TEST(ArmWatch, TrackingReaderWatchesArmsOnlyWhenAsked) {
   constexpr std::uint64_t kSeed = 2007;
   const samples::TrainingStill start = samples::render_start_still(kSeed, 0, 1280, 720);
