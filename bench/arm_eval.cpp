@@ -79,9 +79,10 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
   Score score;
   score.truth = static_cast<int>(touches.size());
   std::vector<bool> touch_found(touches.size(), false);
+  const double touch_seconds = tracker::TrackerConfig{}.partner_touch_seconds;
   const auto close = [&](const std::pair<std::string, std::string>& key, Stretch& s) {
     s.open = false;
-    if (s.last - s.start + 1e-9 < tracker::TrackerConfig{}.partner_touch_seconds) return;
+    if (s.last - s.start + 1e-9 < touch_seconds) return;
     bool matched = false;
     for (std::size_t i = 0; i < touches.size(); ++i) {
       const Touch& t = touches[i];

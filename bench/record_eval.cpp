@@ -12,9 +12,9 @@
 // bench/tracker_replay runs the tracker on again; --holdings sends the holding areas to the
 // tracker (RecordOptions::holdings_to_tracker, off in `bugcam record` by default);
 // --no-partner-touches keeps arms over the other board from the tracker (RecordOptions::
-// partner_touches, on by default; --partner-touches is the default); --squares says who reads the
-// squares (RecordOptions:: squares: auto, the default, is the reader each board's calibration
-// chose); --lens fits the lens's radial distortion when calibrating (RecordOptions::fit_lens);
+// partner_touches, on by default); --squares says who reads the squares
+// (RecordOptions::squares: auto, the default, is the reader each board's calibration chose); --lens
+// fits the lens's radial distortion when calibrating (RecordOptions::fit_lens);
 // --vision-every reads every N-th frame (RecordOptions::vision_every); --out names the recording's
 // folder in each clip (default recorded), so that two settings can be recorded from the same clips
 // at once (with --reuse, and without --save-observations, whose file is the clip's).

@@ -662,7 +662,7 @@ RecordSummary record(const RecordOptions& options) {
                       defaults.holdings_to_tracker, options.out, "--holdings-to-tracker");
   session.partner_touches =
       session_setting(options.partner_touches, saved.partner_touches, defaults.partner_touches,
-                      options.out, "--partner-touches");
+                      options.out, "--[no-]partner-touches");
   session.squares = session_setting(
       options.squares ? std::optional<std::string>(vision::square_reader_name(*options.squares))
                       : std::nullopt,

@@ -231,6 +231,7 @@ TEST_F(RecordEndToEnd, KilledRecordingKeepsCommittedMovesAndResumes) {
   EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--squares", "network"}), 2);
   EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--rules", "online"}), 2);
   EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--lens"}), 2);
+  EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--no-partner-touches"}), 2);
   EXPECT_EQ(read_text(out / "game.bpgn"), bpgn_killed);
 
   // Resumed without the setting, which it keeps (session.json is written again with what the

@@ -437,6 +437,20 @@ TEST(TrackerIncidents, PartnerBoardTouched) {
   expect_found(IncidentType::kPartnerBoardTouched, 12);
 }
 
+// A partner's arm seen over the board for less than TrackerConfig::partner_touch_seconds is an
+// arm passing, or one vision attributes now and then: no incident; held, it is one.
+TEST(TrackerIncidents, PartnerBoardTouchedOnlyWhenTheHandStays) {
+  const std::vector<bugcam::rules::BpgnGame>& games = clean_run_games();
+  for (const double seconds : {0.45, 0.7}) {
+    SimulationOptions options = clean_run_options();
+    options.injections = {{IncidentType::kPartnerBoardTouched, 12}};
+    options.partner_touch_seconds = seconds;
+    const Outcome outcome = run_tracker(games[0], options);
+    ASSERT_EQ(outcome.sim.incidents.size(), 1u);
+    EXPECT_EQ(found(outcome, outcome.sim.incidents[0]), seconds > 0.6) << seconds << " s";
+  }
+}
+
 TEST(TrackerIncidents, CleanRunHasNone) {
   const std::vector<bugcam::rules::BpgnGame>& games = clean_run_games();
   SimulationOptions options = clean_run_options();

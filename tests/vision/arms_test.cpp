@@ -1,5 +1,5 @@
-// ArmWatch on rendered stills: the table as a game begins, then one player's hand held over a
-// board, the arm coming from the player's seat.
+// ArmWatch on rendered stills: the table as a game begins, then players' hands held over the
+// boards, each arm coming from the player's seat, or a shadow falling from beyond the picture.
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
 
@@ -138,7 +138,7 @@ TEST(ArmWatch, ShadowFromBeyondThePictureIsNoArm) {
                                          edge + across / 2, edge - across / 2};
     cv::Mat mask = cv::Mat::zeros(still.size(), CV_8U);
     cv::fillConvexPoly(mask, band, cv::Scalar(255));
-    cv::Mat shaded = still.clone();
+    cv::Mat shaded;
     still.convertTo(shaded, -1, 0.64);
     cv::Mat shadowed = still.clone();
     shaded.copyTo(shadowed, mask);

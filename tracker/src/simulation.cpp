@@ -443,7 +443,8 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
     if (injected(IncidentType::kPartnerBoardTouched, i)) {
       const Seat partner{rules::other(board),
                          record.color == Color::kWhite ? Color::kBlack : Color::kWhite};
-      covers[b].push_back({t + 0.2, t + 0.9, bit(0) | bit(1) | bit(8), {partner}});
+      covers[b].push_back(
+          {t + 0.2, t + 0.2 + options.partner_touch_seconds, bit(0) | bit(1) | bit(8), {partner}});
       sim.incidents.push_back({IncidentType::kPartnerBoardTouched, board, partner.color, t + 0.2});
     }
     if (!illegal) sim.truth.push_back(truth);

@@ -254,7 +254,13 @@ struct ArmWatch::Impl {
   // A changed cell of an arm (shade only links an arm's parts).
   struct Cell {
     int x, y, board;
-    bool on_border;
+    bool root;  // where the arm leaves the picture
+  };
+  // The component's cells on the picture's border in runs where arms leave it, and those of
+  // runs that are shadows.
+  struct BorderRuns {
+    std::vector<std::vector<cv::Point>> arms;
+    std::vector<cv::Point> shadows;
   };
 
   // The seats of the arms in component `label`, added to the boards they reach over. Where the
@@ -267,8 +273,15 @@ struct ArmWatch::Impl {
         stats.at<int>(label, cv::CC_STAT_WIDTH), stats.at<int>(label, cv::CC_STAT_HEIGHT));
     // Only an arm that leaves the picture is followed to a seat: a blob inside is a hand whose
     // arm is hidden, or something else.
-    const std::vector<std::vector<cv::Point>> roots = border_runs(label, box);
+    const BorderRuns runs = border_runs(label, box);
+    const std::vector<std::vector<cv::Point>>& roots = runs.arms;
     if (roots.empty()) return;
+    // A shadow's border cells link parts as shade does, and belong to no arm.
+    cv::Mat shadow(box.size(), CV_8U, cv::Scalar(0));
+    for (const cv::Point& p : runs.shadows) shadow.at<std::uint8_t>(p - box.tl()) = 1;
+    const auto changed = [&](cv::Point p) {
+      return mask.at<std::uint8_t>(p) == kChanged && shadow.at<std::uint8_t>(p - box.tl()) == 0;
+    };
     // Per cell of the box: the root it is nearest along the component, -1 outside it. A step
     // through shade costs more than one through what changed: the shadow of one arm often
     // joins the other, where the arm itself does not.
@@ -293,7 +306,7 @@ struct ArmWatch::Impl {
         for (int dx = -1; dx <= 1; ++dx) {
           const cv::Point q(p.x + dx, p.y + dy);
           if (!box.contains(q) || labels.at<int>(q) != label) continue;
-          const int step = mask.at<std::uint8_t>(q) == kChanged ? 1 : kShadeStepCost;
+          const int step = changed(q) ? 1 : kShadeStepCost;
           int& best = cost.at<int>(q - box.tl());
           if (so_far + step >= best) continue;
           best = so_far + step;
@@ -304,13 +317,12 @@ struct ArmWatch::Impl {
     }
     std::vector<std::vector<Cell>> arms(roots.size());
     for (int y = box.y; y < box.y + box.height; ++y) {
-      const std::uint8_t* kind = mask.ptr<std::uint8_t>(y);
       for (int x = box.x; x < box.x + box.width; ++x) {
         const int r = root_of.at<int>(y - box.y, x - box.x);
-        if (r < 0 || kind[x] != kChanged) continue;
+        if (r < 0 || !changed({x, y})) continue;
         arms[static_cast<std::size_t>(r)].push_back(
             {x, y, board_of[static_cast<std::size_t>(y * grid.width + x)],
-             x == 0 || y == 0 || x == grid.width - 1 || y == grid.height - 1});
+             cost.at<int>(y - box.y, x - box.x) == 0});
       }
     }
     for (const std::vector<Cell>& arm : arms) attribute_arm(arm, out);
@@ -319,8 +331,8 @@ struct ArmWatch::Impl {
   // Whether a border cell is the table darkened evenly: the shadow of something beyond the
   // picture (an arm's, a body's), deeper than the start position's shadows, which reaches over
   // a board as an arm would (held-out 5104: five false touches of Black A over board B). Only
-  // where an arm leaves the picture: over the table, skin much like the table in a darker
-  // shade would pass too.
+  // where an arm leaves the picture, and for most of a run of such cells: over the table, skin
+  // much like the table in a darker shade would pass too, and so may a sleeve's folds.
   bool shadow_at_border(int x, int y) const {
     const cv::Vec3b now_b = small.at<cv::Vec3b>(y, x);
     const cv::Vec3f now(now_b[0], now_b[1], now_b[2]);
@@ -334,15 +346,16 @@ struct ArmWatch::Impl {
            kRootShadowHueFloor + kRootShadowHueTolerance * std::sqrt(lit_norm2) * scale;
   }
 
-  // The component's cells on the picture's border, in runs along it: cells of one run are at
-  // most kRootGapSquares apart going round the border.
-  std::vector<std::vector<cv::Point>> border_runs(int label, const cv::Rect& box) const {
+  // The component's changed cells on the picture's border, in runs along it: cells of one run
+  // are at most kRootGapSquares apart going round the border. A run whose cells are mostly
+  // the table darkened evenly is a shadow.
+  BorderRuns border_runs(int label, const cv::Rect& box) const {
     // Each border cell's place going round the picture clockwise from the top left corner.
     const int w = grid.width, h = grid.height, perimeter = 2 * (w + h) - 4;
     std::vector<std::pair<int, cv::Point>> cells;
     const auto consider = [&](int x, int y, int place) {
       if (box.contains({x, y}) && labels.at<int>(y, x) == label &&
-          mask.at<std::uint8_t>(y, x) == kChanged && !shadow_at_border(x, y)) {
+          mask.at<std::uint8_t>(y, x) == kChanged) {
         cells.emplace_back(place, cv::Point(x, y));
       }
     };
@@ -350,8 +363,8 @@ struct ArmWatch::Impl {
     for (int y = 1; y < h; ++y) consider(w - 1, y, w - 1 + y);
     for (int x = w - 2; x >= 0; --x) consider(x, h - 1, w - 1 + h - 1 + (w - 1 - x));
     for (int y = h - 2; y >= 1; --y) consider(0, y, 2 * (w - 1) + h - 1 + (h - 1 - y));
-    std::vector<std::vector<cv::Point>> runs;
-    if (cells.empty()) return runs;
+    BorderRuns out;
+    if (cells.empty()) return out;
     std::sort(cells.begin(), cells.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
     const int gap = std::max(1, static_cast<int>(std::lround(kRootGapSquares * cells_per_square)));
@@ -364,6 +377,7 @@ struct ArmWatch::Impl {
         first = i;
       }
     }
+    std::vector<std::vector<cv::Point>> runs;
     for (std::size_t k = 0; k < cells.size(); ++k) {
       const std::size_t i = (first + k) % cells.size();
       const std::size_t before = (i + cells.size() - 1) % cells.size();
@@ -371,7 +385,16 @@ struct ArmWatch::Impl {
       if (k == 0 || step > gap) runs.emplace_back();
       runs.back().push_back(cells[i].second);
     }
-    return runs;
+    for (std::vector<cv::Point>& run : runs) {
+      const auto shaded = std::count_if(
+          run.begin(), run.end(), [&](const cv::Point& p) { return shadow_at_border(p.x, p.y); });
+      if (2 * static_cast<std::size_t>(shaded) > run.size()) {
+        out.shadows.insert(out.shadows.end(), run.begin(), run.end());
+      } else {
+        out.arms.push_back(std::move(run));
+      }
+    }
+    return out;
   }
 
   // The seat of one arm (its changed cells), added to the boards it reaches over.
@@ -382,7 +405,7 @@ struct ArmWatch::Impl {
     int border_cells = 0;
     for (const Cell& cell : cells) {
       if (cell.board >= 0) ++over[static_cast<std::size_t>(cell.board)];
-      if (cell.on_border) {
+      if (cell.root) {
         border_sum += cv::Point2d(cell.x, cell.y);
         ++border_cells;
       }
@@ -391,7 +414,7 @@ struct ArmWatch::Impl {
     const cv::Point2d root = border_sum / border_cells;
     const double spread_limit = kRootSpreadSquares * cells_per_square;
     for (const Cell& cell : cells) {
-      if (cell.on_border && std::hypot(cell.x - root.x, cell.y - root.y) > spread_limit) {
+      if (cell.root && std::hypot(cell.x - root.x, cell.y - root.y) > spread_limit) {
         return;  // two arms merged where they leave the picture
       }
     }

@@ -72,8 +72,8 @@ struct RecordOptions {
   // Arms vision attributes to the other board's seats go to the tracker
   // (partner_board_touched). On by default (false to leave arms unwatched); it was off while
   // a long arm shadow pointing at another seat gave false touches (held-out clip 5104: 13
-  // false, where one true touch of 28 clips was found) until arms joined over the table were
-  // split and a touch had to last 0.6 s.
+  // false, where one true touch of 28 clips was found) until such shadows were told at the
+  // picture's edge, arms joined over the table were split and a touch had to last 0.6 s.
   std::optional<bool> partner_touches;
   // Who reads the squares empty / white / black (vision::SquareReader): by default, per board,
   // the reader the calibration chose on the start position.

@@ -63,9 +63,11 @@ struct SimulationOptions {
   int holdings_hidden_glimpse_every = 0;
   int max_plies = -1;  // stop after this many plies (-1: all)
   std::vector<Injection> injections;
-  // Whether board observations name the seats whose hands are over the board (vision does
-  // not attribute arms yet, so recordings have none).
+  // Whether board observations name the seats whose hands are over the board (vision's
+  // ArmWatch; `bugcam record --no-partner-touches` gives none).
   bool attribute_hands = true;
+  // How long a partner's hand stays over the board (kPartnerBoardTouched).
+  double partner_touch_seconds = 0.7;
   std::vector<ShadowedSquare> shadowed;
   std::vector<BlindSquare> blind;
   // Plies (0-based, in completion order) whose mover's hand stays over the move's squares

@@ -472,10 +472,11 @@ class LeverReader {
 // picture). Seats are where players' right shoulders are: to the right of the middle of their
 // board edge, well out and above the table, seen as the viewpoint puts them. A blob that leaves
 // the picture in places apart is that many arms joined over the table (hands touching, or by a
-// shadow): each cell goes to the place nearest along the blob. Nothing is attributed when the
-// hand stays near the board's edge, the arm points between two seats, or two arms leave the
-// picture together: an arm put on the wrong seat would be a false partner_board_touched. Feed
-// frames in order; the first only starts the still view.
+// shadow): each cell goes to the place nearest along the blob. Where the blob leaves the picture
+// as the table darkened evenly, it is a shadow from beyond the picture, no arm. Nothing is
+// attributed when the hand stays near the board's edge, the arm points between two seats, or
+// two arms leave the picture together: an arm put on the wrong seat would be a false
+// partner_board_touched. Feed frames in order; the first only starts the still view.
 class ArmWatch {
  public:
   explicit ArmWatch(const calibration::Calibration& calibration);
