@@ -4,6 +4,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,19 +25,35 @@ struct Arms {
   std::vector<std::string> over_b;
 };
 
+// The table of `seed` as a game begins, calibrated on its start still with the start
+// position's looks (how shadows darken the boards), as recording does, and an ArmWatch that
+// has seen two stills of it (`still`, the second); nullopt where the calibration does not find
+// both boards.
+struct WatchedTable {
+  calibration::Calibration calibration;
+  vision::ArmWatch watch;
+  cv::Mat still;
+};
+std::optional<WatchedTable> watched_table(std::uint64_t seed) {
+  const samples::TrainingStill start = samples::render_start_still(seed, 0, 1280, 720);
+  calibration::Calibration calibration = calibration::calibrate(start.image);
+  vision::learn_looks(start.image, calibration);
+  EXPECT_EQ(calibration.boards.size(), 2u) << "seed " << seed;
+  if (calibration.boards.size() != 2) return std::nullopt;
+  WatchedTable table{calibration, vision::ArmWatch(calibration),
+                     samples::render_start_still(seed, 1, 1280, 720).image};
+  table.watch.read(start.image);
+  table.watch.read(table.still);
+  return table;
+}
+
 // The arms ArmWatch attributes when the start still of `seed` is followed by the still of the
 // player's hand over the point `over` of `over_board`.
 Arms arms_reaching(std::uint64_t seed, int player_board, int player_colour, int over_board,
                    cv::Point2d over) {
-  const samples::TrainingStill start = samples::render_start_still(seed, 0, 1280, 720);
-  calibration::Calibration calibration = calibration::calibrate(start.image);
-  // As recording does: the start position's looks (how shadows darken the boards).
-  vision::learn_looks(start.image, calibration);
-  EXPECT_EQ(calibration.boards.size(), 2u) << "seed " << seed;
-  if (calibration.boards.size() != 2) return {};
-  vision::ArmWatch watch(calibration);
-  watch.read(start.image);
-  watch.read(samples::render_start_still(seed, 1, 1280, 720).image);
+  std::optional<WatchedTable> table = watched_table(seed);
+  if (!table) return {};
+  vision::ArmWatch& watch = table->watch;
   const std::vector<std::vector<std::string>> arms =
       watch.read(samples::render_reach_still(seed, 2, 1280, 720, player_board, player_colour,
                                              over_board, over.x, over.y)
@@ -97,17 +114,12 @@ TEST(ArmWatch, OwnArmIsNotAttributedToTheOtherBoardsSeats) {
 // two arms join over the table, and the partner's is still attributed to the partner.
 TEST(ArmWatch, PartnersArmIsAttributedWhereItJoinsTheArmOfThatBoardsPlayer) {
   for (const std::uint64_t seed : {2007u, 4013u, 4021u}) {
-    const samples::TrainingStill start = samples::render_start_still(seed, 0, 1280, 720);
-    calibration::Calibration calibration = calibration::calibrate(start.image);
-    vision::learn_looks(start.image, calibration);
-    ASSERT_EQ(calibration.boards.size(), 2u) << "seed " << seed;
-    vision::ArmWatch watch(calibration);
-    watch.read(start.image);
-    watch.read(samples::render_start_still(seed, 1, 1280, 720).image);
-    const std::vector<std::vector<std::string>> arms =
-        watch.read(samples::render_reaches_still(
-                       seed, 2, 1280, 720, {{0, 0, 1, kTouch.x, kTouch.y}, {1, 1, 1, 2.5, 6.5}})
-                       .image);
+    std::optional<WatchedTable> table = watched_table(seed);
+    ASSERT_TRUE(table) << "seed " << seed;
+    const std::vector<std::vector<std::string>> arms = table->watch.read(
+        samples::render_reaches_still(seed, 2, 1280, 720,
+                                      {{0, 0, 1, kTouch.x, kTouch.y}, {1, 1, 1, 2.5, 6.5}})
+            .image);
     EXPECT_TRUE(has_seat(arms[1], "A:white")) << "seed " << seed << ": over B " << joined(arms[1]);
     EXPECT_FALSE(has_seat_of_board(arms[0], 'B'))
         << "seed " << seed << ": over A " << joined(arms[0]);
@@ -119,17 +131,12 @@ TEST(ArmWatch, PartnersArmIsAttributedWhereItJoinsTheArmOfThatBoardsPlayer) {
 // shadows are shallower, so the band shows as something new, not as shade.
 TEST(ArmWatch, ShadowFromBeyondThePictureIsNoArm) {
   for (const std::uint64_t seed : {2007u, 4013u, 4021u}) {
-    const samples::TrainingStill start = samples::render_start_still(seed, 0, 1280, 720);
-    calibration::Calibration calibration = calibration::calibrate(start.image);
-    vision::learn_looks(start.image, calibration);
-    ASSERT_EQ(calibration.boards.size(), 2u) << "seed " << seed;
-    vision::ArmWatch watch(calibration);
-    watch.read(start.image);
-    const cv::Mat still = samples::render_start_still(seed, 1, 1280, 720).image;
-    watch.read(still);
+    std::optional<WatchedTable> table = watched_table(seed);
+    ASSERT_TRUE(table) << "seed " << seed;
+    const cv::Mat& still = table->still;
     // A band a square and a half wide from board B's middle straight to the nearest edge of
     // the picture, at 64 % of the light.
-    const calibration::Board& b = calibration.boards[1];
+    const calibration::Board& b = table->calibration.boards[1];
     const cv::Point2d middle = b.to_image({4.0, 4.0});
     const cv::Point2d across = (b.to_image({4.75, 4.0}) - b.to_image({3.25, 4.0}));
     const bool to_top = middle.y < still.rows / 2.0;
@@ -142,7 +149,7 @@ TEST(ArmWatch, ShadowFromBeyondThePictureIsNoArm) {
     still.convertTo(shaded, -1, 0.64);
     cv::Mat shadowed = still.clone();
     shaded.copyTo(shadowed, mask);
-    const std::vector<std::vector<std::string>> arms = watch.read(shadowed);
+    const std::vector<std::vector<std::string>> arms = table->watch.read(shadowed);
     EXPECT_TRUE(arms[1].empty()) << "seed " << seed << ": over B " << joined(arms[1]);
     EXPECT_TRUE(arms[0].empty()) << "seed " << seed << ": over A " << joined(arms[0]);
   }

@@ -334,16 +334,10 @@ struct ArmWatch::Impl {
   // where an arm leaves the picture, and for most of a run of such cells: over the table, skin
   // much like the table in a darker shade would pass too, and so may a sleeve's folds.
   bool shadow_at_border(int x, int y) const {
-    const cv::Vec3b now_b = small.at<cv::Vec3b>(y, x);
-    const cv::Vec3f now(now_b[0], now_b[1], now_b[2]);
-    const cv::Vec3f& lit = still_view.at<cv::Vec3f>(y, x);
-    const float lit_norm2 = lit.dot(lit);
-    if (lit_norm2 < 1.0f) return false;
-    const float scale = now.dot(lit) / lit_norm2;
-    if (scale < kRootShadowMinScale || scale > kRootShadowMaxScale) return false;
-    const cv::Vec3f rest = now - lit * scale;
-    return std::sqrt(rest.dot(rest)) <
-           kRootShadowHueFloor + kRootShadowHueTolerance * std::sqrt(lit_norm2) * scale;
+    const cv::Vec3b now = small.at<cv::Vec3b>(y, x);
+    return detail::is_shadow(cv::Vec3f(now[0], now[1], now[2]), still_view.at<cv::Vec3f>(y, x),
+                             kRootShadowMinScale, kRootShadowMaxScale, kRootShadowHueTolerance,
+                             kRootShadowHueFloor);
   }
 
   // The component's changed cells on the picture's border, in runs along it: cells of one run

@@ -13,16 +13,23 @@ inline constexpr float kShadowMinScale = 0.35f;
 inline constexpr float kShadowHueTolerance = 0.12f;  // of the reference's brightness, plus...
 inline constexpr float kShadowHueFloor = 8.0f;       // ...this many levels
 
-// Whether `now` is `reference` darkened by a shadow (the same hue, less light), scaled by
-// at most `max_scale`.
-inline bool is_shadow(const cv::Vec3f& now, const cv::Vec3f& reference, float max_scale) {
+// Whether `now` is `reference` darkened by a shadow, scaled by `min_scale` to `max_scale`,
+// with its hue kept to within `hue_tolerance` of its brightness plus `hue_floor` levels.
+inline bool is_shadow(const cv::Vec3f& now, const cv::Vec3f& reference, float min_scale,
+                      float max_scale, float hue_tolerance, float hue_floor) {
   const float reference_norm2 = reference.dot(reference);
   if (reference_norm2 < 1.0f) return false;
   const float scale = now.dot(reference) / reference_norm2;
-  if (scale < kShadowMinScale || scale > max_scale) return false;
+  if (scale < min_scale || scale > max_scale) return false;
   const cv::Vec3f rest = now - reference * scale;
-  return std::sqrt(rest.dot(rest)) <
-         kShadowHueFloor + kShadowHueTolerance * std::sqrt(reference_norm2) * scale;
+  return std::sqrt(rest.dot(rest)) < hue_floor + hue_tolerance * std::sqrt(reference_norm2) * scale;
+}
+
+// Whether `now` is `reference` darkened by a shadow (the same hue, less light), scaled by
+// at most `max_scale`.
+inline bool is_shadow(const cv::Vec3f& now, const cv::Vec3f& reference, float max_scale) {
+  return is_shadow(now, reference, kShadowMinScale, max_scale, kShadowHueTolerance,
+                   kShadowHueFloor);
 }
 
 // What the umbra of a learnt shadow takes from the lit colour `lit` (BoardLooks::shadow_ratio).
