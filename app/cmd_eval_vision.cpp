@@ -198,13 +198,19 @@ int run_eval(const EvalOptions& options) {
         return kExitBadInput;
       }
     }
-    if (!reader || f % options.step != 0) continue;
+    if (!reader) continue;
+    // The tracking reader sees every frame, as when recording: its evidence is temporal (a
+    // square confirmed over frames, a lever's learnt positions, a still reference), and fed
+    // every Nth frame it would be measured on footage it never gets. Only every Nth is scored.
+    const bool scored = f % options.step == 0;
+    if (options.single_frame && !scored) continue;
     const auto started = std::chrono::steady_clock::now();
     const vision::FrameObservation seen =
         options.single_frame ? reader->read(frame) : tracking->read(frame);
     read_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     ++frames_read;
+    if (!scored) continue;
     // The truth state in force: the last one at or before this frame.
     const nlohmann::json* state = &states[0];
     for (const auto& s : states) {
@@ -391,7 +397,8 @@ void add_eval_vision_command(CLI::App& app, int& exit_status) {
       "Measures calibration and vision against the truth of a clip from `bugcam synth`: corner "
       "error, A/B and orientation, squares, occlusion, holdings, levers, frames per second.");
   cmd->add_option("clip", options->clip, "Directory written by bugcam synth")->required();
-  cmd->add_option("--step", options->step, "Read every Nth frame (default 1)")
+  cmd->add_option("--step", options->step,
+                  "Score every Nth frame (default 1); the tracking reader still reads every frame")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--calibration-frame", options->calibration_frame,
                   "Frame to calibrate on (default 0); it should show the start position, where the "
