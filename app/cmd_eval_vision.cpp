@@ -3,7 +3,8 @@
 // by `bugcam synth`: lattice corner error, A/B and orientation, per-square occupancy and
 // colour on uncovered squares, occlusion flags on covered ones, holdings counts on still
 // frames, lever state, and frames per second of the per-frame path. Frames are read in
-// order by the tracking reader (temporal evidence) unless --single-frame.
+// order by the tracking reader (temporal evidence) unless --single-frame; --step N thins
+// the scoring only (and, with --single-frame, the reading).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -120,6 +121,7 @@ int run_eval(const EvalOptions& options) {
   double read_seconds = 0;
   int looks_learnt = 0;
   long frames_read = 0;
+  long frames_scored = 0;
   std::unique_ptr<vision::FrameReader> reader;
   std::unique_ptr<vision::TrackingReader> tracking;
   const auto& states = truth["states"];
@@ -211,6 +213,7 @@ int run_eval(const EvalOptions& options) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     ++frames_read;
     if (!scored) continue;
+    ++frames_scored;
     // The truth state in force: the last one at or before this frame.
     const nlohmann::json* state = &states[0];
     for (const auto& s : states) {
@@ -255,7 +258,8 @@ int run_eval(const EvalOptions& options) {
         if (count.get<int>() > 0) by_type[type.front()] = count.get<int>();
       }
       const bool counted_right = holding.white_pieces + holding.black_pieces == visible;
-      // Every frame, hands or not: what the tracker would take (areas not flagged occluded).
+      // Every scored frame, hands or not: what the tracker would take (areas not flagged
+      // occluded).
       ++holdings_flagged.total;
       holdings_flagged.right += holding.occluded ? 1 : 0;
       if (!holding.occluded) {
@@ -319,6 +323,7 @@ int run_eval(const EvalOptions& options) {
   report["names_right"] = names_right;
   report["orientation_right"] = orientation_right;
   report["frames_read"] = frames_read;
+  report["frames_scored"] = frames_scored;
   report["squares_right_pct"] = squares_right.percent();
   report["squares_wrong"] = squares_right.total - squares_right.right;
   report["squares_total"] = squares_right.total;
@@ -347,8 +352,8 @@ int run_eval(const EvalOptions& options) {
   report["occluded_total"] = occluded_flagged.total;
   report["holdings_exact_pct"] = holdings_exact.percent();
   report["holdings_by_type_exact_pct"] = holdings_typed_exact.percent();
-  // Over every frame, hands in view or not: the share of area-frames flagged occluded, and of
-  // the others the share counted exactly (what the tracker is given); and the share of still
+  // Over every scored frame, hands in view or not: the share of area-frames flagged occluded, and
+  // of the others the share counted exactly (what the tracker is given); and the share of still
   // area-frames flagged (flagged for nothing). Only tracking flags areas: with --single-frame
   // the flagged shares are 0.
   report["holdings_flagged_pct"] = holdings_flagged.percent();

@@ -4,6 +4,7 @@
 // is, lies well off any fixed place on the board's plane.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <opencv2/imgproc.hpp>
 
@@ -29,11 +30,15 @@ constexpr float kUnlikeTable = 40.0f;
 // like the table, more a player's arm.
 constexpr double kMinArea = 4.0;
 constexpr double kMaxArea = 25.0;
-// The lever's halves, as a share of the length of what was found (clock, its sides, its
-// shadow), compared mirrored about the pivot. Looking for the pivot only about the middle of
-// what differs from the body put it 13-22 % of the lever off on 14 of 400 rendered clocks (an
-// end of the body in shade differs too); over the middle fifth with this reach, on 6 of 400
-// other ones.
+// Found with shadows counted, at least this share of it must stand out without them.
+constexpr double kLeastSolidShare = 0.05;
+// How far either side of the pivot the clock is compared mirrored, as a share of the length
+// of what was found (its top, the sides the camera sees, its shadow), and how long each of the
+// lever's halves is taken to be. The pivot is looked for where both compared lengths stay
+// inside, over the middle fifth: the sides and shadow may add up to a fifth at one end.
+// Looking for it only about the middle of what differs from the body (an end of the body in
+// shade differs too) put it 13-22 % of the lever off on 14 of 400 rendered clocks, this on 6
+// (`calibration_eval --seed 7000 --count 200`, not tuned on).
 constexpr double kMirrorReach = 0.4;
 // A column of the window that is something on the table over this share of its length is
 // the board's frame or the table's edge (a clock is at most half the window long).
@@ -79,9 +84,10 @@ std::optional<Clock> find_clock(const cv::Mat& frame_bgr, const Board& board,
   const cv::Vec3f table = channel_median(seen);
   // What stands out from the table, shadows left out (a clock's own shadow would widen it);
   // failing that, with them: a grey clock on a pale grey table, or a brown one on wood,
-  // differs from the table as a shadow does, and only its dark sides were left.
-  cv::Mat labels;
-  int best = -1;
+  // differs from the table as a shadow does, and only its dark sides were left. Then some of
+  // what was found must be more than shadow (a body's or an arm's shadow alone is no clock).
+  cv::Mat solid;
+  std::optional<cv::RotatedRect> found;
   for (const bool shadows_count : {false, true}) {
     cv::Mat object(rows, cols, CV_8U, cv::Scalar(0));
     for (int v = 0; v < rows; ++v) {
@@ -103,8 +109,10 @@ std::optional<Clock> find_clock(const cv::Mat& frame_bgr, const Board& board,
     for (int u = 0; u < cols; ++u) {
       if (cv::countNonZero(object.col(u)) > kAlongWholeWindow * rows) object.col(u).setTo(0);
     }
-    cv::Mat stats, centroids;
+    if (!shadows_count) solid = object.clone();
+    cv::Mat labels, stats, centroids;
     const int count = cv::connectedComponentsWithStats(object, labels, stats, centroids, 8);
+    int best = -1;
     int best_area = 0;
     for (int k = 1; k < count; ++k) {
       const int area = stats.at<int>(k, cv::CC_STAT_AREA);
@@ -115,16 +123,24 @@ std::optional<Clock> find_clock(const cv::Mat& frame_bgr, const Board& board,
       best = k;
       best_area = area;
     }
-    if (best >= 0) break;
+    if (best < 0) continue;
+    const cv::Mat component = labels == best;
+    if (shadows_count && cv::countNonZero(component & solid) < kLeastSolidShare * best_area) {
+      continue;
+    }
+    std::vector<cv::Point> pixels;
+    cv::findNonZero(component, pixels);
+    const cv::RotatedRect box = cv::minAreaRect(pixels);
+    // A clock is a bar, some two to three times as long as wide.
+    const double aspect = std::max(box.size.width, box.size.height) /
+                          std::max(1.0f, std::min(box.size.width, box.size.height));
+    if (aspect >= 1.4 && aspect <= 4.0) {
+      found = box;
+      break;
+    }
   }
-  if (best < 0) return std::nullopt;
-  std::vector<cv::Point> pixels;
-  cv::findNonZero(labels == best, pixels);
-  const cv::RotatedRect box = cv::minAreaRect(pixels);
-  // A clock is a bar, some two to three times as long as wide.
-  const double aspect = std::max(box.size.width, box.size.height) /
-                        std::max(1.0f, std::min(box.size.width, box.size.height));
-  if (aspect < 1.4 || aspect > 4.0) return std::nullopt;
+  if (!found) return std::nullopt;
+  const cv::RotatedRect& box = *found;
   std::array<cv::Point2f, 4> corner;
   box.points(corner.data());
   // The clock's long axis, pointing from White's end (low y) to Black's.
@@ -162,14 +178,13 @@ std::optional<Clock> find_clock(const cv::Mat& frame_bgr, const Board& board,
       best_pivot = pivot;
     }
   }
-  const double half = kMirrorReach;
   const auto to_image = [&](double a, double c) {
     const cv::Point2f p = start + float(a) * along + float(c) * across;
     return board.lens.to_seen(apply(patch_to_image, cv::Point2d(p)));
   };
   Clock clock;
   clock.board = board.name;
-  const double white_end = best_pivot - half, black_end = best_pivot + half;
+  const double white_end = best_pivot - kMirrorReach, black_end = best_pivot + kMirrorReach;
   clock.region = {to_image(white_end, 0), to_image(white_end, 1), to_image(black_end, 1),
                   to_image(black_end, 0)};
   clock.white_lever = {to_image(white_end, 0), to_image(white_end, 1), to_image(best_pivot, 1),

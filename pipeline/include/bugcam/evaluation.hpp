@@ -81,7 +81,7 @@ class SquareMisreads {
 
   // One uncovered square's reading; frames come in increasing order. A run of one misread
   // ends at a reading of anything else on the square but '?', and goes on over '?' and over
-  // frames not given (covered, or not read): neither says what stands there.
+  // frames not given (covered, or not scored): neither says what stands there.
   void add(int frame, const std::string& board, int square, char seen, char truth);
 
   const Kinds& kinds() const { return kinds_; }
