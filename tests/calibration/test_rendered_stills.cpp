@@ -182,5 +182,46 @@ TEST(RenderedStills, ClockLeversAreSplitAtTheClocksMiddle) {
   }
 }
 
+// Beyond a board's outer side, where the clock was painted out, a shadow of a clock's size and
+// shape (an arm's, a body's) is no clock: only when shadows count is it seen, and nothing of
+// it stands out otherwise. The clock is put where one usually stands (y 2.5-5.5 along the
+// board's side), not on the shadow (y 5-8.5).
+TEST(RenderedStills, ShadowAloneIsNoClock) {
+  const samples::TrainingStill still = samples::render_start_still(1002, 0, 1280, 720);
+  const Calibration seen = calibrate(still.image);
+  ASSERT_EQ(seen.boards.size(), 2u);
+  const Board& board = seen.boards[1];
+  const bool outer_is_high_file = board.to_board(seen.boards[0].to_image({4, 4})).x < 4;
+  // Board point `out` squares beyond the outer side, `along` from White's first rank's end.
+  const auto beyond = [&](double out, double along) {
+    const cv::Point2d p = board.to_image({outer_is_high_file ? 8 + out : -out, along});
+    return cv::Point(static_cast<int>(std::lround(p.x)), static_cast<int>(std::lround(p.y)));
+  };
+  const auto quad = [&](double out0, double along0, double out1, double along1) {
+    return std::vector<cv::Point>{beyond(out0, along0), beyond(out1, along0), beyond(out1, along1),
+                                  beyond(out0, along1)};
+  };
+  cv::Mat image = still.image.clone();
+  // The table just beyond the board's corner, painted over the window the clock is looked for in.
+  const cv::Point table_point = beyond(1.0, -1.5);
+  ASSERT_TRUE(cv::Rect(0, 0, image.cols, image.rows).contains(table_point));
+  const cv::Vec3b table = image.at<cv::Vec3b>(table_point);
+  cv::fillConvexPoly(image, quad(0.3, -1.0, 6.0, 9.0), cv::Scalar(table[0], table[1], table[2]));
+  cv::fillConvexPoly(image, quad(0.8, 5.0, 2.3, 8.5),
+                     cv::Scalar(0.6 * table[0], 0.6 * table[1], 0.6 * table[2]));
+  const Calibration calibration = calibrate(image);
+  ASSERT_EQ(calibration.boards.size(), 2u);
+  const Clock* clock = nullptr;
+  for (const Clock& c : calibration.clocks) {
+    if (c.board == board.name) clock = &c;
+  }
+  ASSERT_NE(clock, nullptr);
+  const Board* found = calibration.board(board.name);
+  ASSERT_NE(found, nullptr);
+  cv::Point2d centre(0, 0);
+  for (const cv::Point2d& p : clock->region) centre += 0.25 * found->to_board(p);
+  EXPECT_NEAR(centre.y, 4.0, 0.5);
+}
+
 }  // namespace
 }  // namespace bugcam::calibration
