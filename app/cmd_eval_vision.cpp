@@ -371,7 +371,9 @@ int run_eval(const EvalOptions& options) {
   nlohmann::ordered_json boards = nlohmann::ordered_json::array();
   for (std::size_t b = 0; reader && b < reader->calibration().boards.size(); ++b) {
     const calibration::Board& board = reader->calibration().boards[b];
-    const std::string reader_name = reader->reads_by_network(b) ? "network" : "hand";
+    const std::string reader_name = reader->reads_by_network(b)    ? "network"
+                                    : reader->checks_by_network(b) ? "checked"
+                                                                   : "hand";
     squares_by += (b == 0 ? "" : " ") + board.name + ":" + reader_name;
     const Ratio& right = squares_right_by_board[board.name];
     boards.push_back({{"name", board.name},
@@ -417,12 +419,8 @@ void add_eval_vision_command(CLI::App& app, int& exit_status) {
       "Do not learn the pieces' and shadows' looks from the calibration frame, nor choose "
       "the square readers there (the fixed rules and the hand-written reader, as with a "
       "calibration file from before they existed)");
-  cmd->add_option(
-         "--squares", options->squares,
-         "Who reads squares empty / white / black: auto (default: per board, the reader the "
-         "calibration chose on the start position), hand (the hand-written reader) or network "
-         "(the square network; the hand-written reader when its file is missing)")
-      ->check(CLI::IsMember({"auto", "network", "hand"}));
+  cmd->add_option("--squares", options->squares, vision::kSquareReadersHelp)
+      ->check(CLI::IsMember(vision::square_reader_names()));
   cmd->add_flag("--lens", options->lens,
                 "Calibrate with the lens's radial distortion fitted too (experimental, as "
                 "`bugcam calibrate --lens`)");

@@ -240,10 +240,8 @@ void add_record_command(CLI::App& app, int& exit_status) {
       "--no-partner-touches to leave arms unwatched)");
   cmd->add_option_function<std::string>(
          "--squares", [options](const std::string& reader) { options->squares = reader; },
-         "Who reads squares empty / white / black: auto (default: per board, the reader the "
-         "calibration chose on the start position), hand (the hand-written reader) or network "
-         "(the square network; the hand-written reader when its file is missing)")
-      ->check(CLI::IsMember({"auto", "network", "hand"}));
+         vision::kSquareReadersHelp)
+      ->check(CLI::IsMember(vision::square_reader_names()));
   cmd->add_flag("--lens", options->lens,
                 "Calibrate with the lens's radial distortion fitted too (experimental, as "
                 "`bugcam calibrate --lens`)");

@@ -6,7 +6,7 @@
 //   record_eval [--games FILE.bpgn] [--clips N] [--seed S] [--plies MIN-MAX] [--size WxH]
 //               [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse]
 //               [--save-observations] [--holdings] [--[no-]partner-touches] [--squares
-//               auto|network|hand] [--lens] [--vision-every N] [--out NAME]
+//               auto|network|hand|checked] [--lens] [--vision-every N] [--out NAME]
 // --keep leaves the clips in --work; --reuse records clips found there instead of rendering;
 // --save-observations writes each clip's tracker inputs to CLIP/observations.bin, which
 // bench/tracker_replay runs the tracker on again; --holdings sends the holding areas to the
@@ -66,7 +66,7 @@ struct Options {
             << "\nusage: record_eval [--games FILE] [--clips N] [--seed S] [--plies MIN-MAX] "
                "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse] "
                "[--save-observations] [--holdings] [--[no-]partner-touches] [--squares "
-               "auto|network|hand] [--lens] [--vision-every N] [--out NAME]\n";
+               "auto|network|hand|checked] [--lens] [--vision-every N] [--out NAME]\n";
   std::exit(2);
 }
 
@@ -103,7 +103,7 @@ Options parse(int argc, char** argv) {
     } else if (arg == "--squares") {
       const std::string v = value();
       const std::optional<vision::SquareReader> reader = vision::square_reader_named(v);
-      if (!reader) usage("--squares auto|network|hand");
+      if (!reader) usage("--squares auto|network|hand|checked");
       o.squares = *reader;
     } else if (arg == "--vision-every") {
       o.vision_every = std::stoi(value());

@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -226,6 +229,65 @@ TEST(SquareModel, UnseenLooksAreReadNearlyAsWellAsByHand) {
   EXPECT_GE(total[0].right, 478) << "network";
   EXPECT_GE(total[1].right, 492) << "hand-written reader";
   EXPECT_GE(total[0].right, total[1].right - 16) << "network against the hand-written reader";
+}
+
+TEST(SquareReader, NamedOnTheCommandLineBothWays) {
+  const std::vector<std::string> names = square_reader_names();
+  ASSERT_EQ(names, (std::vector<std::string>{"auto", "hand", "network", "checked"}));
+  for (const std::string& name : names) {
+    const std::optional<SquareReader> reader = square_reader_named(name);
+    ASSERT_TRUE(reader.has_value()) << name;
+    EXPECT_EQ(square_reader_name(*reader), name);
+  }
+  EXPECT_EQ(square_reader_named("checked"), SquareReader::kChecked);
+  EXPECT_FALSE(square_reader_named("both").has_value());
+}
+
+// The hand-written reader takes a light square in a piece's shadow, or under a pale piece's
+// body leaning over it, for a white piece; checked by the network, the pieces it sees on
+// squares the network is sure are empty are taken as empty. On stills of random positions
+// (looks learnt from each scene's start position): fewer such phantoms. The cost: pieces the
+// network misses. Here phantoms went 4 -> 1 and squares right 747 -> 742 of 768 (in the clips
+// of stops 34-35, phantom square-frames 8066 -> 1319 and missed pieces 1151 -> 1251).
+TEST(SquareReader, CheckedByTheNetworkTheHandWrittenReadersPhantomsGo) {
+  int phantoms_by_hand = 0, phantoms_checked = 0, right_by_hand = 0, right_checked = 0;
+  int total = 0;
+  for (const std::uint64_t seed : {1003, 1005, 3500, 4500, 2500, 3700}) {
+    const samples::TrainingStill start = samples::render_start_still(seed, 0, 1280, 720);
+    calibration::Calibration calibration = bugcam::testing::still_calibration(start);
+    learn_looks(start.image, calibration);
+    const samples::TrainingStill still = samples::render_training_still(seed, 1, 1280, 720);
+    std::array<FrameObservation, 2> seen;
+    for (const SquareReader squares : {SquareReader::kHand, SquareReader::kChecked}) {
+      VisionOptions options;
+      options.bundled_piece_types = false;
+      options.read_holdings = false;
+      options.squares = squares;
+      const FrameReader reader(calibration, options);
+      EXPECT_EQ(reader.checks_by_network(0), squares == SquareReader::kChecked);
+      seen[squares == SquareReader::kChecked ? 1 : 0] = reader.read(still.image);
+    }
+    for (size_t b = 0; b < 2; ++b) {
+      for (size_t sq = 0; sq < 64; ++sq) {
+        const char truth = truth_symbol(still.squares[b][sq]);
+        const char by_hand = seen[0].boards[b].squares[sq].symbol();
+        const char checked = seen[1].boards[b].squares[sq].symbol();
+        ++total;
+        right_by_hand += by_hand == truth;
+        right_checked += checked == truth;
+        phantoms_by_hand += truth == '.' && (by_hand == 'w' || by_hand == 'b');
+        phantoms_checked += truth == '.' && (checked == 'w' || checked == 'b');
+        // Only the hand-written reader's pieces change.
+        if (by_hand != 'w' && by_hand != 'b') {
+          EXPECT_EQ(checked, by_hand) << seed;
+        }
+      }
+    }
+  }
+  std::cout << "phantoms " << phantoms_by_hand << " -> " << phantoms_checked << ", right "
+            << right_by_hand << " -> " << right_checked << " of " << total << "\n";
+  EXPECT_LT(phantoms_checked, phantoms_by_hand);
+  EXPECT_GE(right_checked, right_by_hand - 6);
 }
 
 }  // namespace

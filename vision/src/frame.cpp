@@ -44,14 +44,15 @@ FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions opt
   if (!options_.piece_types && options_.bundled_piece_types) {
     options_.piece_types = PieceTypeModel::load_bundled();
   }
+  const bool as_calibrated =
+      options_.squares == SquareReader::kAsCalibrated || options_.squares == SquareReader::kChecked;
   for (const calibration::Board& board : calibration_.boards) {
     const bool network =
-        options_.squares == SquareReader::kNetwork ||
-        (options_.squares == SquareReader::kAsCalibrated && board.squares_by_network);
-    by_network_.push_back(network ? 1 : 0);
+        options_.squares == SquareReader::kNetwork || (as_calibrated && board.squares_by_network);
+    by_network_.push_back(network ? 1 : options_.squares == SquareReader::kChecked ? 2 : 0);
   }
-  const bool any_network =
-      std::find(by_network_.begin(), by_network_.end(), 1) != by_network_.end();
+  const bool any_network = std::find_if(by_network_.begin(), by_network_.end(),
+                                        [](char c) { return c != 0; }) != by_network_.end();
   if (any_network && !options_.square_model) {
     options_.square_model = SquareModel::load_bundled();
     if (!options_.square_model) {
@@ -70,19 +71,30 @@ FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions opt
 }
 
 bool FrameReader::reads_by_network(std::size_t board) const {
-  return board < by_network_.size() && by_network_[board] != 0;
+  return board < by_network_.size() && by_network_[board] == 1;
+}
+
+bool FrameReader::checks_by_network(std::size_t board) const {
+  return board < by_network_.size() && by_network_[board] == 2;
 }
 
 namespace {
 
 // The command line's names of the square readers, both ways.
-constexpr std::array<std::pair<std::string_view, SquareReader>, 3> kSquareReaderNames = {{
+constexpr std::array<std::pair<std::string_view, SquareReader>, 4> kSquareReaderNames = {{
     {"auto", SquareReader::kAsCalibrated},
     {"hand", SquareReader::kHand},
     {"network", SquareReader::kNetwork},
+    {"checked", SquareReader::kChecked},
 }};
 
 }  // namespace
+
+std::vector<std::string> square_reader_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, reader] : kSquareReaderNames) names.emplace_back(name);
+  return names;
+}
 
 std::optional<SquareReader> square_reader_named(std::string_view name) {
   for (const auto& [known, reader] : kSquareReaderNames) {
@@ -170,7 +182,7 @@ BoardsReading FrameReader::read_boards(const cv::Mat& frame_bgr) const {
   std::vector<cv::Mat> network_warps;
   std::vector<Viewpoint> network_views;
   for (size_t i = 0; i < warps.size(); ++i) {
-    if (!reads_by_network(i)) continue;
+    if (!reads_by_network(i) && !checks_by_network(i)) continue;
     network_warps.push_back(warps[i]);
     network_views.push_back(views_[i]);
   }
@@ -179,10 +191,17 @@ BoardsReading FrameReader::read_boards(const cv::Mat& frame_bgr) const {
         options_.square_model->read(network_warps, network_views);
     size_t next = 0;
     for (size_t i = 0; i < warps.size(); ++i) {
-      if (!reads_by_network(i)) continue;
+      if (!reads_by_network(i) && !checks_by_network(i)) continue;
+      const bool checking = checks_by_network(i);
       const SquareProbabilities& board = read[next++];
       for (size_t sq = 0; sq < 64; ++sq) {
         SquareObservation& square = classified.boards[i][sq];
+        if (checking) {
+          SquareObservation unflagged = square;
+          unflagged.occluded = false;
+          const char by_hand = unflagged.symbol();
+          if ((by_hand != 'w' && by_hand != 'b') || board[sq][0] < kCheckedEmptyAtLeast) continue;
+        }
         square.p_empty = board[sq][0];
         square.p_white = board[sq][1];
         square.p_black = board[sq][2];

@@ -224,11 +224,25 @@ class SquareModel {
 // at least 823 of 832); the hand-written reader fails whole boards on others (held-out 9806:
 // white pieces on white squares read empty). kAsCalibrated takes each board's
 // calibration::Board::squares_by_network, chosen on the start position
-// (choose_square_readers).
-enum class SquareReader { kAsCalibrated, kHand, kNetwork };
-// "auto", "hand", "network" (the command line's --squares); nullopt for another name.
+// (choose_square_readers). kChecked is kAsCalibrated with the pieces the hand-written
+// reader sees checked by the network: where it sees a piece and the network is sure the
+// square is empty (kCheckedEmptyAtLeast), the network's reading is taken. The hand-written
+// reader takes a light square's shadow, or a pale piece's body leaning over it, for a white
+// piece; the network rarely does (7 clips of stops 34-35: 8066 such square-frames -> 1319).
+enum class SquareReader { kAsCalibrated, kHand, kNetwork, kChecked };
+inline constexpr float kCheckedEmptyAtLeast = 0.9f;
+// "auto", "hand", "network", "checked" (the command line's --squares); nullopt for another
+// name.
 std::optional<SquareReader> square_reader_named(std::string_view name);
-// The name square_reader_named takes: auto, hand or network.
+// The names square_reader_named takes, in the order above.
+std::vector<std::string> square_reader_names();
+// What --squares does, for the command line's help.
+inline constexpr const char* kSquareReadersHelp =
+    "Who reads squares empty / white / black: auto (default: per board, the reader the "
+    "calibration chose on the start position), hand (the hand-written reader), network (the "
+    "square network; the hand-written reader when its file is missing) or checked (as auto, "
+    "with the pieces the hand-written reader sees on an empty square checked by the network)";
+// The name square_reader_named takes for `reader`.
 std::string_view square_reader_name(SquareReader reader);
 
 struct VisionOptions {
@@ -372,13 +386,16 @@ class FrameReader {
   const VisionOptions& options() const { return options_; }
   // Whether board `board` (index in calibration().boards) has its squares read by the network.
   bool reads_by_network(std::size_t board) const;
+  // Whether board `board`'s pieces read by hand are checked by the network (kChecked).
+  bool checks_by_network(std::size_t board) const;
 
  private:
   calibration::Calibration calibration_;
   VisionOptions options_;
-  std::vector<SquareSampling> sampling_;       // per board
-  std::vector<Viewpoint> views_;               // per board
-  std::vector<char> by_network_;               // per board: squares read by the network
+  std::vector<SquareSampling> sampling_;  // per board
+  std::vector<Viewpoint> views_;          // per board
+  // Per board: 0 squares read by hand, 1 by the network, 2 by hand checked by the network.
+  std::vector<char> by_network_;
   std::vector<calibration::BoardWarp> warps_;  // per board: its top-down warp
 };
 
