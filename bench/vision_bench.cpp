@@ -2,6 +2,7 @@
 // synthetic bughouse table at 720p and 1080p, one thread; one calibration; the piece-type
 // networks on one patch.
 #include <benchmark/benchmark.h>
+#include <cstdint>
 
 #include <opencv2/core/utility.hpp>
 
@@ -28,12 +29,24 @@ bugcam::calibration::Calibration calibrated(const cv::Mat& frame) {
   return calibration;
 }
 
+// The benchmarks' third argument: squares read by the hand-written reader (0), the square
+// network (1), or the hand-written reader checked by the network (2).
+bugcam::vision::SquareReader square_reader(std::int64_t argument) {
+  switch (argument) {
+    case 1:
+      return bugcam::vision::SquareReader::kNetwork;
+    case 2:
+      return bugcam::vision::SquareReader::kChecked;
+    default:
+      return bugcam::vision::SquareReader::kHand;
+  }
+}
+
 void BM_ReadFrame(benchmark::State& state) {
   cv::setNumThreads(1);
   const auto truth = table(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
   bugcam::vision::VisionOptions options;
-  options.squares = state.range(2) != 0 ? bugcam::vision::SquareReader::kNetwork
-                                        : bugcam::vision::SquareReader::kHand;
+  options.squares = square_reader(state.range(2));
   const bugcam::vision::FrameReader reader(calibrated(truth.image), options);
   for (auto _ : state) {
     benchmark::DoNotOptimize(reader.read(truth.image));
@@ -44,12 +57,13 @@ void BM_ReadFrame(benchmark::State& state) {
   state.counters["fps"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
-// Third argument: squares read by the square network (1) or the hand-written reader (0).
 BENCHMARK(BM_ReadFrame)
     ->Args({1280, 720, 1})
     ->Args({1920, 1080, 1})
     ->Args({1280, 720, 0})
     ->Args({1920, 1080, 0})
+    ->Args({1280, 720, 2})
+    ->Args({1920, 1080, 2})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
@@ -58,8 +72,7 @@ void BM_TrackFrame(benchmark::State& state) {
   cv::setNumThreads(1);
   const auto truth = table(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
   bugcam::vision::VisionOptions options;
-  options.squares = state.range(2) != 0 ? bugcam::vision::SquareReader::kNetwork
-                                        : bugcam::vision::SquareReader::kHand;
+  options.squares = square_reader(state.range(2));
   bugcam::vision::TrackingReader reader(calibrated(truth.image), options);
   for (auto _ : state) {
     benchmark::DoNotOptimize(reader.read(truth.image));
@@ -72,6 +85,8 @@ BENCHMARK(BM_TrackFrame)
     ->Args({1920, 1080, 1})
     ->Args({1280, 720, 0})
     ->Args({1920, 1080, 0})
+    ->Args({1280, 720, 2})
+    ->Args({1920, 1080, 2})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
