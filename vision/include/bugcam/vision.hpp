@@ -241,7 +241,8 @@ inline constexpr const char* kSquareReadersHelp =
     "Who reads squares empty / white / black: auto (default: per board, the reader the "
     "calibration chose on the start position), hand (the hand-written reader), network (the "
     "square network; the hand-written reader when its file is missing) or checked (as auto, "
-    "with the pieces the hand-written reader sees on an empty square checked by the network)";
+    "but a piece the hand-written reader sees where the network is sure of an empty square "
+    "reads as the network reads it)";
 // The name square_reader_named takes for `reader`.
 std::string_view square_reader_name(SquareReader reader);
 
