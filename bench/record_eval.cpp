@@ -61,12 +61,20 @@ struct Options {
   std::string out = "recorded";  // the recording's folder in each clip
 };
 
+// "auto|hand|...": the names --squares takes.
+std::string square_reader_choices() {
+  std::string out;
+  for (const std::string& name : vision::square_reader_names())
+    out += (out.empty() ? "" : "|") + name;
+  return out;
+}
+
 [[noreturn]] void usage(const std::string& what) {
   std::cerr << "record_eval: " << what
             << "\nusage: record_eval [--games FILE] [--clips N] [--seed S] [--plies MIN-MAX] "
                "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse] "
                "[--save-observations] [--holdings] [--[no-]partner-touches] [--squares "
-               "auto|network|hand|checked] [--lens] [--vision-every N] [--out NAME]\n";
+            << square_reader_choices() << "] [--lens] [--vision-every N] [--out NAME]\n";
   std::exit(2);
 }
 
@@ -103,7 +111,7 @@ Options parse(int argc, char** argv) {
     } else if (arg == "--squares") {
       const std::string v = value();
       const std::optional<vision::SquareReader> reader = vision::square_reader_named(v);
-      if (!reader) usage("--squares auto|network|hand|checked");
+      if (!reader) usage("--squares " + square_reader_choices() + ", not '" + v + "'");
       o.squares = *reader;
     } else if (arg == "--vision-every") {
       o.vision_every = std::stoi(value());

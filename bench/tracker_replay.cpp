@@ -6,11 +6,18 @@
 //
 //   tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] [--without-leans]
 //                [--lean SHORT,TALL,RADIUS] [--square BOARD:SQUARE] [--hidden-seconds S]
+//                [--altered] [--symbols]
 // --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt, with each
 // holding area's reading where it changes (in logs saved with `record_eval --holdings`);
 // --square A:e4 writes what vision reported for that square in every frame to
 // CLIP/NAME/square-A-e4.txt (time, frame, empty/white/black, occluded, altered, the seats whose
 // arm is over the board);
+// --altered writes every stretch of frames in which vision saw a square altered (unlike its
+// still view, reading the same) to CLIP/NAME/altered.txt: board, square, first and last time,
+// frames, and whether a cover ended it; --symbols writes every board's squares in every frame
+// to CLIP/NAME/symbols.txt, one line a board and frame: time, frame, board, then a1..h8 as
+// '.', 'w', 'b', '?' for a square flagged covered and '~' for one read unsure, upper case
+// where altered;
 // --without-holdings leaves out the holding areas of a log saved with `record_eval
 // --holdings`, as `bugcam record` runs by default. The squares pieces hide from the camera
 // (TrackerConfig::leans_over) come from the calibration the recording used,
@@ -19,6 +26,8 @@
 // square's centre they count from (for tuning);
 // --hidden-seconds sets how long a held piece must go unseen to be a hidden_piece (for
 // tuning, on logs saved with `record_eval --holdings`).
+#include <array>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -45,7 +54,7 @@ using namespace bugcam;
   std::cerr << "tracker_replay: " << what
             << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] "
                "[--without-leans] [--lean SHORT,TALL,RADIUS] [--square BOARD:SQUARE] "
-               "[--hidden-seconds S]\n";
+               "[--hidden-seconds S] [--altered] [--symbols]\n";
   std::exit(2);
 }
 
@@ -61,6 +70,69 @@ std::optional<WatchedSquare> parse_watched(const std::string& text) {
   const std::optional<rules::Square> square = rules::parse_square(text.substr(2));
   if (!square) return std::nullopt;
   return WatchedSquare{text[0] == 'A' ? rules::BoardId::kA : rules::BoardId::kB, *square};
+}
+
+// Writes each stretch of consecutive frames in which a square was seen altered, as it ends.
+class AlteredStretches {
+ public:
+  explicit AlteredStretches(const fs::path& file) : out_(file) {
+    out_ << "# board square first_t last_t frames ended_by\n";
+  }
+  void add(const tracker::BoardObservation& seen) {
+    const int b = static_cast<int>(seen.board);
+    for (std::size_t s = 0; s < 64; ++s) {
+      Stretch& open = open_[static_cast<std::size_t>(b)][s];
+      const tracker::SquareEvidence& square = seen.squares[s];
+      if (square.altered) {
+        if (open.frames == 0) open.first_t = seen.t;
+        open.last_t = seen.t;
+        ++open.frames;
+      } else if (open.frames > 0) {
+        write(seen.board, s, open, square.occluded ? "cover" : "reading");
+        open = Stretch{};
+      }
+    }
+  }
+  void finish() {
+    for (int b = 0; b < 2; ++b) {
+      for (std::size_t s = 0; s < 64; ++s) {
+        const Stretch& open = open_[static_cast<std::size_t>(b)][s];
+        if (open.frames > 0) write(static_cast<rules::BoardId>(b), s, open, "end");
+      }
+    }
+  }
+
+ private:
+  struct Stretch {
+    double first_t = 0.0;
+    double last_t = 0.0;
+    int frames = 0;
+  };
+  void write(rules::BoardId board, std::size_t square, const Stretch& stretch,
+             const char* ended_by) {
+    char line[128];
+    std::snprintf(line, sizeof line, "%c %s %.3f %.3f %d %s\n", rules::board_letter(board),
+                  rules::square_name(static_cast<rules::Square>(square)).c_str(), stretch.first_t,
+                  stretch.last_t, stretch.frames, ended_by);
+    out_ << line;
+  }
+  std::ofstream out_;
+  std::array<std::array<Stretch, 64>, 2> open_{};
+};
+
+// A square's reading as one character (see --symbols).
+char evidence_symbol(const tracker::SquareEvidence& square) {
+  char c = '~';
+  if (square.occluded) {
+    c = '?';
+  } else if (square.empty >= 0.7) {
+    c = '.';
+  } else if (square.white >= 0.7) {
+    c = 'w';
+  } else if (square.black >= 0.7) {
+    c = 'b';
+  }
+  return square.altered ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
 }
 
 struct Result {
@@ -87,7 +159,8 @@ void trace_holdings(std::ostream& out, const tracker::HoldingsObservation& seen,
 
 Result replay(const fs::path& clip, const std::string& out_name, bool trace, bool holdings,
               bool leans, const pipeline::HidingSizes& sizes,
-              const std::optional<WatchedSquare>& watched, std::optional<double> hidden_seconds) {
+              const std::optional<WatchedSquare>& watched, std::optional<double> hidden_seconds,
+              bool altered, bool symbols) {
   const std::vector<pipeline::LoggedInput> inputs =
       pipeline::read_observation_log(clip / "observations.bin");
   tracker::TrackerConfig config;
@@ -127,6 +200,10 @@ Result replay(const fs::path& clip, const std::string& out_name, bool trace, boo
                             rules::square_name(watched->square) + ".txt"));
     square_file << "# t frame empty white black occluded altered arms\n";
   }
+  std::optional<AlteredStretches> altered_stretches;
+  if (altered) altered_stretches.emplace(out / "altered.txt");
+  std::ofstream symbols_file;
+  if (symbols) symbols_file.open(out / "symbols.txt");
   tracker::Tracker tracker(config);
   std::array<std::optional<tracker::HoldingsObservation>, 4> last_traced;
   Result result;
@@ -155,6 +232,17 @@ Result replay(const fs::path& clip, const std::string& out_name, bool trace, boo
         }
         square_file << '\n';
       }
+      if (altered_stretches) altered_stretches->add(*b);
+      if (symbols) {
+        char line[64];
+        std::snprintf(line, sizeof line, "%.3f %d %c ", b->t, b->frame,
+                      rules::board_letter(b->board));
+        symbols_file << line;
+        for (const tracker::SquareEvidence& square : b->squares) {
+          symbols_file << evidence_symbol(square);
+        }
+        symbols_file << '\n';
+      }
       tracker.add(*b);
     } else if (const auto* h = std::get_if<tracker::HoldingsObservation>(&input); h && holdings) {
       if (trace) trace_holdings(trace_file, *h, last_traced[seat_slot(h->seat)]);
@@ -164,6 +252,7 @@ Result replay(const fs::path& clip, const std::string& out_name, bool trace, boo
   }
   tracker.finish();
   drain();
+  if (altered_stretches) altered_stretches->finish();
   result.accuracy = pipeline::evaluate(out, clip);
   return result;
 }
@@ -179,6 +268,8 @@ int main(int argc, char** argv) {
   pipeline::HidingSizes sizes;
   std::optional<WatchedSquare> watched;
   std::optional<double> hidden_seconds;
+  bool altered = false;
+  bool symbols = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--out") {
@@ -186,6 +277,10 @@ int main(int argc, char** argv) {
       out_name = argv[++i];
     } else if (arg == "--trace") {
       trace = true;
+    } else if (arg == "--altered") {
+      altered = true;
+    } else if (arg == "--symbols") {
+      symbols = true;
     } else if (arg == "--without-holdings") {
       holdings = false;
     } else if (arg == "--without-leans") {
@@ -225,8 +320,8 @@ int main(int argc, char** argv) {
   double press_error_max = 0.0;
   for (const fs::path& clip : clips) {
     try {
-      const Result r =
-          replay(clip, out_name, trace, holdings, leans, sizes, watched, hidden_seconds);
+      const Result r = replay(clip, out_name, trace, holdings, leans, sizes, watched,
+                              hidden_seconds, altered, symbols);
       const pipeline::Accuracy& a = r.accuracy;
       right += a.moves_right;
       compared += a.moves_compared;

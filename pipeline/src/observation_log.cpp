@@ -12,8 +12,9 @@ namespace {
 // kTypes: logs before kings were asked about (pawn..queen); kTypesWithKing: pawn..king.
 // kHoldings: a holding area's counts by type; kHoldingsCounted adds its pieces whatever
 // their type (logs written before it read as ever). kBoard: a board whose squares' flag byte
-// is 1 when occluded; kBoardFlagged: bit 0 occluded, bit 1 altered (a reader that knows
-// only kBoard stops at it rather than take altered squares for occluded ones).
+// is 1 when occluded; kBoardFlagged: bit 0 occluded, bit 1 altered, bit 2 restored (a
+// reader that knows only kBoard stops at it rather than take altered squares for occluded
+// ones; logs from before restored squares have bit 2 clear).
 enum Tag : char {
   kClock = 'C',
   kBoard = 'B',
@@ -79,7 +80,8 @@ void ObservationLogWriter::write(const LoggedInput& input) {
       put(out_, s.empty);
       put(out_, s.white);
       put(out_, s.black);
-      put(out_, static_cast<std::uint8_t>((s.occluded ? 1 : 0) | (s.altered ? 2 : 0)));
+      put(out_, static_cast<std::uint8_t>((s.occluded ? 1 : 0) | (s.altered ? 2 : 0) |
+                                          (s.restored ? 4 : 0)));
     }
     put(out_, static_cast<std::uint8_t>(b->hands.size()));
     for (const tracker::Seat& seat : b->hands) {
@@ -139,6 +141,7 @@ std::vector<LoggedInput> read_observation_log(const std::filesystem::path& file)
           const auto flags = in.get<std::uint8_t>();
           s.occluded = tag == kBoard ? flags != 0 : (flags & 1) != 0;
           s.altered = tag == kBoardFlagged && (flags & 2) != 0;
+          s.restored = tag == kBoardFlagged && (flags & 4) != 0;
         }
         const int hands = in.get<std::uint8_t>();
         for (int i = 0; i < hands; ++i) {

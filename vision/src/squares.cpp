@@ -105,6 +105,12 @@ char SquareObservation::symbol() const {
   return '?';
 }
 
+char SquareObservation::probable_symbol() const {
+  SquareObservation unflagged = *this;
+  unflagged.occluded = false;
+  return unflagged.symbol();
+}
+
 std::array<std::string, 8> BoardObservation::occupancy() const {
   std::array<std::string, 8> rows;
   for (int rank = 7; rank >= 0; --rank) {

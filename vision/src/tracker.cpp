@@ -34,6 +34,10 @@ constexpr float kChangeFraction = 0.06f;
 // piece vision misreads (held-out 10400: 293 onsets at kChangeFraction, 171 at this, 9 and 7
 // of them on a square whose piece had changed in the last 4 s; the recordings the same).
 constexpr float kAlteredFraction = 0.15f;
+// Share of an altered square unlike its view from before the alteration, seen still again
+// after a hand, below which the square is restored (SquareObservation::restored): as close
+// as a still view stays to itself (kChangeFraction), allowing for a neighbour's shadow.
+constexpr float kRestoredFraction = kChangeFraction;
 // The still view follows slow changes of light on unchanged squares at this rate.
 constexpr double kReferenceRate = 0.05;
 
@@ -44,12 +48,17 @@ bool is_shadow(const cv::Vec3f& now, const cv::Vec3f& still) {
   return detail::is_shadow(now, still, kShadowMaxScale);
 }
 
-// The reading of a square from its probabilities alone, whatever its occlusion flag (a tall
-// piece leaning over a corner raises the flag as a hand does; motion tells them apart).
-char probable_symbol(const SquareObservation& square) {
-  SquareObservation unflagged = square;
-  unflagged.occluded = false;
-  return unflagged.symbol();
+// Share of the pixels of `now` unlike `before` (two views of one square), shadows aside.
+float unlike_share(const cv::Mat& now, const cv::Mat& before) {
+  int unlike = 0;
+  for (int y = 0; y < now.rows; ++y) {
+    const cv::Vec3f* n = now.ptr<cv::Vec3f>(y);
+    const cv::Vec3f* b = before.ptr<cv::Vec3f>(y);
+    for (int x = 0; x < now.cols; ++x) {
+      unlike += colour_distance(n[x], b[x]) > kPixelChange && !is_shadow(n[x], b[x]) ? 1 : 0;
+    }
+  }
+  return static_cast<float>(unlike) / static_cast<float>(now.rows * now.cols);
 }
 
 SquareObservation confirmed_observation(char symbol) {
@@ -75,6 +84,9 @@ void BoardTracker::reset() {
   covered_.fill(false);
   visited_.fill(false);
   altered_.fill(false);
+  for (cv::Mat& view : before_altered_) view.release();
+  altered_frame_.fill(0);
+  frame_ = 0;
   still_frames_.fill(0);
   candidate_.fill('?');
   candidate_frames_.fill(0);
@@ -89,13 +101,14 @@ std::array<SquareObservation, 64> BoardTracker::update(
   small.convertTo(now, CV_32FC3);
 
   std::array<SquareObservation, 64> out{};
+  ++frame_;
   if (!started_) {
     started_ = true;
     now.copyTo(previous_);
     now.copyTo(reference_);
     for (size_t sq = 0; sq < 64; ++sq) {
       covered_[sq] = single_frame[sq].occluded;
-      confirmed_[sq] = probable_symbol(single_frame[sq]);
+      confirmed_[sq] = single_frame[sq].probable_symbol();
       out[sq] = single_frame[sq];
     }
     return out;
@@ -157,7 +170,7 @@ std::array<SquareObservation, 64> BoardTracker::update(
     still_frames_[i] = motion_near ? 0 : still_frames_[i] + 1;
     const float changed_share = static_cast<float>(changed[i]) / area;
     const float fresh_share = static_cast<float>(fresh[i]) / area;
-    const char single = probable_symbol(single_frame[i]);
+    const char single = single_frame[i].probable_symbol();
     const bool flagged = single_frame[i].occluded;
 
     // Covered: something new moved over the square; it stays covered while the square
@@ -197,13 +210,26 @@ std::array<SquareObservation, 64> BoardTracker::update(
       if (single == confirmed_[i] && changed_square && still) {
         // The same reading over a changed view (a nudged piece, a shadow that stays, or
         // after a hand a piece put or taken that vision misreads: the tracker is told).
+        const bool kept = !before_altered_[i].empty() && visited &&
+                          frame_ - altered_frame_[i] <= options_.restore_frames;
+        if (kept && unlike_share(now(cell), before_altered_[i]) <= kRestoredFraction) {
+          // As before the alteration: what a hand disturbed, a hand put back.
+          out[i].restored = true;
+          altered_[i] = false;
+          before_altered_[i].release();
+        } else if (!altered_[i] && visited && changed_share > kAlteredFraction) {
+          altered_[i] = true;
+          reference_(cell).copyTo(before_altered_[i]);
+          altered_frame_[i] = frame_;
+        }
         now(cell).copyTo(reference_(cell));
-        altered_[i] = altered_[i] || (visited && changed_share > kAlteredFraction);
       } else if (!changed_square && still) {
         adapt_mask(cell).setTo(255);
       }
+      const bool restored = out[i].restored;
       out[i] = confirmed_observation(changed_square && single == '?' ? '?' : confirmed_[i]);
       out[i].altered = altered_[i];
+      out[i].restored = restored;
       continue;
     }
     if (candidate_[i] == single) {
@@ -217,6 +243,7 @@ std::array<SquareObservation, 64> BoardTracker::update(
       candidate_frames_[i] = 0;
       visited_[i] = false;
       altered_[i] = false;  // the reading tells
+      before_altered_[i].release();
       now(cell).copyTo(reference_(cell));
       out[i] = confirmed_observation(single);
     } else {

@@ -42,6 +42,9 @@ struct SquareEvidence {
   // The square looks different from before the last hand over it, though it reads the same
   // (vision::SquareObservation::altered): something was put there or taken away.
   bool altered = false;
+  // In this frame the square looks again as before it was last altered, soon after
+  // (vision::SquareObservation::restored): a piece knocked over or pushed, put back.
+  bool restored = false;
 };
 
 // A player's seat: the board they play on and their colour.
@@ -217,6 +220,10 @@ struct TrackerConfig {
   // (bench/arm_eval on clips 10300-10509: the false stretches lasted 0.30-0.43 s, the staged
   // touches found 0.80 and 1.27 s).
   double partner_touch_seconds = 0.6;
+  // A square vision saw altered and then restored (SquareEvidence::restored) within this
+  // long is a piece disturbed and put back (position_disturbed): the renderer stands a
+  // knocked-over piece up about 1.3 s after the knock.
+  double disturbed_restored_within_seconds = 5.0;
   PieceTypeOracle piece_types;
   // Learn where on each board an empty square beside a piece reads as a piece (its shadow)
   // and take such readings for that (see BesideCosts in tracker.cpp); off for comparison.

@@ -30,9 +30,15 @@ struct SquareObservation {
   // a pale piece on a pale square). Until a hand covers it again or a new reading is
   // confirmed.
   bool altered = false;
+  // BoardTracker only, in one frame: after a hand, the square looks again as it did before
+  // it was last altered, soon after (a piece knocked over or pushed aside, then put back).
+  bool restored = false;
 
   // '.', 'w', 'b', or '?' when occluded or unsure (SPEC section 7).
   char symbol() const;
+  // As symbol(), whatever the occlusion flag: a tall piece leaning over a corner raises the
+  // flag as a hand does, so readers that tell the two apart otherwise read through it.
+  char probable_symbol() const;
 };
 
 struct BoardObservation {
@@ -225,11 +231,14 @@ class SquareModel {
 // white pieces on white squares read empty). kAsCalibrated takes each board's
 // calibration::Board::squares_by_network, chosen on the start position
 // (choose_square_readers). kChecked is kAsCalibrated with the pieces the hand-written
-// reader sees checked by the network: where it sees a piece and the network is sure the
-// square is empty (kCheckedEmptyAtLeast), the network's reading is taken. The hand-written
-// reader takes a light square's shadow, or a pale piece's body leaning over it, for a white
-// piece; the network rarely does (7 clips of stops 34-35: 8066 such square-frames -> 1319).
+// reader sees checked by the network: where it sees a piece (occlusion flag or not) and the
+// network is sure the square is empty (kCheckedEmptyAtLeast), the network's reading is
+// taken. The hand-written reader takes a light square's shadow, or a pale piece's body
+// leaning over it, for a white piece; the network rarely does (7 clips of stops 34-35: 8066
+// such square-frames -> 1319).
 enum class SquareReader { kAsCalibrated, kHand, kNetwork, kChecked };
+// Sure, not merely likelier: the network misses more pieces than the hand-written reader
+// (7 clips: 1251 against 1151 square-frames), so only its confident empties overrule.
 inline constexpr float kCheckedEmptyAtLeast = 0.9f;
 // "auto", "hand", "network", "checked" (the command line's --squares); nullopt for another
 // name.
@@ -242,7 +251,7 @@ inline constexpr const char* kSquareReadersHelp =
     "calibration chose on the start position), hand (the hand-written reader), network (the "
     "square network; the hand-written reader when its file is missing) or checked (as auto, "
     "but a piece the hand-written reader sees where the network is sure of an empty square "
-    "reads as the network reads it)";
+    "reads empty)";
 // The name square_reader_named takes for `reader`.
 std::string_view square_reader_name(SquareReader reader);
 
@@ -395,8 +404,10 @@ class FrameReader {
   VisionOptions options_;
   std::vector<SquareSampling> sampling_;  // per board
   std::vector<Viewpoint> views_;          // per board
-  // Per board: 0 squares read by hand, 1 by the network, 2 by hand checked by the network.
-  std::vector<char> by_network_;
+  enum class BoardReader { kHand, kNetwork, kHandChecked };
+  std::vector<BoardReader> board_readers_;  // per board
+  // Whether the network reads board `board` at all (kNetwork or kHandChecked).
+  bool runs_network(std::size_t board) const;
   std::vector<calibration::BoardWarp> warps_;  // per board: its top-down warp
 };
 
@@ -416,6 +427,10 @@ struct TrackerOptions {
   // square whose still view barely changed, before the confirmed one is replaced (a black
   // piece put on a dark square can look like a shadow to the still-view comparison).
   int override_frames = 12;
+  // Frames after a square was altered within which its looking as before again is a
+  // restoration (SquareObservation::restored): a knocked-over piece is stood up again within
+  // a second or two; a piece moved away and another like it put there takes longer.
+  int restore_frames = 150;
 };
 
 // Follows one board through a video. Each square keeps a reference "still view" and its
@@ -454,6 +469,11 @@ class BoardTracker {
   // Seen unlike its still view, reading the same, once the hand that visited it had left
   // (SquareObservation::altered).
   std::array<bool, 64> altered_{};
+  // Per square: its still view before it was last altered (empty when none is kept), and
+  // the frame it was altered in.
+  std::array<cv::Mat, 64> before_altered_{};
+  std::array<long, 64> altered_frame_{};
+  long frame_ = 0;                      // frames seen since the last reset
   std::array<int, 64> still_frames_{};  // frames since something moved in the 3x3 around
   std::array<char, 64> candidate_{};
   std::array<int, 64> candidate_frames_{};
