@@ -6,7 +6,7 @@
 //
 //   tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] [--without-leans]
 //                [--lean SHORT,TALL,RADIUS] [--square BOARD:SQUARE] [--hidden-seconds S]
-//                [--altered] [--symbols]
+//                [--altered] [--symbols] [--knocked]
 // --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt, with each
 // holding area's reading where it changes (in logs saved with `record_eval --holdings`);
 // --square A:e4 writes what vision reported for that square in every frame to
@@ -17,7 +17,8 @@
 // frames, and whether a cover ended it; --symbols writes every board's squares in every frame
 // to CLIP/NAME/symbols.txt, one line a board and frame: time, frame, board, then a1..h8 as
 // '.', 'w', 'b', '?' for a square flagged covered and '~' for one read unsure, upper case
-// where altered;
+// where altered; --knocked reports pieces seen knocked over and put back as
+// position_disturbed (TrackerConfig::disturbed_when_restored, off in `bugcam record`);
 // --without-holdings leaves out the holding areas of a log saved with `record_eval
 // --holdings`, as `bugcam record` runs by default. The squares pieces hide from the camera
 // (TrackerConfig::leans_over) come from the calibration the recording used,
@@ -54,7 +55,7 @@ using namespace bugcam;
   std::cerr << "tracker_replay: " << what
             << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] "
                "[--without-leans] [--lean SHORT,TALL,RADIUS] [--square BOARD:SQUARE] "
-               "[--hidden-seconds S] [--altered] [--symbols]\n";
+               "[--hidden-seconds S] [--altered] [--symbols] [--knocked]\n";
   std::exit(2);
 }
 
@@ -160,11 +161,12 @@ void trace_holdings(std::ostream& out, const tracker::HoldingsObservation& seen,
 Result replay(const fs::path& clip, const std::string& out_name, bool trace, bool holdings,
               bool leans, const pipeline::HidingSizes& sizes,
               const std::optional<WatchedSquare>& watched, std::optional<double> hidden_seconds,
-              bool altered, bool symbols) {
+              bool altered, bool symbols, bool knocked) {
   const std::vector<pipeline::LoggedInput> inputs =
       pipeline::read_observation_log(clip / "observations.bin");
   tracker::TrackerConfig config;
   if (hidden_seconds) config.hidden_piece_seconds = *hidden_seconds;
+  config.disturbed_when_restored = knocked;
   if (leans) {
     config.leans_over = pipeline::tracker_leans(
         calibration::load_calibration((clip / "recorded" / "calibration.pbtxt").string()), sizes);
@@ -270,6 +272,7 @@ int main(int argc, char** argv) {
   std::optional<double> hidden_seconds;
   bool altered = false;
   bool symbols = false;
+  bool knocked = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--out") {
@@ -281,6 +284,8 @@ int main(int argc, char** argv) {
       altered = true;
     } else if (arg == "--symbols") {
       symbols = true;
+    } else if (arg == "--knocked") {
+      knocked = true;
     } else if (arg == "--without-holdings") {
       holdings = false;
     } else if (arg == "--without-leans") {
@@ -321,7 +326,7 @@ int main(int argc, char** argv) {
   for (const fs::path& clip : clips) {
     try {
       const Result r = replay(clip, out_name, trace, holdings, leans, sizes, watched,
-                              hidden_seconds, altered, symbols);
+                              hidden_seconds, altered, symbols, knocked);
       const pipeline::Accuracy& a = r.accuracy;
       right += a.moves_right;
       compared += a.moves_compared;

@@ -456,8 +456,10 @@ TEST(TrackerIncidents, PartnerBoardTouchedOnlyWhenTheHandStays) {
 // A piece knocked over as a move is made beside it: vision sees its square altered (reading
 // the same) while the mover presses, covered by the hand that stands it up, then as before
 // (restored). That is position_disturbed at the mover's seat, from when it was first seen.
-// Seen altered for two frames only (a hand passing over, still for a moment), or far from
-// the move, it is none. The moves are recorded all the same.
+// Seen altered for two frames only (a hand passing over, still for a moment), far from the
+// move, or on an empty square (lit or shaded by the piece put beside it), it is none; and
+// none unless asked for (TrackerConfig::disturbed_when_restored). The moves are recorded all
+// the same.
 TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
   const std::vector<bugcam::rules::BpgnGame>& games = clean_run_games();
   const SimulationOptions options = clean_run_options();
@@ -470,13 +472,16 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
                     std::abs(bugcam::rules::rank_of(a) - bugcam::rules::rank_of(b)));
   };
   std::size_t ply = 20;
-  bugcam::rules::Square beside = -1, far = -1;
-  for (; ply < 30 && (beside < 0 || far < 0); ++ply) {
-    beside = far = -1;
+  bugcam::rules::Square beside = -1, far = -1, empty_beside = -1;
+  for (; ply < 30 && (beside < 0 || far < 0 || empty_beside < 0); ++ply) {
+    beside = far = empty_beside = -1;
     const bugcam::rules::ReplayedPly& played = replay.plies[ply];
     const bugcam::rules::Square to = played.move.to();
     for (bugcam::rules::Square s = 0; s < 64; ++s) {
-      if (played.before.piece_at(s).empty()) continue;
+      if (played.before.piece_at(s).empty()) {
+        if (distance(s, to) == 1 && empty_beside < 0) empty_beside = s;
+        continue;
+      }
       if (!played.move.is_drop() && s == played.move.from()) continue;
       if (distance(s, to) == 1 && beside < 0) beside = s;
       if (distance(s, to) >= 3 && (played.move.is_drop() || distance(s, played.move.from()) >= 3) &&
@@ -487,15 +492,18 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
   }
   ASSERT_GE(beside, 0);
   ASSERT_GE(far, 0);
+  ASSERT_GE(empty_beside, 0);
   const TrackedMove& knocking = clean.sim.truth[--ply];
   ASSERT_EQ(knocking.board, replay.plies[ply].board);
   struct Case {
     bugcam::rules::Square square;
     double seen_seconds;  // altered, uncovered
+    bool asked;           // TrackerConfig::disturbed_when_restored
     bool disturbed;
   };
-  for (const Case& c :
-       {Case{beside, 0.7, true}, Case{beside, 2.0 / 30, false}, Case{far, 0.7, false}}) {
+  for (const Case& c : {Case{beside, 0.7, true, true}, Case{beside, 0.7, false, false},
+                        Case{beside, 2.0 / 30, true, false}, Case{far, 0.7, true, false},
+                        Case{empty_beside, 0.7, true, false}}) {
     const double since = knocking.t - 0.2;
     const auto edit = [&](std::vector<SimulatedInput>& inputs) {
       bool restored = false;
@@ -515,7 +523,9 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
         }
       }
     };
-    const Outcome outcome = run_tracker(games[0], options, {}, std::nullopt, edit);
+    TrackerConfig config;
+    config.disturbed_when_restored = c.asked;
+    const Outcome outcome = run_tracker(games[0], options, config, std::nullopt, edit);
     int disturbed = 0;
     for (const Incident& i : outcome.incidents) {
       if (i.type != IncidentType::kPositionDisturbed) continue;
@@ -527,7 +537,8 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
       EXPECT_EQ(i.frames.size(), 2u);
     }
     EXPECT_EQ(disturbed, c.disturbed ? 1 : 0)
-        << bugcam::rules::square_name(c.square) << " seen " << c.seen_seconds << " s";
+        << bugcam::rules::square_name(c.square) << " seen " << c.seen_seconds << " s"
+        << (c.asked ? "" : ", not asked for");
     EXPECT_EQ(outcome.right, clean.right);
   }
 }

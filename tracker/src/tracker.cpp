@@ -797,6 +797,8 @@ struct Alteration {
   double since = 0.0;
   int since_frame = 0;
   double last = 0.0;
+  int frames = 0;        // seen altered
+  int piece_frames = 0;  // of those, read as a piece
 };
 
 // A square seen altered and then restored, waiting for the moves around it to be decided.
@@ -974,7 +976,7 @@ struct Tracker::Impl {
     latest_t = std::max(latest_t, o.t);
     evidence[index(o.board)].add(o);
     track_hands(o);
-    track_alterations(o);
+    if (config.disturbed_when_restored) track_alterations(o);
     process_ready();
   }
 
@@ -1007,17 +1009,23 @@ struct Tracker::Impl {
     for (std::size_t s = 0; s < 64; ++s) {
       std::optional<Alteration>& altered = alterations[b][s];
       const SquareEvidence& seen = o.squares[s];
+      // Only a piece is knocked over: an empty square beside a move also looks otherwise for
+      // a while, lit or shaded by the piece put beside it (on the 8 clips of
+      // TrackerConfig::disturbed_when_restored, 6 of the 10 false incidents).
       if (seen.restored && altered &&
           o.t - altered->since <= config.disturbed_restored_within_seconds &&
-          altered->last - altered->since >= kDisturbedSeenSeconds) {
+          altered->last - altered->since >= kDisturbedSeenSeconds &&
+          2 * altered->piece_frames > altered->frames) {
         restorations.push_back({o.board, static_cast<rules::Square>(s), *altered, o.t, o.frame});
         altered.reset();
       } else if (seen.altered) {
         // A frame or two read otherwise (a hand's shadow) does not end the alteration.
         if (!altered || o.t - altered->last > kAlterationGapSeconds) {
-          altered = Alteration{o.t, o.frame, o.t};
+          altered = Alteration{o.t, o.frame, o.t, 0, 0};
         }
         altered->last = o.t;
+        ++altered->frames;
+        altered->piece_frames += std::max(seen.white, seen.black) > seen.empty ? 1 : 0;
       }
     }
   }

@@ -220,9 +220,13 @@ struct TrackerConfig {
   // (bench/arm_eval on clips 10300-10509: the false stretches lasted 0.30-0.43 s, the staged
   // touches found 0.80 and 1.27 s).
   double partner_touch_seconds = 0.6;
-  // A square vision saw altered and then restored (SquareEvidence::restored) within this
-  // long is a piece disturbed and put back (position_disturbed): the renderer stands a
-  // knocked-over piece up about 1.3 s after the knock.
+  // Report a piece vision saw knocked over and put back beside a move as position_disturbed
+  // (SquareEvidence::restored). Off by default: on 8 clips not tuned on (10700-10706, 10715)
+  // it found 1 of 2 such knocks and gave 4 false incidents (pieces near the board's edges
+  // that an arm lay over, unflagged, for a second or two).
+  bool disturbed_when_restored = false;
+  // A square vision saw altered and then restored within this long is a piece disturbed and
+  // put back: the renderer stands a knocked-over piece up about 1.3 s after the knock.
   double disturbed_restored_within_seconds = 5.0;
   PieceTypeOracle piece_types;
   // Learn where on each board an empty square beside a piece reads as a piece (its shadow)
