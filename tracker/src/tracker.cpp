@@ -792,7 +792,7 @@ bool king_step(rules::Square a, rules::Square b) {
 // 10508: 4 of the 7 restorations beside a move were so, 2 frames each; the 3 knocks 21-25).
 constexpr double kDisturbedSeenSeconds = 0.25;
 
-// A square vision sees altered: since when, and the latest frame it was.
+// A square vision sees altered: since when (time and frame), and when it last was.
 struct Alteration {
   double since = 0.0;
   int since_frame = 0;
@@ -1018,6 +1018,8 @@ struct Tracker::Impl {
           2 * altered->piece_frames > altered->frames) {
         restorations.push_back({o.board, static_cast<rules::Square>(s), *altered, o.t, o.frame});
         altered.reset();
+      } else if (seen.restored) {
+        altered.reset();  // as before it: a later alteration is a new one
       } else if (seen.altered) {
         // A frame or two read otherwise (a hand's shadow) does not end the alteration.
         if (!altered || o.t - altered->last > kAlterationGapSeconds) {
@@ -1032,18 +1034,15 @@ struct Tracker::Impl {
 
   // After `press` was processed: notes its move, and decides the restorations whose moves
   // are all known (a press on their board processed after them), or all of them at the end.
+  // The move is the best history's at its press, not the committed one.
   void decide_restorations(const Press* press) {
+    if (!config.disturbed_when_restored) return;
     if (press) {
       const int b = index(press->board);
       if (const Node* node = node_at(beam.front().head, press->index)) {
         for (const PlyRecord& ply : node->plies) {
           if (ply.board == press->board) recent_moves[b].push_back({press->t, ply});
         }
-      }
-      const double oldest = press->t - config.disturbed_restored_within_seconds -
-                            kDisturbedPressBeforeSeconds - kDisturbedPressAfterSeconds;
-      while (!recent_moves[b].empty() && recent_moves[b].front().t < oldest) {
-        recent_moves[b].pop_front();
       }
     }
     std::erase_if(restorations, [&](const Restoration& r) {
@@ -1061,6 +1060,16 @@ struct Tracker::Impl {
       }
       return true;
     });
+    // Only after deciding: a reply this press may be seconds after the move a restoration
+    // waited for.
+    if (press) {
+      const int b = index(press->board);
+      const double oldest = press->t - config.disturbed_restored_within_seconds -
+                            kDisturbedPressBeforeSeconds - kDisturbedPressAfterSeconds;
+      while (!recent_moves[b].empty() && recent_moves[b].front().t < oldest) {
+        recent_moves[b].pop_front();
+      }
+    }
   }
 
   void report_disturbed(const Restoration& r, Color side) {
