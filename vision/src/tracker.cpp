@@ -48,15 +48,18 @@ bool is_shadow(const cv::Vec3f& now, const cv::Vec3f& still) {
   return detail::is_shadow(now, still, kShadowMaxScale);
 }
 
-// Share of the pixels of `now` unlike `before` (two views of one square), shadows aside.
+// Whether pixel `now` differs from the same pixel of a still view, shadows aside.
+bool unlike_still(const cv::Vec3f& now, const cv::Vec3f& still) {
+  return colour_distance(now, still) > kPixelChange && !is_shadow(now, still);
+}
+
+// Share of the pixels of `now` unlike `before` (two views of one square).
 float unlike_share(const cv::Mat& now, const cv::Mat& before) {
   int unlike = 0;
   for (int y = 0; y < now.rows; ++y) {
     const cv::Vec3f* n = now.ptr<cv::Vec3f>(y);
     const cv::Vec3f* b = before.ptr<cv::Vec3f>(y);
-    for (int x = 0; x < now.cols; ++x) {
-      unlike += colour_distance(n[x], b[x]) > kPixelChange && !is_shadow(n[x], b[x]) ? 1 : 0;
-    }
+    for (int x = 0; x < now.cols; ++x) unlike += unlike_still(n[x], b[x]) ? 1 : 0;
   }
   return static_cast<float>(unlike) / static_cast<float>(now.rows * now.cols);
 }
@@ -124,11 +127,10 @@ std::array<SquareObservation, 64> BoardTracker::update(
     for (int x = 0; x < 8 * s; ++x) {
       const size_t sq = static_cast<size_t>(rank * 8 + x / s);
       const bool moved = colour_distance(n[x], p[x]) > kPixelChange;
-      const bool unlike_still =
-          colour_distance(n[x], r[x]) > kPixelChange && !is_shadow(n[x], r[x]);
+      const bool changed_pixel = unlike_still(n[x], r[x]);
       moving[sq] += moved ? 1 : 0;
-      changed[sq] += unlike_still ? 1 : 0;
-      fresh[sq] += moved && unlike_still ? 1 : 0;
+      changed[sq] += changed_pixel ? 1 : 0;
+      fresh[sq] += moved && changed_pixel ? 1 : 0;
     }
   }
   const float area = static_cast<float>(s * s);
@@ -207,6 +209,7 @@ std::array<SquareObservation, 64> BoardTracker::update(
       candidate_frames_[i] = 0;
       const bool visited = visited_[i];
       if (single == confirmed_[i] && still) visited_[i] = false;
+      bool restored = false;
       if (single == confirmed_[i] && changed_square && still) {
         // The same reading over a changed view (a nudged piece, a shadow that stays, or
         // after a hand a piece put or taken that vision misreads: the tracker is told).
@@ -214,7 +217,7 @@ std::array<SquareObservation, 64> BoardTracker::update(
                           frame_ - altered_frame_[i] <= options_.restore_frames;
         if (kept && unlike_share(now(cell), before_altered_[i]) <= kRestoredFraction) {
           // As before the alteration: what a hand disturbed, a hand put back.
-          out[i].restored = true;
+          restored = true;
           altered_[i] = false;
           before_altered_[i].release();
         } else if (!altered_[i] && visited && changed_share > kAlteredFraction) {
@@ -226,7 +229,6 @@ std::array<SquareObservation, 64> BoardTracker::update(
       } else if (!changed_square && still) {
         adapt_mask(cell).setTo(255);
       }
-      const bool restored = out[i].restored;
       out[i] = confirmed_observation(changed_square && single == '?' ? '?' : confirmed_[i]);
       out[i].altered = altered_[i];
       out[i].restored = restored;
