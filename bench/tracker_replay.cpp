@@ -6,7 +6,8 @@
 //
 //   tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] [--without-leans]
 //                [--lean SHORT,TALL,RADIUS] [--square BOARD:SQUARE] [--hidden-seconds S]
-//                [--altered] [--symbols] [--knocked]
+//                [--altered] [--symbols] [--knocked] [--beam N]
+//                [--without-beside]
 // --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt, with each
 // holding area's reading where it changes (in logs saved with `record_eval --holdings`);
 // --square A:e4 writes what vision reported for that square in every frame to
@@ -26,7 +27,9 @@
 // the short pieces (pawns to rooks) and the tall ones (kings, queens) and the radius around a
 // square's centre they count from (for tuning);
 // --hidden-seconds sets how long a held piece must go unseen to be a hidden_piece (for
-// tuning, on logs saved with `record_eval --holdings`).
+// tuning, on logs saved with `record_eval --holdings`); --beam sets how many game histories
+// the tracker keeps (TrackerConfig::beam_width, for tuning); --without-beside leaves out what
+// the tracker learns of shadows beside pieces (TrackerConfig::learn_shadows_beside).
 #include <array>
 #include <cctype>
 #include <cstdio>
@@ -52,10 +55,11 @@ namespace fs = std::filesystem;
 using namespace bugcam;
 
 [[noreturn]] void usage(const std::string& what) {
-  std::cerr << "tracker_replay: " << what
-            << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] "
-               "[--without-leans] [--lean SHORT,TALL,RADIUS] [--square BOARD:SQUARE] "
-               "[--hidden-seconds S] [--altered] [--symbols] [--knocked]\n";
+  std::cerr
+      << "tracker_replay: " << what
+      << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] "
+         "[--without-leans] [--lean SHORT,TALL,RADIUS] [--square BOARD:SQUARE] "
+         "[--hidden-seconds S] [--altered] [--symbols] [--knocked] [--beam N] [--without-beside]\n";
   std::exit(2);
 }
 
@@ -158,14 +162,31 @@ void trace_holdings(std::ostream& out, const tracker::HoldingsObservation& seen,
   out << '\n';
 }
 
-Result replay(const fs::path& clip, const std::string& out_name, bool trace, bool holdings,
-              bool leans, const pipeline::HidingSizes& sizes,
-              const std::optional<WatchedSquare>& watched, std::optional<double> hidden_seconds,
-              bool altered, bool symbols, bool knocked) {
+// What the command line asks of every replay.
+struct ReplayOptions {
+  std::string out_name = "replayed";
+  bool trace = false;
+  bool holdings = true;
+  bool leans = true;
+  pipeline::HidingSizes sizes;
+  std::optional<WatchedSquare> watched;
+  std::optional<double> hidden_seconds;
+  std::optional<int> beam_width;
+  bool beside = true;
+  bool altered = false;
+  bool symbols = false;
+  bool knocked = false;
+};
+
+Result replay(const fs::path& clip, const ReplayOptions& options) {
+  const auto& [out_name, trace, holdings, leans, sizes, watched, hidden_seconds, beam_width, beside,
+               altered, symbols, knocked] = options;
   const std::vector<pipeline::LoggedInput> inputs =
       pipeline::read_observation_log(clip / "observations.bin");
   tracker::TrackerConfig config;
   if (hidden_seconds) config.hidden_piece_seconds = *hidden_seconds;
+  if (beam_width) config.beam_width = *beam_width;
+  config.learn_shadows_beside = beside;
   config.disturbed_when_restored = knocked;
   if (leans) {
     config.leans_over = pipeline::tracker_leans(
@@ -263,16 +284,9 @@ Result replay(const fs::path& clip, const std::string& out_name, bool trace, boo
 
 int main(int argc, char** argv) {
   std::vector<fs::path> clips;
-  std::string out_name = "replayed";
-  bool trace = false;
-  bool holdings = true;
-  bool leans = true;
-  pipeline::HidingSizes sizes;
-  std::optional<WatchedSquare> watched;
-  std::optional<double> hidden_seconds;
-  bool altered = false;
-  bool symbols = false;
-  bool knocked = false;
+  ReplayOptions options;
+  auto& [out_name, trace, holdings, leans, sizes, watched, hidden_seconds, beam_width, beside,
+         altered, symbols, knocked] = options;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--out") {
@@ -288,6 +302,8 @@ int main(int argc, char** argv) {
       knocked = true;
     } else if (arg == "--without-holdings") {
       holdings = false;
+    } else if (arg == "--without-beside") {
+      beside = false;
     } else if (arg == "--without-leans") {
       leans = false;
     } else if (arg == "--lean") {
@@ -309,6 +325,13 @@ int main(int argc, char** argv) {
         usage("--hidden-seconds needs a number of seconds above 0");
       }
       hidden_seconds = seconds;
+    } else if (arg == "--beam") {
+      char rest = 0;
+      int width = 0;
+      if (i + 1 >= argc || std::sscanf(argv[++i], "%d%c", &width, &rest) != 1 || width < 1) {
+        usage("--beam needs a number of histories from 1 on");
+      }
+      beam_width = width;
     } else if (arg == "--square") {
       if (i + 1 >= argc || !(watched = parse_watched(argv[++i]))) {
         usage("--square needs BOARD:SQUARE, such as A:e4");
@@ -325,8 +348,7 @@ int main(int argc, char** argv) {
   double press_error_max = 0.0;
   for (const fs::path& clip : clips) {
     try {
-      const Result r = replay(clip, out_name, trace, holdings, leans, sizes, watched,
-                              hidden_seconds, altered, symbols, knocked);
+      const Result r = replay(clip, options);
       const pipeline::Accuracy& a = r.accuracy;
       right += a.moves_right;
       compared += a.moves_compared;

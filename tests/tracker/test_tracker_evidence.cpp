@@ -10,6 +10,8 @@
 
 namespace {
 
+using bugcam::tracker::detail::SquareState;
+
 using bugcam::tracker::BoardObservation;
 using bugcam::tracker::detail::BoardEvidence;
 
@@ -120,6 +122,35 @@ TEST(HandStillOver, UntilTheSquaresItLeftHaveBeenSeenAWhile) {
   feed_square(evidence, 96, 126, '?');
   feed_square(evidence, 126, 127, 'w');
   EXPECT_FALSE(evidence.hand_still_over(127 / 30.0));
+}
+
+// An empty square under a piece's body reads as that piece (square 20, e3, under a pawn on
+// e2, 12): learning shadows beside pieces from it gave every piece around e3 the pawn's rate,
+// and a black pawn two files off then "explained" a black reading (held-out 10704: 2a. e5 for
+// e6). A square the pieces may hide is left out of what shadows beside pieces are learned from.
+TEST(BesideRate, NotLearnedOnSquaresAPieceHides) {
+  std::array<SquareState, 64> states{};
+  states[12] = SquareState::kWhite;
+  const std::size_t below = bugcam::tracker::detail::beside_cell(20, 12, false);
+  for (const std::uint64_t leaned_over : {std::uint64_t{0}, std::uint64_t{1} << 20}) {
+    BoardEvidence evidence;
+    for (int f = 0; f < 400; ++f) {  // enough frames to learn from (kBesideMinReadings)
+      BoardObservation o = frame_at(f, 0);
+      for (auto& square : o.squares) square = {0.9f, 0.05f, 0.05f};
+      o.squares[12] = {0.05f, 0.9f, 0.05f};
+      o.squares[20] = {0.05f, 0.9f, 0.05f};  // e3 reads as the pawn's colour
+      evidence.add(o);
+    }
+    evidence.learn(-1.0, 14.0, states, 0, 0, leaned_over);
+    const std::optional<double> rate = evidence.beside_rate(SquareState::kWhite, below);
+    if (leaned_over == 0) {
+      ASSERT_TRUE(rate.has_value());
+      EXPECT_GT(*rate, 0.9);
+    } else {
+      // Only the empty squares no piece hides taught it: none of them read white.
+      EXPECT_TRUE(!rate.has_value() || *rate < 0.01);
+    }
+  }
 }
 
 }  // namespace

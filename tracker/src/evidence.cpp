@@ -246,7 +246,8 @@ std::array<std::array<double, 3>, 3> BoardEvidence::confusion(int square) const 
 }
 
 void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64>& states,
-                          std::uint64_t skip, std::uint64_t long_casters) {
+                          std::uint64_t skip, std::uint64_t long_casters,
+                          std::uint64_t leaned_over) {
   std::uint64_t casters = 0;  // the pieces that stood still, whose shade is learned
   for (int s = 0; s < 64; ++s) {
     if (states[s] != SquareState::kEmpty) casters |= std::uint64_t{1} << s;
@@ -267,7 +268,7 @@ void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64
         read[read_state] = 1.0f;
         square_counts_[s].add(state, read, kSquareCountCap);
         board_counts_.add(state, read, kBoardCountCap);
-        if (states[s] != SquareState::kEmpty) continue;
+        if (states[s] != SquareState::kEmpty || (leaned_over & bit)) continue;
         for (std::uint64_t q = kBesideAround[static_cast<std::size_t>(s)] & casters; q != 0;
              q &= q - 1) {
           const int caster = std::countr_zero(q);

@@ -134,9 +134,10 @@ class BoardEvidence {
   // shadow), or a white piece as black, is then taken at what it means instead of at its
   // word. Stretches must come in time order; frames up to `t1` are dropped.
   // `long_casters`: the squares of pieces whose shadows reach furthest (kings, queens,
-  // bishops), counted apart in beside_rate.
+  // bishops), counted apart in beside_rate. `leaned_over`: the empty squares a piece's body
+  // may hide (TrackerConfig::leans_over); what they read says nothing of shadows beside them.
   void learn(double t0, double t1, const std::array<SquareState, 64>& states, std::uint64_t skip,
-             std::uint64_t long_casters);
+             std::uint64_t long_casters, std::uint64_t leaned_over = 0);
   // How often, as learned so far, an empty square read as a piece of colour `read` (kWhite
   // or kBlack) with a piece of the class and at the offset of `cell` (beside_cell): a shadow
   // falls one way, the light's, and reads as one colour; nullopt before enough readings.

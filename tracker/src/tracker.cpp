@@ -257,11 +257,13 @@ Squares squares_of(const Position& p) {
 // A piece's shadow may fall on an empty square beside it, which vision then reads as a piece
 // (a grey shadow on a pale square as a white one: fresh 10301's e4 beside Bd3, 10302's g8
 // beside Bf8, 10303's h7 beside B@h6). Where, and as which colour, is learned on each board
-// from the positions agreed (BoardEvidence::beside_rate). Per colour read (white, black),
-// caster class (other, long: see long_casters) and offset within detail::kBesideReach: the log of
-// how often an empty square read so with such a piece there, or -infinity. (So the type of
-// a piece put beside such a square, a bishop or a knight, changes its fit too.)
-// Per colour read (white, black), then per detail::beside_cell.
+// from the positions agreed (BoardEvidence::beside_rate), on the empty squares no piece's
+// body hides (Leans): what those read is that body, and counted here it lent its rate to
+// every piece around (held-out 10704: a black pawn two files off "explained" a black reading,
+// 2a. e5 for e6). Per colour read (white, black), caster class (other, long: see long_casters) and
+// offset within detail::kBesideReach: the log of how often an empty square read so with such a
+// piece there, or -infinity. (So the type of a piece put beside such a square, a bishop or a
+// knight, changes its fit too.) Per colour read (white, black), then per detail::beside_cell.
 using BesideCosts = std::array<double, 2 * detail::kBesideCells>;
 // Rarer than this, a reading beside a piece is taken at its word: the rates of offsets that
 // shade nothing rise too where a real caster stands beside them (replays of the 24 fresh
@@ -403,6 +405,18 @@ bool hidden_as(const PressEvidence& e, const Squares& on, int s, int read) {
   if (read == static_cast<int>(SquareState::kBlack))
     return hiders_of(*e.leans, on.black, on.tall, s) != 0;
   return false;
+}
+
+// The squares that the pieces of `p` may hide from the camera (Leans); none without leans.
+std::uint64_t leaned_over(const Leans* leans, const Position& p) {
+  if (leans == nullptr) return 0;
+  const std::uint64_t tall = tall_pieces(p);
+  std::uint64_t out = 0;
+  for (std::uint64_t q = p.pieces(Color::kWhite) | p.pieces(Color::kBlack); q != 0; q &= q - 1) {
+    const auto sq = static_cast<std::size_t>(std::countr_zero(q));
+    out |= leans->hides[((tall >> sq) & 1) != 0 ? kTallLean : kShortLean][sq];
+  }
+  return out;
 }
 
 // How well the board fits the readings that changed: each reading counts once, at the
@@ -850,7 +864,8 @@ struct Tracker::Impl {
   }
 
   TrackerConfig config;
-  std::array<std::optional<Leans>, 2> leans;         // from config.leans_over
+  std::array<std::optional<Leans>, 2> leans;  // from config.leans_over
+  const Leans* leans_of(int b) const { return leans[b] ? &*leans[b] : nullptr; }
   std::array<std::optional<BesideCosts>, 2> beside;  // as of the latest press on each board
   std::array<BoardEvidence, 2> evidence;
   std::vector<Hypothesis> beam;
@@ -1705,7 +1720,7 @@ struct Tracker::Impl {
   PressEvidence press_evidence(const Press& press, double evidence_t, double before) {
     const int b = index(press.board);
     PressEvidence out;
-    out.leans = leans[b] ? &*leans[b] : nullptr;
+    out.leans = leans_of(b);
     if (config.learn_shadows_beside) beside[b] = beside_costs(evidence[b]);
     out.beside = beside[b] ? &*beside[b] : nullptr;
     const auto readings = evidence[b].readings_at(evidence_t, before);
@@ -2568,7 +2583,7 @@ struct Tracker::Impl {
               (mine.pieces(Color::kBlack) ^ parent.pieces(Color::kBlack));
     }
     evidence[b].learn(learned_until[b], press.t, square_states(reference), skip,
-                      long_casters(reference));
+                      long_casters(reference), leaned_over(leans_of(b), reference));
     learned_until[b] = press.t;
   }
 
@@ -2577,8 +2592,8 @@ struct Tracker::Impl {
   void learn_start(const Press& press) {
     const int b = index(press.board);
     const double until = std::min(press.t, evidence[b].first_hand().value_or(press.t) - 1e-6);
-    evidence[b].learn(-kInfinity, until, square_states(committed[b]), 0,
-                      long_casters(committed[b]));
+    evidence[b].learn(-kInfinity, until, square_states(committed[b]), 0, long_casters(committed[b]),
+                      leaned_over(leans_of(b), committed[b]));
     learned_until[b] = until;
   }
 
