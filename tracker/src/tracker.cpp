@@ -813,6 +813,9 @@ struct Alteration {
   double last = 0.0;
   int frames = 0;        // seen altered
   int piece_frames = 0;  // of those, read as a piece
+  // The squares whose piece may hide this one (Leans) as last read while it was altered:
+  // those read at all, and of them those read white, black (the rest empty).
+  std::uint64_t hiders_read = 0, hiders_white = 0, hiders_black = 0;
 };
 
 // A square seen altered and then restored, waiting for the moves around it to be decided.
@@ -822,7 +825,15 @@ struct Restoration {
   Alteration altered;
   double restored = 0.0;
   int restored_frame = 0;
+  // Hiders read during the alteration and not yet read again since the restoration.
+  std::uint64_t hiders_unread = 0;
+  // A hider read otherwise after the restoration than during the alteration: the piece that
+  // leant over the square came or went, which altered its look and restored it.
+  bool hider_changed = false;
 };
+
+// How long after a restoration its square's hiders are waited for (a hand over them).
+constexpr double kHiderReadSeconds = 2.0;
 
 // A processed press's move as the best history had it then.
 struct PressedMove {
@@ -1021,6 +1032,25 @@ struct Tracker::Impl {
   // board's edges).
   void track_alterations(const BoardObservation& o) {
     const int b = index(o.board);
+    std::uint64_t read = 0, white = 0, black = 0;  // this frame's uncovered squares
+    for (std::size_t s = 0; s < 64; ++s) {
+      const SquareEvidence& seen = o.squares[s];
+      if (seen.occluded) continue;
+      const std::uint64_t bit = std::uint64_t{1} << s;
+      read |= bit;
+      if (seen.white > std::max(seen.empty, seen.black)) white |= bit;
+      if (seen.black > std::max(seen.empty, seen.white)) black |= bit;
+    }
+    for (Restoration& r : restorations) {
+      if (r.board != o.board || r.hiders_unread == 0) continue;
+      const std::uint64_t now = r.hiders_unread & read;
+      if (((white ^ r.altered.hiders_white) | (black ^ r.altered.hiders_black)) & now) {
+        r.hider_changed = true;
+      }
+      r.hiders_unread &= ~now;
+      if (o.t - r.restored > kHiderReadSeconds) r.hiders_unread = 0;
+    }
+    const Leans* hides = leans_of(b);
     for (std::size_t s = 0; s < 64; ++s) {
       std::optional<Alteration>& altered = alterations[b][s];
       const SquareEvidence& seen = o.squares[s];
@@ -1031,7 +1061,9 @@ struct Tracker::Impl {
           o.t - altered->since <= config.disturbed_restored_within_seconds &&
           altered->last - altered->since >= kDisturbedSeenSeconds &&
           2 * altered->piece_frames > altered->frames) {
-        restorations.push_back({o.board, static_cast<rules::Square>(s), *altered, o.t, o.frame});
+        Restoration r{o.board, static_cast<rules::Square>(s), *altered, o.t, o.frame};
+        r.hiders_unread = altered->hiders_read;
+        restorations.push_back(r);
         altered.reset();
       } else if (seen.restored) {
         altered.reset();  // as before it: a later alteration is a new one
@@ -1043,6 +1075,13 @@ struct Tracker::Impl {
         altered->last = o.t;
         ++altered->frames;
         altered->piece_frames += std::max(seen.white, seen.black) > seen.empty ? 1 : 0;
+        if (hides != nullptr) {
+          const std::uint64_t hiders =
+              (hides->hidden_from[kShortLean][s] | hides->hidden_from[kTallLean][s]) & read;
+          altered->hiders_read |= hiders;
+          altered->hiders_white = (altered->hiders_white & ~hiders) | (white & hiders);
+          altered->hiders_black = (altered->hiders_black & ~hiders) | (black & hiders);
+        }
       }
     }
   }
@@ -1063,7 +1102,10 @@ struct Tracker::Impl {
     std::erase_if(restorations, [&](const Restoration& r) {
       const double first = r.altered.since - kDisturbedPressBeforeSeconds;
       const double last = r.altered.since + kDisturbedPressAfterSeconds;
-      if (press && (press->board != r.board || press->t <= last)) return false;
+      if (press && (press->board != r.board || press->t <= last || r.hiders_unread != 0)) {
+        return false;
+      }
+      if (r.hider_changed) return true;
       for (const PressedMove& m : recent_moves[index(r.board)]) {
         if (m.t < first || m.t > last) continue;
         const Move move = m.ply.move;
