@@ -458,7 +458,9 @@ TEST(TrackerIncidents, PartnerBoardTouchedOnlyWhenTheHandStays) {
 // (restored). That is position_disturbed at the mover's seat, from when it was first seen.
 // Seen altered for two frames only (a hand passing over, still for a moment), far from the
 // move, or on an empty square (lit or shaded by the piece put beside it), it is none; and
-// none unless asked for (TrackerConfig::disturbed_when_restored). Nor is it where a square
+// none unless asked for (TrackerConfig::disturbed_when_restored). The piece lying may read
+// as the other colour instead (held-out 10706), seen so for 0.7 s it is one too, for 0.2 s
+// not. Nor is it where a square
 // whose piece leans over it (TrackerConfig::leans_over) reads otherwise after the restoration
 // than while the square was altered: that piece came or went, and its body altered the look
 // and restored it (held-out 10702, 10704: a pawn put in front of h7, taken when captured). The
@@ -515,6 +517,7 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
     bool asked;           // TrackerConfig::disturbed_when_restored
     Hider hider;          // `hider` leans over `square`: read after the restoration as before?
     bool disturbed;
+    bool reads_otherwise = false;  // lying, the piece reads as the other colour, not altered
   };
   for (const Case& c :
        {Case{beside, 0.7, true, Hider::kNone, true}, Case{beside, 0.7, false, Hider::kNone, false},
@@ -522,19 +525,29 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
         Case{far, 0.7, true, Hider::kNone, false},
         Case{empty_beside, 0.7, true, Hider::kNone, false},
         Case{beside, 0.7, true, Hider::kSame, true},
-        Case{beside, 0.7, true, Hider::kChanged, false}}) {
+        Case{beside, 0.7, true, Hider::kChanged, false},
+        Case{beside, 0.7, true, Hider::kNone, true, true},
+        Case{beside, 0.7, false, Hider::kNone, false, true},
+        Case{beside, 0.2, true, Hider::kNone, false, true}}) {
     const double since = knocking.t - 0.2;
     const auto edit = [&](std::vector<SimulatedInput>& inputs) {
       bool restored = false;
       bool hider_read = false;
       for (SimulatedInput& input : inputs) {
         auto* o = std::get_if<BoardObservation>(&input);
-        if (o == nullptr || o->board != knocking.board || o->t < since) continue;
+        if (o == nullptr || o->board != knocking.board || o->t < since - 0.2) continue;
         SquareEvidence& seen = o->squares[static_cast<std::size_t>(c.square)];
         SquareEvidence& leaning = o->squares[static_cast<std::size_t>(hider)];
-        if (o->t < since + c.seen_seconds) {
+        if (o->t < since) {
+          seen.occluded = seen.occluded || c.reads_otherwise;  // the hand that knocks it
+        } else if (o->t < since + c.seen_seconds) {
           seen.occluded = false;
-          seen.altered = true;
+          seen.altered = !c.reads_otherwise;
+          if (c.reads_otherwise) {
+            const bool white =
+                replay.plies[ply].before.piece_at(c.square).color == bugcam::rules::Color::kWhite;
+            seen = {0.02f, white ? 0.02f : 0.96f, white ? 0.96f : 0.02f};
+          }
           leaning.occluded = false;
         } else if (o->t < since + c.seen_seconds + 0.3) {
           seen.occluded = true;
@@ -576,7 +589,8 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
         << (c.asked ? "" : ", not asked for")
         << (c.hider == Hider::kSame      ? ", hider read the same"
             : c.hider == Hider::kChanged ? ", hider read otherwise"
-                                         : "");
+                                         : "")
+        << (c.reads_otherwise ? ", read as the other colour" : "");
     EXPECT_EQ(outcome.right, clean.right);
   }
 }

@@ -835,6 +835,27 @@ struct Restoration {
 // How long after a restoration its square's hiders are waited for (a hand over them).
 constexpr double kHiderReadSeconds = 2.0;
 
+// A square's reading holds this many frames uncovered before it counts as what the square
+// showed (a frame or two after a hand are often read otherwise).
+constexpr int kSettledFrames = 6;
+
+// What one square has read lately, uncovered, for knocks that change its reading: a piece
+// lying down may read as the other colour, or empty, until it is stood up again (held-out
+// 10706's white pawn on A e3 read black for 0.8 s).
+struct SquareReadings {
+  int state = -1;  // the latest uncovered reading (SquareState), -1 before any
+  int run = 0;     // frames it has held
+  double run_since = 0.0;
+  int run_since_frame = 0;
+  int settled = -1;            // the reading that last held kSettledFrames
+  bool covered_since = false;  // a hand came over the square since `settled` held
+  // Settled on another reading than `settled` after a hand, while `settled` is kept: the
+  // square may be disturbed and put back.
+  std::optional<Alteration> changed;
+  int changed_to = -1;
+  bool covered_since_change = false;
+};
+
 // A processed press's move as the best history had it then.
 struct PressedMove {
   double t = 0.0;
@@ -916,6 +937,7 @@ struct Tracker::Impl {
   std::map<std::pair<int, int>, HandTouch> touches;  // (over board, seat) -> touch
   std::array<std::array<std::optional<Alteration>, 64>, 2> alterations;  // per board, square
   std::vector<Restoration> restorations;                                 // not yet decided
+  std::array<std::array<SquareReadings, 64>, 2> square_readings;         // per board, square
   std::array<std::deque<PressedMove>, 2> recent_moves;  // per board, the last few seconds'
 
   // ---------------------------------------------------------------------------
@@ -1002,7 +1024,10 @@ struct Tracker::Impl {
     latest_t = std::max(latest_t, o.t);
     evidence[index(o.board)].add(o);
     track_hands(o);
-    if (config.disturbed_when_restored) track_alterations(o);
+    if (config.disturbed_when_restored) {
+      track_alterations(o);
+      track_changed_readings(o);
+    }
     process_ready();
   }
 
@@ -1086,6 +1111,62 @@ struct Tracker::Impl {
     }
   }
 
+  // A piece knocked over may read otherwise while it lies (another colour, or empty) rather
+  // than the same but altered: a square that settles on another reading after a hand and
+  // back on its reading before after another, soon, is restored too. The move beside it is
+  // looked for as for any restoration; a move onto or from the square itself explains it.
+  void track_changed_readings(const BoardObservation& o) {
+    const int b = index(o.board);
+    for (std::size_t s = 0; s < 64; ++s) {
+      SquareReadings& r = square_readings[b][s];
+      const SquareEvidence& seen = o.squares[s];
+      if (seen.occluded) {
+        r.covered_since = true;
+        r.covered_since_change = true;
+        r.run = 0;
+        continue;
+      }
+      const int state = seen.white > std::max(seen.empty, seen.black)   ? 1
+                        : seen.black > std::max(seen.empty, seen.white) ? 2
+                                                                        : 0;
+      if (state != r.state || r.run == 0) {
+        r.state = state;
+        r.run = 0;
+        r.run_since = o.t;
+        r.run_since_frame = o.frame;
+      }
+      ++r.run;
+      if (r.changed && o.t - r.changed->since > config.disturbed_restored_within_seconds) {
+        r.changed.reset();
+        r.settled = -1;
+      }
+      if (r.run < kSettledFrames) continue;
+      if (r.changed) {
+        if (state == r.changed_to) {
+          r.changed->last = o.t;
+          r.changed->frames = r.run;
+          continue;
+        }
+        // As for an alteration: seen lying a while, and read as a piece.
+        if (state == r.settled && r.covered_since_change && r.changed_to != 0 &&
+            r.changed->last - r.changed->since >= kDisturbedSeenSeconds) {
+          Alteration altered = *r.changed;
+          altered.piece_frames = altered.frames;  // the square held a piece all along
+          restorations.push_back(
+              {o.board, static_cast<rules::Square>(s), altered, r.run_since, r.run_since_frame});
+        }
+        r.changed.reset();
+      } else if (r.settled > 0 && state != r.settled && r.covered_since) {
+        r.changed = Alteration{r.run_since, r.run_since_frame, o.t, r.run, 0};
+        r.changed_to = state;
+        r.covered_since_change = false;
+        continue;
+      }
+      r.settled = state;
+      r.covered_since = false;
+    }
+  }
+
   // After `press` was processed: notes its move, and decides the restorations whose moves
   // are all known (a press on their board processed after them), or all of them at the end.
   // The move is the best history's at its press, not the committed one.
@@ -1106,6 +1187,12 @@ struct Tracker::Impl {
         return false;
       }
       if (r.hider_changed) return true;
+      // A move onto or from the square itself explains its change.
+      for (const PressedMove& m : recent_moves[index(r.board)]) {
+        if (m.t < first || m.t > r.restored + kDisturbedPressAfterSeconds) continue;
+        const Move move = m.ply.move;
+        if (move.to() == r.square || (!move.is_drop() && move.from() == r.square)) return true;
+      }
       for (const PressedMove& m : recent_moves[index(r.board)]) {
         if (m.t < first || m.t > last) continue;
         const Move move = m.ply.move;
