@@ -802,9 +802,12 @@ bool king_step(rules::Square a, rules::Square b) {
 
 // A restoration counts only where the square was seen altered this long (from its first to
 // its last such frame): a knocked-over piece lies in view while its player presses; a hand
-// passing over leaves a square still for a frame or two between covers (held-out 10400 and
-// 10508: 4 of the 7 restorations beside a move were so, 2 frames each; the 3 knocks 21-25).
-constexpr double kDisturbedSeenSeconds = 0.25;
+// passing over leaves a square still for a moment between covers (held-out 10400 and 10508:
+// 4 of the 7 restorations beside a move were so, 2 frames each; 10801 and 10803: 9 and 10
+// frames, one read as the other colour under a sleeve's shadow). The knocks of 10301, 10400,
+// 10508, 10706 and 10715 lay in view 21-25 frames; a piece knocked over lies until its player
+// notices, rarely under half a second.
+constexpr double kDisturbedSeenSeconds = 0.5;
 
 // A square vision sees altered: since when (time and frame), and when it last was.
 struct Alteration {
