@@ -11,8 +11,8 @@
 // --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt, with each
 // holding area's reading where it changes (in logs saved with `record_eval --holdings`);
 // --square A:e4 writes what vision reported for that square in every frame to
-// CLIP/NAME/square-A-e4.txt (time, frame, empty/white/black, occluded, altered, the seats whose
-// arm is over the board);
+// CLIP/NAME/square-A-e4.txt (time, frame, empty/white/black, occluded, altered, restored, the
+// seats whose arm is over the board);
 // --altered writes every stretch of frames in which vision saw a square altered (unlike its
 // still view, reading the same) to CLIP/NAME/altered.txt: board, square, first and last time,
 // frames, and whether a cover ended it; --symbols writes every board's squares in every frame
@@ -221,7 +221,7 @@ Result replay(const fs::path& clip, const ReplayOptions& options) {
   if (watched) {
     square_file.open(out / ("square-" + std::string(1, rules::board_letter(watched->board)) + "-" +
                             rules::square_name(watched->square) + ".txt"));
-    square_file << "# t frame empty white black occluded altered arms\n";
+    square_file << "# t frame empty white black occluded altered restored arms\n";
   }
   std::optional<AlteredStretches> altered_stretches;
   if (altered) altered_stretches.emplace(out / "altered.txt");
@@ -246,8 +246,9 @@ Result replay(const fs::path& clip, const ReplayOptions& options) {
       if (watched && b->board == watched->board) {
         const tracker::SquareEvidence& seen = b->squares[static_cast<std::size_t>(watched->square)];
         char line[96];
-        std::snprintf(line, sizeof line, "%.3f %d %.3f %.3f %.3f %d %d", b->t, b->frame, seen.empty,
-                      seen.white, seen.black, seen.occluded ? 1 : 0, seen.altered ? 1 : 0);
+        std::snprintf(line, sizeof line, "%.3f %d %.3f %.3f %.3f %d %d %d", b->t, b->frame,
+                      seen.empty, seen.white, seen.black, seen.occluded ? 1 : 0,
+                      seen.altered ? 1 : 0, seen.restored ? 1 : 0);
         square_file << line;
         for (const tracker::Seat& seat : b->hands) {
           square_file << ' ' << rules::board_letter(seat.board)

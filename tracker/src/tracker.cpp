@@ -830,8 +830,10 @@ struct Restoration {
   int restored_frame = 0;
   // Hiders read during the alteration and not yet read again since the restoration.
   std::uint64_t hiders_unread = 0;
-  // A hider read otherwise after the restoration than during the alteration: the piece that
-  // leant over the square came or went, which altered its look and restored it.
+  // A hider read otherwise after the restoration than during the alteration, or not read
+  // again within kHiderReadSeconds: the piece that leant over the square may have come or
+  // gone, which altered its look and restored it (held-out 10704's f7 behind P@f6, the pawn
+  // taken under a hand that stayed over f6 for 6 s).
   bool hider_changed = false;
 };
 
@@ -859,7 +861,7 @@ struct SquareReadings {
   bool covered_since_change = false;
 };
 
-// A processed press's move as the best history had it then.
+// A committed move and the time of its press.
 struct PressedMove {
   double t = 0.0;
   PlyRecord ply;
@@ -941,7 +943,9 @@ struct Tracker::Impl {
   std::array<std::array<std::optional<Alteration>, 64>, 2> alterations;  // per board, square
   std::vector<Restoration> restorations;                                 // not yet decided
   std::array<std::array<SquareReadings, 64>, 2> square_readings;         // per board, square
-  std::array<std::deque<PressedMove>, 2> recent_moves;  // per board, the last few seconds'
+  // Per board, the last few seconds' committed moves, and the latest committed press.
+  std::array<std::deque<PressedMove>, 2> recent_moves;
+  std::array<std::optional<double>, 2> committed_press_t;
 
   // ---------------------------------------------------------------------------
   // Inputs
@@ -1076,7 +1080,10 @@ struct Tracker::Impl {
         r.hider_changed = true;
       }
       r.hiders_unread &= ~now;
-      if (o.t - r.restored > kHiderReadSeconds) r.hiders_unread = 0;
+      if (o.t - r.restored > kHiderReadSeconds && r.hiders_unread != 0) {
+        r.hider_changed = true;  // not seen again: it may have come or gone unseen
+        r.hiders_unread = 0;
+      }
     }
     const Leans* hides = leans_of(b);
     for (std::size_t s = 0; s < 64; ++s) {
@@ -1170,33 +1177,29 @@ struct Tracker::Impl {
     }
   }
 
-  // After `press` was processed: notes its move, and decides the restorations whose moves
-  // are all known (a press on their board processed after them), or all of them at the end.
-  // The move is the best history's at its press, not the committed one.
-  void decide_restorations(const Press* press) {
+  // After a press was processed and what it could commit committed: decides the
+  // restorations whose moves are all committed (a press on their board committed after
+  // them), or all of them at the end. A restoration's square is not looked at before it has
+  // been decided, but the move beside it is the one recorded, not the best guess at its press
+  // (held-out 10805's 5b. dxe4 came into the best history only presses later).
+  void decide_restorations(bool at_end) {
     if (!config.disturbed_when_restored) return;
-    if (press) {
-      const int b = index(press->board);
-      if (const Node* node = node_at(beam.front().head, press->index)) {
-        for (const PlyRecord& ply : node->plies) {
-          if (ply.board == press->board) recent_moves[b].push_back({press->t, ply});
-        }
-      }
-    }
     std::erase_if(restorations, [&](const Restoration& r) {
+      const int b = index(r.board);
       const double first = r.altered.since - kDisturbedPressBeforeSeconds;
       const double last = r.altered.since + kDisturbedPressAfterSeconds;
-      if (press && (press->board != r.board || press->t <= last || r.hiders_unread != 0)) {
+      if (!at_end && (!committed_press_t[b] || *committed_press_t[b] <= last ||
+                      *committed_press_t[b] <= r.restored || r.hiders_unread != 0)) {
         return false;
       }
       if (r.hider_changed) return true;
       // A move onto or from the square itself explains its change.
-      for (const PressedMove& m : recent_moves[index(r.board)]) {
+      for (const PressedMove& m : recent_moves[b]) {
         if (m.t < first || m.t > r.restored + kDisturbedPressAfterSeconds) continue;
         const Move move = m.ply.move;
         if (move.to() == r.square || (!move.is_drop() && move.from() == r.square)) return true;
       }
-      for (const PressedMove& m : recent_moves[index(r.board)]) {
+      for (const PressedMove& m : recent_moves[b]) {
         if (m.t < first || m.t > last) continue;
         const Move move = m.ply.move;
         if (king_step(move.to(), r.square) ||
@@ -1207,16 +1210,24 @@ struct Tracker::Impl {
       }
       return true;
     });
-    // Only after deciding: a reply this press may be seconds after the move a restoration
-    // waited for.
-    if (press) {
-      const int b = index(press->board);
-      const double oldest = press->t - config.disturbed_restored_within_seconds -
+    // Only after deciding: a reply may come seconds after the move a restoration waited for.
+    for (int b = 0; b < 2; ++b) {
+      if (!committed_press_t[b]) continue;
+      const double oldest = *committed_press_t[b] - config.disturbed_restored_within_seconds -
                             kDisturbedPressBeforeSeconds - kDisturbedPressAfterSeconds;
       while (!recent_moves[b].empty() && recent_moves[b].front().t < oldest) {
         recent_moves[b].pop_front();
       }
     }
+  }
+
+  // A committed press: its moves, for the restorations around them (decide_restorations).
+  void note_committed_moves(const Press& press, const Node& node) {
+    if (!config.disturbed_when_restored) return;
+    for (const PlyRecord& ply : node.plies) {
+      recent_moves[index(ply.board)].push_back({press.t, ply});
+    }
+    committed_press_t[index(press.board)] = press.t;
   }
 
   void report_disturbed(const Restoration& r, Color side) {
@@ -1299,7 +1310,7 @@ struct Tracker::Impl {
       process(press);
       uncommitted.push_back(press);
       commit_agreed(false);
-      decide_restorations(&press);
+      decide_restorations(false);
     }
   }
 
@@ -2595,6 +2606,7 @@ struct Tracker::Impl {
   }
 
   void commit(const Press& press, const Node& node) {
+    note_committed_moves(press, node);
     const Seat presser{press.board, press.side};
     const std::string committed_san = node_san(node);
     if (const auto shown = provisional.find(press.index);
@@ -3119,7 +3131,7 @@ struct Tracker::Impl {
     process_ready();
     score_final_readings();
     commit_agreed(true);
-    decide_restorations(nullptr);
+    decide_restorations(true);
     evaluate_holdings();
     for (int s = 0; s < 4; ++s) {
       for (int type = 0; type <= kAnyType; ++type) {
