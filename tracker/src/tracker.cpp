@@ -861,6 +861,34 @@ struct SquareReadings {
   bool covered_since_change = false;
 };
 
+// The squares read in one frame (uncovered), and of them those read white, black.
+struct FrameReadingMasks {
+  std::uint64_t read = 0, white = 0, black = 0;
+};
+FrameReadingMasks reading_masks(const BoardObservation& o) {
+  FrameReadingMasks out;
+  for (std::size_t s = 0; s < 64; ++s) {
+    const SquareEvidence& seen = o.squares[s];
+    if (seen.occluded) continue;
+    const std::uint64_t bit = std::uint64_t{1} << s;
+    out.read |= bit;
+    if (seen.white > std::max(seen.empty, seen.black)) out.white |= bit;
+    if (seen.black > std::max(seen.empty, seen.white)) out.black |= bit;
+  }
+  return out;
+}
+
+// Notes how the squares whose piece may hide square `s` read now, while it is altered.
+void note_hiders(Alteration& altered, const Leans* leans, std::size_t s,
+                 const FrameReadingMasks& now) {
+  if (leans == nullptr) return;
+  const std::uint64_t hiders =
+      (leans->hidden_from[kShortLean][s] | leans->hidden_from[kTallLean][s]) & now.read;
+  altered.hiders_read |= hiders;
+  altered.hiders_white = (altered.hiders_white & ~hiders) | (now.white & hiders);
+  altered.hiders_black = (altered.hiders_black & ~hiders) | (now.black & hiders);
+}
+
 // A committed move and the time of its press.
 struct PressedMove {
   double t = 0.0;
@@ -1032,8 +1060,10 @@ struct Tracker::Impl {
     evidence[index(o.board)].add(o);
     track_hands(o);
     if (config.disturbed_when_restored) {
-      track_alterations(o);
-      track_changed_readings(o);
+      const FrameReadingMasks now = reading_masks(o);
+      check_hiders(o, now);
+      track_alterations(o, now);
+      track_changed_readings(o, now);
     }
     process_ready();
   }
@@ -1062,30 +1092,24 @@ struct Tracker::Impl {
   // where its reading never changed and it looks as before; an arm's shadow lying still over
   // a square does so too, far from the moves (held-out 10508: 30 such on the squares by the
   // board's edges).
-  void track_alterations(const BoardObservation& o) {
-    const int b = index(o.board);
-    std::uint64_t read = 0, white = 0, black = 0;  // this frame's uncovered squares
-    for (std::size_t s = 0; s < 64; ++s) {
-      const SquareEvidence& seen = o.squares[s];
-      if (seen.occluded) continue;
-      const std::uint64_t bit = std::uint64_t{1} << s;
-      read |= bit;
-      if (seen.white > std::max(seen.empty, seen.black)) white |= bit;
-      if (seen.black > std::max(seen.empty, seen.white)) black |= bit;
-    }
+  // Reads again the hiders of the restorations on this board that wait for them.
+  void check_hiders(const BoardObservation& o, const FrameReadingMasks& now) {
     for (Restoration& r : restorations) {
       if (r.board != o.board || r.hiders_unread == 0) continue;
-      const std::uint64_t now = r.hiders_unread & read;
-      if (((white ^ r.altered.hiders_white) | (black ^ r.altered.hiders_black)) & now) {
+      const std::uint64_t seen = r.hiders_unread & now.read;
+      if (((now.white ^ r.altered.hiders_white) | (now.black ^ r.altered.hiders_black)) & seen) {
         r.hider_changed = true;
       }
-      r.hiders_unread &= ~now;
+      r.hiders_unread &= ~seen;
       if (o.t - r.restored > kHiderReadSeconds && r.hiders_unread != 0) {
         r.hider_changed = true;  // not seen again: it may have come or gone unseen
         r.hiders_unread = 0;
       }
     }
-    const Leans* hides = leans_of(b);
+  }
+
+  void track_alterations(const BoardObservation& o, const FrameReadingMasks& now) {
+    const int b = index(o.board);
     for (std::size_t s = 0; s < 64; ++s) {
       std::optional<Alteration>& altered = alterations[b][s];
       const SquareEvidence& seen = o.squares[s];
@@ -1110,22 +1134,17 @@ struct Tracker::Impl {
         altered->last = o.t;
         ++altered->frames;
         altered->piece_frames += std::max(seen.white, seen.black) > seen.empty ? 1 : 0;
-        if (hides != nullptr) {
-          const std::uint64_t hiders =
-              (hides->hidden_from[kShortLean][s] | hides->hidden_from[kTallLean][s]) & read;
-          altered->hiders_read |= hiders;
-          altered->hiders_white = (altered->hiders_white & ~hiders) | (white & hiders);
-          altered->hiders_black = (altered->hiders_black & ~hiders) | (black & hiders);
-        }
+        note_hiders(*altered, leans_of(b), s, now);
       }
     }
   }
 
-  // A piece knocked over may read otherwise while it lies (another colour, or empty) rather
-  // than the same but altered: a square that settles on another reading after a hand and
-  // back on its reading before after another, soon, is restored too. The move beside it is
-  // looked for as for any restoration; a move onto or from the square itself explains it.
-  void track_changed_readings(const BoardObservation& o) {
+  // A piece knocked over may read as the other colour while it lies rather than the same but
+  // altered: a square that settles on another piece reading after a hand and back on its
+  // reading before after another, soon, is restored too. The move beside it and the pieces
+  // leaning over it are looked at as for any restoration; a move onto or from the square
+  // itself explains it.
+  void track_changed_readings(const BoardObservation& o, const FrameReadingMasks& now) {
     const int b = index(o.board);
     for (std::size_t s = 0; s < 64; ++s) {
       SquareReadings& r = square_readings[b][s];
@@ -1155,19 +1174,22 @@ struct Tracker::Impl {
         if (state == r.changed_to) {
           r.changed->last = o.t;
           r.changed->frames = r.run;
+          note_hiders(*r.changed, leans_of(b), s, now);
           continue;
         }
         // As for an alteration: seen lying a while, and read as a piece.
         if (state == r.settled && r.covered_since_change && r.changed_to != 0 &&
             r.changed->last - r.changed->since >= kDisturbedSeenSeconds) {
-          Alteration altered = *r.changed;
-          altered.piece_frames = altered.frames;  // the square held a piece all along
-          restorations.push_back(
-              {o.board, static_cast<rules::Square>(s), altered, r.run_since, r.run_since_frame});
+          Restoration restored{o.board, static_cast<rules::Square>(s), *r.changed, r.run_since,
+                               r.run_since_frame};
+          restored.altered.piece_frames = restored.altered.frames;  // a piece all along
+          restored.hiders_unread = restored.altered.hiders_read;
+          restorations.push_back(restored);
         }
         r.changed.reset();
       } else if (r.settled > 0 && state != r.settled && r.covered_since) {
         r.changed = Alteration{r.run_since, r.run_since_frame, o.t, r.run, 0};
+        note_hiders(*r.changed, leans_of(b), s, now);
         r.changed_to = state;
         r.covered_since_change = false;
         continue;
@@ -1188,14 +1210,15 @@ struct Tracker::Impl {
       const int b = index(r.board);
       const double first = r.altered.since - kDisturbedPressBeforeSeconds;
       const double last = r.altered.since + kDisturbedPressAfterSeconds;
-      if (!at_end && (!committed_press_t[b] || *committed_press_t[b] <= last ||
-                      *committed_press_t[b] <= r.restored || r.hiders_unread != 0)) {
+      const double moves_until = std::max(last, r.restored + kDisturbedPressAfterSeconds);
+      if (!at_end &&
+          (!committed_press_t[b] || *committed_press_t[b] <= moves_until || r.hiders_unread != 0)) {
         return false;
       }
       if (r.hider_changed) return true;
       // A move onto or from the square itself explains its change.
       for (const PressedMove& m : recent_moves[b]) {
-        if (m.t < first || m.t > r.restored + kDisturbedPressAfterSeconds) continue;
+        if (m.t < first || m.t > moves_until) continue;
         const Move move = m.ply.move;
         if (move.to() == r.square || (!move.is_drop() && move.from() == r.square)) return true;
       }
