@@ -6,7 +6,7 @@
 //
 //   tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] [--without-leans]
 //                [--lean SHORT,TALL,RADIUS] [--square BOARD:SQUARE] [--hidden-seconds S]
-//                [--altered] [--symbols] [--knocked] [--beam N]
+//                [--altered] [--symbols] [--no-knocks] [--beam N]
 //                [--without-beside]
 // --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt, with each
 // holding area's reading where it changes (in logs saved with `record_eval --holdings`);
@@ -18,8 +18,8 @@
 // frames, and whether a cover ended it; --symbols writes every board's squares in every frame
 // to CLIP/NAME/symbols.txt, one line a board and frame: time, frame, board, then a1..h8 as
 // '.', 'w', 'b', '?' for a square flagged covered and '~' for one read unsure, upper case
-// where altered; --knocked reports pieces seen knocked over and put back as
-// position_disturbed (TrackerConfig::disturbed_when_restored, off in `bugcam record`);
+// where altered; --no-knocks leaves out pieces seen knocked over and put back
+// (position_disturbed from TrackerConfig::disturbed_when_restored, on in `bugcam record`);
 // --without-holdings leaves out the holding areas of a log saved with `record_eval
 // --holdings`, as `bugcam record` runs by default. The squares pieces hide from the camera
 // (TrackerConfig::leans_over) come from the calibration the recording used,
@@ -55,11 +55,11 @@ namespace fs = std::filesystem;
 using namespace bugcam;
 
 [[noreturn]] void usage(const std::string& what) {
-  std::cerr
-      << "tracker_replay: " << what
-      << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] "
-         "[--without-leans] [--lean SHORT,TALL,RADIUS] [--square BOARD:SQUARE] "
-         "[--hidden-seconds S] [--altered] [--symbols] [--knocked] [--beam N] [--without-beside]\n";
+  std::cerr << "tracker_replay: " << what
+            << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] "
+               "[--without-leans] [--lean SHORT,TALL,RADIUS] [--square BOARD:SQUARE] "
+               "[--hidden-seconds S] [--altered] [--symbols] [--no-knocks] [--beam N] "
+               "[--without-beside]\n";
   std::exit(2);
 }
 
@@ -175,7 +175,7 @@ struct ReplayOptions {
   bool beside = true;
   bool altered = false;
   bool symbols = false;
-  bool knocked = false;
+  bool knocked = true;
 };
 
 Result replay(const fs::path& clip, const ReplayOptions& options) {
@@ -299,8 +299,8 @@ int main(int argc, char** argv) {
       altered = true;
     } else if (arg == "--symbols") {
       symbols = true;
-    } else if (arg == "--knocked") {
-      knocked = true;
+    } else if (arg == "--no-knocks") {
+      knocked = false;
     } else if (arg == "--without-holdings") {
       holdings = false;
     } else if (arg == "--without-beside") {

@@ -221,10 +221,11 @@ struct TrackerConfig {
   // touches found 0.80 and 1.27 s).
   double partner_touch_seconds = 0.6;
   // Report a piece vision saw knocked over and put back beside a move as position_disturbed
-  // (SquareEvidence::restored). Off by default: on 8 clips not tuned on (10700-10706, 10715)
-  // it found 1 of 2 such knocks and gave 4 false incidents (pieces near the board's edges
-  // that an arm lay over, unflagged, for a second or two).
-  bool disturbed_when_restored = false;
+  // (SquareEvidence::restored, or a square read as another piece after a hand and as before
+  // after the next). Not where a piece leaning over the square came or went meanwhile. On 8
+  // clips rendered with knocks and not tuned on (10805, 10814, 10823, ...) and 6 without,
+  // see README stop 40 for the figures; off for comparison.
+  bool disturbed_when_restored = true;
   // A square vision saw altered and then restored within this long is a piece disturbed and
   // put back: the renderer stands a knocked-over piece up about 1.3 s after the knock.
   double disturbed_restored_within_seconds = 5.0;
