@@ -462,8 +462,9 @@ TEST(TrackerIncidents, PartnerBoardTouchedOnlyWhenTheHandStays) {
 // as the other colour instead (held-out 10706), seen so for 0.7 s it is one too, for 0.2 s
 // not. Nor is it where a square
 // whose piece leans over it (TrackerConfig::leans_over) reads otherwise after the restoration
-// than while the square was altered: that piece came or went, and its body altered the look
-// and restored it (held-out 10702, 10704: a pawn put in front of h7, taken when captured). The
+// than while the square was altered, or was not read while it was: that piece may have come
+// or gone, and its body altered the look and restored it (held-out 10702, 10704: a pawn put
+// in front of h7, taken when captured; 10841: a queen under the hand all along). The
 // moves are recorded all the same.
 TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
   const std::vector<bugcam::rules::BpgnGame>& games = clean_run_games();
@@ -510,7 +511,7 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
     }
   }
   ASSERT_GE(hider, 0);
-  enum class Hider { kNone, kSame, kChanged };
+  enum class Hider { kNone, kSame, kChanged, kCovered };
   struct Case {
     bugcam::rules::Square square;
     double seen_seconds;  // altered, uncovered
@@ -526,6 +527,7 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
         Case{empty_beside, 0.7, true, Hider::kNone, false},
         Case{beside, 0.7, true, Hider::kSame, true},
         Case{beside, 0.7, true, Hider::kChanged, false},
+        Case{beside, 0.7, true, Hider::kCovered, false},
         Case{beside, 0.7, true, Hider::kNone, true, true},
         Case{beside, 0.7, false, Hider::kNone, false, true},
         Case{beside, 0.2, true, Hider::kNone, false, true}}) {
@@ -548,7 +550,7 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
                 replay.plies[ply].before.piece_at(c.square).color == bugcam::rules::Color::kWhite;
             seen = {0.02f, white ? 0.02f : 0.96f, white ? 0.96f : 0.02f};
           }
-          leaning.occluded = false;
+          leaning.occluded = c.hider == Hider::kCovered;
         } else if (o->t < since + c.seen_seconds + 0.3) {
           seen.occluded = true;
           seen.altered = false;
@@ -589,6 +591,7 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
         << (c.asked ? "" : ", not asked for")
         << (c.hider == Hider::kSame      ? ", hider read the same"
             : c.hider == Hider::kChanged ? ", hider read otherwise"
+            : c.hider == Hider::kCovered ? ", hider covered while altered"
                                          : "")
         << (c.reads_otherwise ? ", read as the other colour" : "");
     EXPECT_EQ(outcome.right, clean.right);

@@ -1094,6 +1094,21 @@ struct Tracker::Impl {
   // where its reading never changed and it looks as before; an arm's shadow lying still over
   // a square does so too, far from the moves (held-out 10508: 30 such on the squares by the
   // board's edges).
+  // A square restored after `altered`, at `t`: to be decided once the moves around it are
+  // committed and its hiders read again. A hider never read while the square was altered (a
+  // hand over it all along) may have come or gone unseen: held-out 10841's c3, altered behind
+  // 12A. Qxc2 under the hand and restored when the queen was taken.
+  void note_restored(BoardId board, std::size_t s, const Alteration& altered, double t, int frame) {
+    Restoration r{board, static_cast<rules::Square>(s), altered, t, frame};
+    r.hiders_unread = altered.hiders_read;
+    if (const Leans* hides = leans_of(index(board))) {
+      const std::uint64_t hiders =
+          hides->hidden_from[kShortLean][s] | hides->hidden_from[kTallLean][s];
+      if ((hiders & ~altered.hiders_read) != 0) r.hider_changed = true;
+    }
+    restorations.push_back(r);
+  }
+
   // Reads again the hiders of the restorations on this board that wait for them.
   void check_hiders(const BoardObservation& o, const FrameReadingMasks& now) {
     for (Restoration& r : restorations) {
@@ -1122,9 +1137,7 @@ struct Tracker::Impl {
           o.t - altered->since <= config.disturbed_restored_within_seconds &&
           altered->last - altered->since >= kDisturbedSeenSeconds &&
           2 * altered->piece_frames > altered->frames) {
-        Restoration r{o.board, static_cast<rules::Square>(s), *altered, o.t, o.frame};
-        r.hiders_unread = altered->hiders_read;
-        restorations.push_back(r);
+        note_restored(o.board, s, *altered, o.t, o.frame);
         altered.reset();
       } else if (seen.restored) {
         altered.reset();  // as before it: a later alteration is a new one
@@ -1182,11 +1195,9 @@ struct Tracker::Impl {
         // As for an alteration: seen lying a while, and read as a piece.
         if (state == r.settled && r.covered_since_change && r.changed_to != 0 &&
             r.changed->last - r.changed->since >= kDisturbedSeenSeconds) {
-          Restoration restored{o.board, static_cast<rules::Square>(s), *r.changed, r.run_since,
-                               r.run_since_frame};
-          restored.altered.piece_frames = restored.altered.frames;  // a piece all along
-          restored.hiders_unread = restored.altered.hiders_read;
-          restorations.push_back(restored);
+          Alteration lying = *r.changed;
+          lying.piece_frames = lying.frames;  // read as a piece all along
+          note_restored(o.board, s, lying, r.run_since, r.run_since_frame);
         }
         r.changed.reset();
       } else if (r.settled > 0 && state != r.settled && r.covered_since) {
