@@ -222,8 +222,8 @@ struct TrackerConfig {
   double partner_touch_seconds = 0.6;
   // Report a piece vision saw knocked over and put back beside a move as position_disturbed
   // (SquareEvidence::restored, or a square read as another piece after a hand and as before
-  // after the next). Not where a piece leaning over the square came or went meanwhile. On 25
-  // clips with 9 knocks, 8 found and no false knock (README, stop 40); off for comparison.
+  // after the next). Not where a piece leaning over the square came or went meanwhile. On 27
+  // clips with 10 knocks, 8 found and no false knock (README, stop 40); off for comparison.
   bool disturbed_when_restored = true;
   // A square vision saw altered and then restored within this long is a piece disturbed and
   // put back: the renderer stands a knocked-over piece up about 1.3 s after the knock.
