@@ -179,18 +179,17 @@ struct ReplayOptions {
 };
 
 Result replay(const fs::path& clip, const ReplayOptions& options) {
-  const auto& [out_name, trace, holdings, leans, sizes, watched, hidden_seconds, beam_width, beside,
-               altered, symbols, knocked] = options;
   const std::vector<pipeline::LoggedInput> inputs =
       pipeline::read_observation_log(clip / "observations.bin");
   tracker::TrackerConfig config;
-  if (hidden_seconds) config.hidden_piece_seconds = *hidden_seconds;
-  if (beam_width) config.beam_width = *beam_width;
-  config.learn_shadows_beside = beside;
-  config.disturbed_when_restored = knocked;
-  if (leans) {
+  if (options.hidden_seconds) config.hidden_piece_seconds = *options.hidden_seconds;
+  if (options.beam_width) config.beam_width = *options.beam_width;
+  config.learn_shadows_beside = options.beside;
+  config.disturbed_when_restored = options.knocked;
+  if (options.leans) {
     config.leans_over = pipeline::tracker_leans(
-        calibration::load_calibration((clip / "recorded" / "calibration.pbtxt").string()), sizes);
+        calibration::load_calibration((clip / "recorded" / "calibration.pbtxt").string()),
+        options.sizes);
   }
   std::map<std::tuple<int, int, int>, std::optional<tracker::PieceTypeScores>> answers;
   for (const pipeline::LoggedInput& input : inputs) {
@@ -207,26 +206,27 @@ Result replay(const fs::path& clip, const ReplayOptions& options) {
     const auto found = answers.find({static_cast<int>(board), static_cast<int>(square), frame});
     return found == answers.end() ? std::nullopt : found->second;
   };
-  const fs::path out = clip / out_name;
+  const fs::path out = clip / options.out_name;
   fs::remove_all(out);
   recorder::RecorderOptions ro;
   ro.dir = out;
   recorder::Recorder recorder(ro);
   std::ofstream trace_file;
-  if (trace) {
+  if (options.trace) {
     trace_file.open(out / "trace.txt");
     config.debug = &trace_file;
   }
   std::ofstream square_file;
-  if (watched) {
-    square_file.open(out / ("square-" + std::string(1, rules::board_letter(watched->board)) + "-" +
-                            rules::square_name(watched->square) + ".txt"));
+  if (options.watched) {
+    square_file.open(out /
+                     ("square-" + std::string(1, rules::board_letter(options.watched->board)) +
+                      "-" + rules::square_name(options.watched->square) + ".txt"));
     square_file << "# t frame empty white black occluded altered restored arms\n";
   }
   std::optional<AlteredStretches> altered_stretches;
-  if (altered) altered_stretches.emplace(out / "altered.txt");
+  if (options.altered) altered_stretches.emplace(out / "altered.txt");
   std::ofstream symbols_file;
-  if (symbols) symbols_file.open(out / "symbols.txt");
+  if (options.symbols) symbols_file.open(out / "symbols.txt");
   tracker::Tracker tracker(config);
   std::array<std::optional<tracker::HoldingsObservation>, 4> last_traced;
   Result result;
@@ -243,8 +243,9 @@ Result replay(const fs::path& clip, const ReplayOptions& options) {
       tracker.add(*e);
       recorder.record(*e);
     } else if (const auto* b = std::get_if<tracker::BoardObservation>(&input)) {
-      if (watched && b->board == watched->board) {
-        const tracker::SquareEvidence& seen = b->squares[static_cast<std::size_t>(watched->square)];
+      if (options.watched && b->board == options.watched->board) {
+        const tracker::SquareEvidence& seen =
+            b->squares[static_cast<std::size_t>(options.watched->square)];
         char line[96];
         std::snprintf(line, sizeof line, "%.3f %d %.3f %.3f %.3f %d %d %d", b->t, b->frame,
                       seen.empty, seen.white, seen.black, seen.occluded ? 1 : 0,
@@ -257,7 +258,7 @@ Result replay(const fs::path& clip, const ReplayOptions& options) {
         square_file << '\n';
       }
       if (altered_stretches) altered_stretches->add(*b);
-      if (symbols) {
+      if (options.symbols) {
         char line[64];
         std::snprintf(line, sizeof line, "%.3f %d %c ", b->t, b->frame,
                       rules::board_letter(b->board));
@@ -268,8 +269,9 @@ Result replay(const fs::path& clip, const ReplayOptions& options) {
         symbols_file << '\n';
       }
       tracker.add(*b);
-    } else if (const auto* h = std::get_if<tracker::HoldingsObservation>(&input); h && holdings) {
-      if (trace) trace_holdings(trace_file, *h, last_traced[seat_slot(h->seat)]);
+    } else if (const auto* h = std::get_if<tracker::HoldingsObservation>(&input);
+               h && options.holdings) {
+      if (options.trace) trace_holdings(trace_file, *h, last_traced[seat_slot(h->seat)]);
       tracker.add(*h);
     }
     drain();
@@ -286,34 +288,32 @@ Result replay(const fs::path& clip, const ReplayOptions& options) {
 int main(int argc, char** argv) {
   std::vector<fs::path> clips;
   ReplayOptions options;
-  auto& [out_name, trace, holdings, leans, sizes, watched, hidden_seconds, beam_width, beside,
-         altered, symbols, knocked] = options;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--out") {
       if (i + 1 >= argc) usage("--out needs a value");
-      out_name = argv[++i];
+      options.out_name = argv[++i];
     } else if (arg == "--trace") {
-      trace = true;
+      options.trace = true;
     } else if (arg == "--altered") {
-      altered = true;
+      options.altered = true;
     } else if (arg == "--symbols") {
-      symbols = true;
+      options.symbols = true;
     } else if (arg == "--no-knocks") {
-      knocked = false;
+      options.knocked = false;
     } else if (arg == "--without-holdings") {
-      holdings = false;
+      options.holdings = false;
     } else if (arg == "--without-beside") {
-      beside = false;
+      options.beside = false;
     } else if (arg == "--without-leans") {
-      leans = false;
+      options.leans = false;
     } else if (arg == "--lean") {
       char rest = 0;
       if (i + 1 >= argc ||
-          std::sscanf(argv[++i], "%lf,%lf,%lf%c", &sizes.short_height, &sizes.tall_height,
-                      &sizes.radius, &rest) != 3 ||
-          !(sizes.short_height > 0) || !(sizes.tall_height > 0) || !(sizes.radius > 0) ||
-          !(sizes.radius < 1.0)) {
+          std::sscanf(argv[++i], "%lf,%lf,%lf%c", &options.sizes.short_height,
+                      &options.sizes.tall_height, &options.sizes.radius, &rest) != 3 ||
+          !(options.sizes.short_height > 0) || !(options.sizes.tall_height > 0) ||
+          !(options.sizes.radius > 0) || !(options.sizes.radius < 1.0)) {
         usage(
             "--lean needs SHORT,TALL,RADIUS: heights above 0 and a radius between 0 and 1 "
             "(from 1 on, a square's neighbours count as hidden with no lean)");
@@ -325,16 +325,16 @@ int main(int argc, char** argv) {
           !(seconds > 0)) {
         usage("--hidden-seconds needs a number of seconds above 0");
       }
-      hidden_seconds = seconds;
+      options.hidden_seconds = seconds;
     } else if (arg == "--beam") {
       char rest = 0;
       int width = 0;
       if (i + 1 >= argc || std::sscanf(argv[++i], "%d%c", &width, &rest) != 1 || width < 1) {
         usage("--beam needs a number of histories from 1 on");
       }
-      beam_width = width;
+      options.beam_width = width;
     } else if (arg == "--square") {
-      if (i + 1 >= argc || !(watched = parse_watched(argv[++i]))) {
+      if (i + 1 >= argc || !(options.watched = parse_watched(argv[++i]))) {
         usage("--square needs BOARD:SQUARE, such as A:e4");
       }
     } else if (arg.starts_with("--")) {

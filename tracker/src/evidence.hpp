@@ -137,7 +137,7 @@ class BoardEvidence {
   // bishops), counted apart in beside_rate. `leaned_over`: the empty squares a piece's body
   // may hide (TrackerConfig::leans_over); what they read says nothing of shadows beside them.
   void learn(double t0, double t1, const std::array<SquareState, 64>& states, std::uint64_t skip,
-             std::uint64_t long_casters, std::uint64_t leaned_over = 0);
+             std::uint64_t long_casters, std::uint64_t leaned_over);
   // How often, as learned so far, an empty square read as a piece of colour `read` (kWhite
   // or kBlack) with a piece of the class and at the offset of `cell` (beside_cell): a shadow
   // falls one way, the light's, and reads as one colour; nullopt before enough readings.

@@ -40,8 +40,8 @@ constexpr double kPremoveSlack = 0.1;
 // ... and so is a move whose squares went under the hand this much before it (a square it
 // emptied may read empty only up to this long after the press: the opponent's arm reaching
 // for the clock passes over it). At 0.3 s held-out 10802's 11A. Qxh8, whose hand came over
-// h8 0.24 s before Black's press, was no premove and the record lost it; 0.2 changed nothing
-// else on 25 clips.
+// h8 0.24 s before Black's press, was not taken for a premove and the record lost it; 0.2
+// changed nothing else on 25 clips.
 constexpr double kPremoveCoverSlack = 0.2;
 constexpr double kPremoveEmptiedLateSeconds = 1.0;
 // A premove is made before the opponent's press; its player has little reason to reach over
@@ -407,6 +407,22 @@ bool hidden_as(const PressEvidence& e, const Squares& on, int s, int read) {
   if (read == static_cast<int>(SquareState::kBlack))
     return hiders_of(*e.leans, on.black, on.tall, s) != 0;
   return false;
+}
+
+// The squares from which a piece of either class may hide square `s` (Leans).
+std::uint64_t any_hiders(const Leans& leans, std::size_t s) {
+  return leans.hidden_from[kShortLean][s] | leans.hidden_from[kTallLean][s];
+}
+
+// The squares that a piece of either class on a square of `from` may hide (Leans).
+std::uint64_t hidden_from_any(const Leans* leans, std::uint64_t from) {
+  if (leans == nullptr) return 0;
+  std::uint64_t out = 0;
+  for (std::uint64_t q = from; q != 0; q &= q - 1) {
+    const auto sq = static_cast<std::size_t>(std::countr_zero(q));
+    out |= leans->hides[kShortLean][sq] | leans->hides[kTallLean][sq];
+  }
+  return out;
 }
 
 // The squares that the pieces of `p` may hide from the camera (Leans); none without leans.
@@ -843,18 +859,19 @@ struct Restoration {
 constexpr double kHiderReadSeconds = 2.0;
 
 // A square's reading holds this many frames uncovered before it counts as what the square
-// showed (a frame or two after a hand are often read otherwise).
-constexpr int kSettledFrames = 6;
+// showed, for knocks (a frame or two after a hand are often read otherwise).
+constexpr int kKnockSettledFrames = 6;
 
 // What one square has read lately, uncovered, for knocks that change its reading: a piece
-// lying down may read as the other colour, or empty, until it is stood up again (held-out
-// 10706's white pawn on A e3 read black for 0.8 s).
+// lying down may read as the other colour until it is stood up again (held-out 10706's white
+// pawn on A e3 read black for 0.8 s). One read empty while it lies is not taken for a knock:
+// a piece gone and another put there is a capture (10841's lying pawn is missed so).
 struct SquareReadings {
   int state = -1;  // the latest uncovered reading (SquareState), -1 before any
   int run = 0;     // frames it has held
   double run_since = 0.0;
   int run_since_frame = 0;
-  int settled = -1;            // the reading that last held kSettledFrames
+  int settled = -1;            // the reading that last held kKnockSettledFrames
   bool covered_since = false;  // a hand came over the square since `settled` held
   // Settled on another reading than `settled` after a hand, while `settled` is kept: the
   // square may be disturbed and put back.
@@ -884,8 +901,7 @@ FrameReadingMasks reading_masks(const BoardObservation& o) {
 void note_hiders(Alteration& altered, const Leans* leans, std::size_t s,
                  const FrameReadingMasks& now) {
   if (leans == nullptr) return;
-  const std::uint64_t hiders =
-      (leans->hidden_from[kShortLean][s] | leans->hidden_from[kTallLean][s]) & now.read;
+  const std::uint64_t hiders = any_hiders(*leans, s) & now.read;
   altered.hiders_read |= hiders;
   altered.hiders_white = (altered.hiders_white & ~hiders) | (now.white & hiders);
   altered.hiders_black = (altered.hiders_black & ~hiders) | (now.black & hiders);
@@ -1089,22 +1105,17 @@ struct Tracker::Impl {
     }
   }
 
-  // A square seen altered and soon after restored: the piece there was knocked over or
-  // pushed and put back, if a move was made beside it then. Vision restores a square only
-  // where its reading never changed and it looks as before; an arm's shadow lying still over
-  // a square does so too, far from the moves (held-out 10508: 30 such on the squares by the
-  // board's edges).
   // A square restored after `altered`, at `t`: to be decided once the moves around it are
   // committed and its hiders read again. A hider never read while the square was altered (a
   // hand over it all along) may have come or gone unseen: held-out 10841's c3, altered behind
-  // 12A. Qxc2 under the hand and restored when the queen was taken.
+  // 12A. Qxc2 under the hand and restored when the queen was taken. Every square a piece of
+  // either class could lean from counts, whatever stands there: a knock is missed rather than
+  // a false one reported.
   void note_restored(BoardId board, std::size_t s, const Alteration& altered, double t, int frame) {
     Restoration r{board, static_cast<rules::Square>(s), altered, t, frame};
     r.hiders_unread = altered.hiders_read;
     if (const Leans* hides = leans_of(index(board))) {
-      const std::uint64_t hiders =
-          hides->hidden_from[kShortLean][s] | hides->hidden_from[kTallLean][s];
-      if ((hiders & ~altered.hiders_read) != 0) r.hider_changed = true;
+      if ((any_hiders(*hides, s) & ~altered.hiders_read) != 0) r.hider_changed = true;
     }
     restorations.push_back(r);
   }
@@ -1125,14 +1136,19 @@ struct Tracker::Impl {
     }
   }
 
+  // A square seen altered and soon after restored: the piece there was knocked over or
+  // pushed and put back, if a move was made beside it then. Vision restores a square only
+  // where its reading never changed and it looks as before; an arm's shadow lying still over
+  // a square does so too, far from the moves (held-out 10508: 30 such on the squares by the
+  // board's edges).
   void track_alterations(const BoardObservation& o, const FrameReadingMasks& now) {
     const int b = index(o.board);
     for (std::size_t s = 0; s < 64; ++s) {
       std::optional<Alteration>& altered = alterations[b][s];
       const SquareEvidence& seen = o.squares[s];
       // Only a piece is knocked over: an empty square beside a move also looks otherwise for
-      // a while, lit or shaded by the piece put beside it (on the 8 clips of
-      // TrackerConfig::disturbed_when_restored, 6 of the 10 false incidents).
+      // a while, lit or shaded by the piece put beside it (stop 39, on 8 clips: 6 of the 10
+      // false incidents).
       if (seen.restored && altered &&
           o.t - altered->since <= config.disturbed_restored_within_seconds &&
           altered->last - altered->since >= kDisturbedSeenSeconds &&
@@ -1170,9 +1186,10 @@ struct Tracker::Impl {
         r.run = 0;
         continue;
       }
-      const int state = seen.white > std::max(seen.empty, seen.black)   ? 1
-                        : seen.black > std::max(seen.empty, seen.white) ? 2
-                                                                        : 0;
+      const std::uint64_t bit = std::uint64_t{1} << s;
+      const int state = static_cast<int>((now.white & bit) != 0   ? SquareState::kWhite
+                                         : (now.black & bit) != 0 ? SquareState::kBlack
+                                                                  : SquareState::kEmpty);
       if (state != r.state || r.run == 0) {
         r.state = state;
         r.run = 0;
@@ -1184,7 +1201,7 @@ struct Tracker::Impl {
         r.changed.reset();
         r.settled = -1;
       }
-      if (r.run < kSettledFrames) continue;
+      if (r.run < kKnockSettledFrames) continue;
       if (r.changed) {
         if (state == r.changed_to) {
           r.changed->last = o.t;
@@ -1213,30 +1230,33 @@ struct Tracker::Impl {
   }
 
   // After a press was processed and what it could commit committed: decides the
-  // restorations whose moves are all committed (a press on their board committed after
-  // them), or all of them at the end. A restoration's square is not looked at before it has
-  // been decided, but the move beside it is the one recorded, not the best guess at its press
-  // (held-out 10805's 5b. dxe4 came into the best history only presses later).
+  // restorations whose hiders were read again and whose board has a committed press after
+  // `moves_until`, or all of them at the end. The moves are the committed ones, not the best
+  // guess at a press (held-out 10805's 5b. dxe4 came into the best history only presses
+  // later).
   void decide_restorations(bool at_end) {
     if (!config.disturbed_when_restored) return;
     std::erase_if(restorations, [&](const Restoration& r) {
       const int b = index(r.board);
       const double first = r.altered.since - kDisturbedPressBeforeSeconds;
-      const double last = r.altered.since + kDisturbedPressAfterSeconds;
-      const double moves_until = std::max(last, r.restored + kDisturbedPressAfterSeconds);
+      const double beside_until = r.altered.since + kDisturbedPressAfterSeconds;
+      const double moves_until = r.restored + kDisturbedPressAfterSeconds;
       if (!at_end &&
           (!committed_press_t[b] || *committed_press_t[b] <= moves_until || r.hiders_unread != 0)) {
         return false;
       }
-      if (r.hider_changed) return true;
-      // A move onto or from the square itself explains its change.
+      if (r.hider_changed || r.hiders_unread != 0) return true;
+      // A move onto the square, or from it before the restoration, explains its change.
       for (const PressedMove& m : recent_moves[b]) {
         if (m.t < first || m.t > moves_until) continue;
         const Move move = m.ply.move;
-        if (move.to() == r.square || (!move.is_drop() && move.from() == r.square)) return true;
+        if (move.to() == r.square ||
+            (!move.is_drop() && move.from() == r.square && m.t <= r.restored)) {
+          return true;
+        }
       }
       for (const PressedMove& m : recent_moves[b]) {
-        if (m.t < first || m.t > last) continue;
+        if (m.t < first || m.t > beside_until) continue;
         const Move move = m.ply.move;
         if (king_step(move.to(), r.square) ||
             (!move.is_drop() && king_step(move.from(), r.square))) {
@@ -1246,11 +1266,17 @@ struct Tracker::Impl {
       }
       return true;
     });
-    // Only after deciding: a reply may come seconds after the move a restoration waited for.
+    // Only after deciding: a reply may come seconds after the move a restoration waited for,
+    // and one still waiting for its hiders keeps the moves it may need.
     for (int b = 0; b < 2; ++b) {
       if (!committed_press_t[b]) continue;
-      const double oldest = *committed_press_t[b] - config.disturbed_restored_within_seconds -
-                            kDisturbedPressBeforeSeconds - kDisturbedPressAfterSeconds;
+      double oldest = *committed_press_t[b] - config.disturbed_restored_within_seconds -
+                      kDisturbedPressBeforeSeconds - kDisturbedPressAfterSeconds;
+      for (const Restoration& r : restorations) {
+        if (index(r.board) == b) {
+          oldest = std::min(oldest, r.altered.since - kDisturbedPressBeforeSeconds);
+        }
+      }
       while (!recent_moves[b].empty() && recent_moves[b].front().t < oldest) {
         recent_moves[b].pop_front();
       }
@@ -1258,10 +1284,12 @@ struct Tracker::Impl {
   }
 
   // A committed press: its moves, for the restorations around them (decide_restorations).
+  // A premove is noted once, with the press that completes it, at the time it was seen made.
   void note_committed_moves(const Press& press, const Node& node) {
     if (!config.disturbed_when_restored) return;
     for (const PlyRecord& ply : node.plies) {
-      recent_moves[index(ply.board)].push_back({press.t, ply});
+      if (ply.premoved) continue;
+      recent_moves[index(ply.board)].push_back({ply.premoved_at.value_or(press.t), ply});
     }
     committed_press_t[index(press.board)] = press.t;
   }
@@ -2762,8 +2790,10 @@ struct Tracker::Impl {
       skip |= (mine.pieces(Color::kWhite) ^ parent.pieces(Color::kWhite)) |
               (mine.pieces(Color::kBlack) ^ parent.pieces(Color::kBlack));
     }
+    // The pieces that moved hid other squares before: those are left out too.
     evidence[b].learn(learned_until[b], press.t, square_states(reference), skip,
-                      long_casters(reference), leaned_over(leans_of(b), reference));
+                      long_casters(reference),
+                      leaned_over(leans_of(b), reference) | hidden_from_any(leans_of(b), skip));
     learned_until[b] = press.t;
   }
 
