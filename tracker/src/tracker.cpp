@@ -459,12 +459,7 @@ double change_delta(const Squares& before, const Squares& after, const PressEvid
       refit |= detail::kBesideAround[static_cast<std::size_t>(std::countr_zero(q))];
     }
   }
-  if (e.leans != nullptr) {
-    for (std::uint64_t q = content_changed | (before.tall ^ after.tall); q != 0; q &= q - 1) {
-      const auto sq = static_cast<std::size_t>(std::countr_zero(q));
-      refit |= e.leans->hides[kShortLean][sq] | e.leans->hides[kTallLean][sq];
-    }
-  }
+  refit |= hidden_from_any(e.leans, content_changed | (before.tall ^ after.tall));
   double delta = 0.0;
   for (std::uint64_t todo = refit; todo != 0; todo &= todo - 1) {
     const int s = std::countr_zero(todo);
