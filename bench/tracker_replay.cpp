@@ -152,13 +152,17 @@ int seat_slot(const tracker::Seat& seat) {
 // A holding area's reading in the trace, each time it differs from the last one traced.
 void trace_holdings(std::ostream& out, const tracker::HoldingsObservation& seen,
                     std::optional<tracker::HoldingsObservation>& last) {
-  if (last && last->visible == seen.visible && last->occluded == seen.occluded) return;
+  if (last && last->visible == seen.visible && last->occluded == seen.occluded &&
+      last->pieces == seen.pieces) {
+    return;
+  }
   last = seen;
   out << "holdings " << rules::board_letter(seen.seat.board)
       << (seen.seat.color == rules::Color::kWhite ? 'w' : 'b') << " t=" << seen.t << " frame "
       << seen.frame << (seen.occluded ? " occluded" : "");
   static constexpr char kLetters[] = "PNBRQ";
   for (int type = 0; type < 5; ++type) out << ' ' << kLetters[type] << seen.visible[type];
+  if (seen.pieces) out << " pieces " << *seen.pieces;
   out << '\n';
 }
 

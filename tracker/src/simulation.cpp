@@ -511,6 +511,10 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
         if (options.holdings_counted) {
           o.pieces = o.visible[0] + o.visible[1] + o.visible[2] + o.visible[3] + o.visible[4];
         }
+        if (options.holdings_types_doubled &&
+            std::any_of(o.visible.begin(), o.visible.end(), [](int n) { return n > 0; })) {
+          for (int& count : o.visible) count = std::max(count, 1);
+        }
         sink(o);
       }
     }

@@ -66,6 +66,10 @@ constexpr double kGrabSeconds = 4.0;
 // (held-out 10201: a view with one piece counted 33 ms before the hand was flagged took a
 // pass not yet made for made, and closed a shortfall early as a hidden piece).
 constexpr double kHoldingsHandMarginSeconds = 0.25;
+// A holding area's reading is evidence once it has stayed the same this long: a hand near
+// the area, not over it, makes the counts jump from view to view (held-out 10705 counted 2-5
+// pieces for 1.7 s where 1 lay, which took a capture not passed for passed).
+constexpr double kHoldingsSettledSeconds = 0.3;
 // A capture not in the partner's area by the capturer's next move is the capturer's
 // (capture_not_passed) once it is seen there late; the partner's, hidden, if they drop it
 // unseen (held-out 10200); after this long seen neither way, the capturer's.
@@ -755,6 +759,12 @@ struct HoldingsChange {
   std::array<int, 5> counts;
 };
 
+// A holding area's latest unoccluded reading (its counts), as it settles.
+struct HoldingsReading {
+  std::vector<HoldingsObservation> views;  // its first, then those waiting until it settles
+  bool settled = false;
+};
+
 struct Shortfall {
   double start = 0.0;
   double last = 0.0;
@@ -979,6 +989,8 @@ struct Tracker::Impl {
   std::array<std::array<std::optional<Shortfall>, kAnyType + 1>, 4> shortfalls;
   std::array<std::optional<HoldingsObservation>, 4> latest_holdings;
   std::array<double, 4> holdings_covered_t = {-kInfinity, -kInfinity, -kInfinity, -kInfinity};
+  // Per seat, the latest unoccluded reading: its views wait until it has settled.
+  std::array<HoldingsReading, 4> holdings_reading;
   std::vector<PendingPass> passes;
   std::map<std::pair<int, int>, HandTouch> touches;  // (over board, seat) -> touch
   std::array<std::array<std::optional<Alteration>, 64>, 2> alterations;  // per board, square
@@ -1322,9 +1334,38 @@ struct Tracker::Impl {
   void add_holdings(const HoldingsObservation& o) {
     latest_t = std::max(latest_t, o.t);
     const int s = seat_index(o.seat);
+    HoldingsReading& reading = holdings_reading[s];
+    if (o.occluded) {
+      reading = {};
+      accept_holdings(o);
+      return;
+    }
+    // Views are evidence once their reading has settled; those of a reading that changes
+    // sooner are dropped.
+    if (!reading.views.empty() &&
+        (reading.views.front().visible != o.visible || reading.views.front().pieces != o.pieces)) {
+      reading = {};
+    }
+    if (reading.settled) {
+      accept_holdings(o);
+      return;
+    }
+    reading.views.push_back(o);
+    if (o.t - reading.views.front().t < kHoldingsSettledSeconds) return;
+    reading.settled = true;
+    for (const HoldingsObservation& view : reading.views) accept_holdings(view);
+    reading.views.resize(1);  // later views are compared with the first
+  }
+
+  void accept_holdings(const HoldingsObservation& o) {
+    const int s = seat_index(o.seat);
     // Covered views are kept in the history only: a hand there is evidence of a drop.
     holdings_history[s].push_back(o);
-    while (!holdings_history[s].empty() && holdings_history[s].front().t < o.t - 60.0) {
+    // Kept for a minute before the oldest press not yet committed: commits come up to
+    // kTypeDoubtLagFactor * commit_lag presses late, and a drop committed then looks back.
+    const double keep_from =
+        (uncommitted.empty() ? o.t : std::min(o.t, uncommitted.front().t)) - 60.0;
+    while (!holdings_history[s].empty() && holdings_history[s].front().t < keep_from) {
       holdings_history[s].pop_front();
     }
     if (o.occluded) {
@@ -2943,6 +2984,25 @@ struct Tracker::Impl {
         [&](const HoldingsObservation& o) { return o.occluded && o.t >= t0 && o.t <= t1; });
   }
 
+  // Whether the partner's area seen in `o` has the piece of `pass`, where it should hold
+  // `want`: the count reaches what the history says, or at least rises (the partner may have
+  // dropped another of the type meanwhile); of the type, or of pieces whatever their types
+  // where vision counts so (a type misread). Types read for more pieces than were counted
+  // are no evidence: one piece read as two types (held-out 10705's lone pawn, read as a pawn
+  // and a bishop, took the bishop not yet passed for passed).
+  static bool pass_arrived(const PendingPass& pass, const HoldingsObservation& o,
+                           const std::array<int, 5>& want) {
+    const int type = static_cast<int>(pass.type);
+    if (!o.pieces || total(o.visible) <= *o.pieces) {
+      if (o.visible[type] >= want[type] ||
+          (pass.visible_before && o.visible[type] > *pass.visible_before)) {
+        return true;
+      }
+    }
+    return o.pieces &&
+           (*o.pieces >= total(want) || (pass.pieces_before && *o.pieces > *pass.pieces_before));
+  }
+
   // A drop by the partner of a captured piece's type, with their hand over the holding area
   // before the capturer's deadline, shows the piece was passed and grabbed at once; one after
   // the deadline of a piece never seen shows the partner had it (no capture_not_passed).
@@ -2950,13 +3010,30 @@ struct Tracker::Impl {
     for (PendingPass& pass : passes) {
       if (pass.passed || !(partner_of(pass.capturer) == dropper) || pass.type != type) continue;
       if (pass.t_capture > t_drop) continue;
-      const double until = pass.deadline ? std::min(*pass.deadline, t_drop) : t_drop;
-      if (hand_over_holdings(seat_index(dropper), pass.t_capture, until)) pass.passed = true;
-      // Dropped after the capturer's next move, never seen in the area: the partner had it
-      // (a hidden piece, which the holdings report), not the capturer.
-      if (pass.deadline && t_drop > *pass.deadline && !pass.seen_after_deadline) {
+      const int s = seat_index(dropper);
+      if (pass.deadline && t_drop > *pass.deadline) {
+        // Dropped after the capturer's next move. Seen arriving in the area after it: late,
+        // which evaluate_holdings reports (its views up to the drop may not all be evaluated
+        // yet, so they are looked at here). Never seen: the partner had it (a hidden piece,
+        // which the holdings report), not the capturer.
+        const bool seen_late = std::any_of(holdings_history[s].begin(), holdings_history[s].end(),
+                                           [&](const HoldingsObservation& o) {
+                                             return !o.occluded && o.t > *pass.deadline &&
+                                                    o.t < t_drop &&
+                                                    pass_arrived(pass, o, expected_at(s, o.t));
+                                           });
+        if (config.debug != nullptr) {
+          *config.debug << "pass " << pass.ply << " dropped at " << t_drop << " after its deadline "
+                        << *pass.deadline << (seen_late ? ", seen late" : ", never seen") << "\n";
+        }
+        if (seen_late) {
+          pass.seen_after_deadline = true;
+          break;
+        }
         pass.passed = true;
         pass.dropped_unseen = true;
+      } else if (hand_over_holdings(s, pass.t_capture, t_drop)) {
+        pass.passed = true;
       }
       // One drop is one piece: the oldest pass of its type.
       if (pass.passed) {
@@ -3027,14 +3104,7 @@ struct Tracker::Impl {
             pass.pieces_before = o.pieces;
             continue;
           }
-          // Passed when the count reaches what the history says, or at least rises (the
-          // partner may have dropped another of the type meanwhile): of the type, or of
-          // pieces whatever their types where vision counts so (a type misread).
-          const bool arrived =
-              o.visible[type] >= want[type] ||
-              (pass.visible_before && o.visible[type] > *pass.visible_before) ||
-              (o.pieces && (*o.pieces >= total(want) ||
-                            (pass.pieces_before && *o.pieces > *pass.pieces_before)));
+          const bool arrived = pass_arrived(pass, o, want);
           if (pass.deadline && o.t > *pass.deadline) {
             if (!pass.there_after_deadline) pass.there_after_deadline = arrived;
             pass.seen_after_deadline = pass.seen_after_deadline || arrived;
@@ -3044,6 +3114,10 @@ struct Tracker::Impl {
           if (arrived) {
             pass.passed = true;
             pass.resolved_t = o.t;
+            if (config.debug != nullptr) {
+              *config.debug << "pass " << pass.ply << " arrived at " << o.t << " frame " << o.frame
+                            << "\n";
+            }
           }
           pass.last_seen_t = o.t;
         }
@@ -3105,6 +3179,15 @@ struct Tracker::Impl {
           std::optional<Shortfall>& open = shortfalls[seat_index(partner)][type];
           if (open) open->from_capture = true;
         }
+      }
+      if (config.debug != nullptr) {
+        *config.debug << "pass " << pass.ply << " decided at " << latest_t
+                      << (not_there ? ": not passed" : ": passed") << " deadline " << *pass.deadline
+                      << " last seen without it " << pass.last_seen_t << " first view after it "
+                      << (pass.there_after_deadline
+                              ? (*pass.there_after_deadline ? "has it" : "has not")
+                              : "none")
+                      << "\n";
       }
       pass.passed = true;  // decided
       pass.resolved_t = latest_t;

@@ -58,6 +58,10 @@ struct SimulationOptions {
   // flagged, as vision sees it); with it, the partner of a capturer who keeps the piece
   // (kCaptureNotPassed) reaches into their area halfway before it comes. 0: off.
   double holdings_hand_flicker = 0.0;
+  // Each view also counts one of every type it holds none of where any piece lies, with the
+  // pieces counted right: vision reads one piece as several types (held-out 10705's lone
+  // pawn read as a pawn and a bishop).
+  bool holdings_types_doubled = false;
   // While a piece is hidden (kHiddenPiece), one view in this many still counts it (a
   // miscount). 0: none.
   int holdings_hidden_glimpse_every = 0;
