@@ -409,6 +409,12 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
           holdings_covers[seat_index(partner)].push_back({reach - 0.2, reach + 0.2});
         }
       }
+      if (std::find(options.holdings_uncounted_captures.begin(),
+                    options.holdings_uncounted_captures.end(),
+                    static_cast<int>(i)) != options.holdings_uncounted_captures.end()) {
+        holdings_hidden[seat_index(partner)].push_back(
+            {arrival, std::numeric_limits<double>::infinity()});
+      }
       if (injected(IncidentType::kHiddenPiece, i)) {
         holdings_hidden[seat_index(partner)].push_back({t + 2.0, t + 7.0});
         sim.incidents.push_back(

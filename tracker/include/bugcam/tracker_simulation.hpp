@@ -65,6 +65,9 @@ struct SimulationOptions {
   // While a piece is hidden (kHiddenPiece), one view in this many still counts it (a
   // miscount). 0: none.
   int holdings_hidden_glimpse_every = 0;
+  // The captures made at these plies are passed in time, but vision never counts them in the
+  // partner's area (touching pieces counted as one, a pale piece lying on a pale table).
+  std::vector<int> holdings_uncounted_captures;
   int max_plies = -1;  // stop after this many plies (-1: all)
   std::vector<Injection> injections;
   // Whether board observations name the seats whose hands are over the board (vision's
