@@ -322,10 +322,12 @@ TEST(TrackerIncidents, CaptureNotPassedWithHandsMiscountedAtTheArea) {
 // ... and where each piece lying in the area also reads as every other type, with the pieces
 // counted right (held-out 10705's lone pawn read as a pawn and a bishop): types read for more
 // pieces than were counted say nothing, and the piece kept is still found. Of the captures
-// the first 40 plies give, three are not found: one whose clean views do not find it either,
-// one the partner drops 50 ms after the capturer's next press, and one the partner drops
-// 1.4 s after it came late (its views, beside the hands, never settle), which is taken for
-// the partner's hidden piece.
+// the first 40 plies give, five are not found: one whose clean views do not find it either;
+// one the partner drops 50 ms after the capturer's next press; one the partner drops 1.4 s
+// after it came late (its views, beside the hands, are never steady), which is taken for the
+// partner's hidden piece; and two that came after the partner dropped another piece (a drop
+// since the deadline leaves the count telling nothing, see arrived_late), one of them also
+// taken for a hidden piece.
 TEST(TrackerIncidents, CaptureNotPassedWithOnePieceReadAsEveryType) {
   int tried = 0;
   int found_with_types_misread = 0;
@@ -344,24 +346,23 @@ TEST(TrackerIncidents, CaptureNotPassedWithOnePieceReadAsEveryType) {
     }
   }
   EXPECT_GE(tried, 10);
-  EXPECT_GE(found_with_types_misread, tried - 3);
-  EXPECT_LE(hidden, 1);
+  EXPECT_GE(found_with_types_misread, tried - 5);
+  EXPECT_LE(hidden, 2);
 }
 // A capture passed in time that vision never counts in the partner's area is not blamed on
-// the capturer: without the piece seen to come late, it may be vision's miss. (Two of the 30
-// plies still are, 5a. exd4 left uncounted at plies 13 and 16, whose partner drops a pawn
-// 50 ms after the capturer's next press; not looked into.)
+// the capturer: without the piece seen to come late, it may be vision's miss.
 TEST(TrackerIncidents, CaptureNeverCountedIsNotTakenForNotPassed) {
-  int blamed = 0;
+  int uncounted = 0;
   for (int ply = 10; ply < 40; ++ply) {
     SimulationOptions options = clean_run_options();
     options.holdings_uncounted_captures = {ply};
     const Outcome outcome = run_tracker(clean_run_games()[0], options);
+    uncounted += outcome.sim.holdings_uncounted;
     for (const Incident& got : outcome.incidents) {
-      blamed += got.type == IncidentType::kCaptureNotPassed ? 1 : 0;
+      EXPECT_NE(got.type, IncidentType::kCaptureNotPassed) << "ply " << ply << ": " << got.detail;
     }
   }
-  EXPECT_LE(blamed, 2);
+  EXPECT_GE(uncounted, 10);
 }
 TEST(TrackerIncidents, HiddenPiece) {
   for (int ply = 10; ply < 40; ++ply) {

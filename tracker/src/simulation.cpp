@@ -54,6 +54,14 @@ struct Interval {
   double t1;
 };
 
+// A piece of `type` in a holding area that vision does not count from t0 until the player
+// drops it (t1, infinite until then).
+struct UncountedPiece {
+  double t0;
+  double t1;
+  int type;
+};
+
 std::uint64_t bit(Square s) {
   return std::uint64_t{1} << s;
 }
@@ -202,6 +210,7 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
   std::array<std::vector<HoldingsChange>, 4> holdings;
   std::array<std::vector<Interval>, 4> holdings_covers;
   std::array<std::vector<Interval>, 4> holdings_hidden;
+  std::array<std::vector<UncountedPiece>, 4> holdings_uncounted;
   std::vector<ClockEvent> clock_events;
   for (int b = 0; b < 2; ++b) changes[b].push_back({0.0, state_of(boards[b])});
   const auto counts_of = [&](Seat seat) {
@@ -342,6 +351,13 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
         const int s = seat_index(mover);
         holdings_covers[s].push_back({hand0 - 0.3, hand0 + 0.1});
         holdings[s].push_back({hand0, static_cast<int>(move.piece()), -1});
+        for (UncountedPiece& uncounted : holdings_uncounted[s]) {
+          if (uncounted.type == static_cast<int>(move.piece()) && uncounted.t0 <= hand0 &&
+              uncounted.t1 == std::numeric_limits<double>::infinity()) {
+            uncounted.t1 = hand0;
+            break;
+          }
+        }
       }
       passed = detail::play_on_boards(boards, board, move, rules);
     }
@@ -412,8 +428,9 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
       if (std::find(options.holdings_uncounted_captures.begin(),
                     options.holdings_uncounted_captures.end(),
                     static_cast<int>(i)) != options.holdings_uncounted_captures.end()) {
-        holdings_hidden[seat_index(partner)].push_back(
-            {arrival, std::numeric_limits<double>::infinity()});
+        holdings_uncounted[seat_index(partner)].push_back(
+            {arrival, std::numeric_limits<double>::infinity(), static_cast<int>(passed)});
+        ++sim.holdings_uncounted;
       }
       if (injected(IncidentType::kHiddenPiece, i)) {
         holdings_hidden[seat_index(partner)].push_back({t + 2.0, t + 7.0});
@@ -510,6 +527,10 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
               }
             }
           }
+        }
+        for (const UncountedPiece& uncounted : holdings_uncounted[s]) {
+          int& count = o.visible[static_cast<std::size_t>(uncounted.type)];
+          if (t >= uncounted.t0 && t < uncounted.t1 && count > 0) --count;
         }
         if (flicker && !o.occluded) {
           for (int& count : o.visible) ++count;

@@ -65,8 +65,9 @@ struct SimulationOptions {
   // While a piece is hidden (kHiddenPiece), one view in this many still counts it (a
   // miscount). 0: none.
   int holdings_hidden_glimpse_every = 0;
-  // The captures made at these plies are passed in time, but vision never counts them in the
-  // partner's area (touching pieces counted as one, a pale piece lying on a pale table).
+  // The captures made at these plies are passed in time, but vision does not count them in
+  // the partner's area until dropped (touching pieces counted as one, a pale piece lying on a
+  // pale table).
   std::vector<int> holdings_uncounted_captures;
   int max_plies = -1;  // stop after this many plies (-1: all)
   std::vector<Injection> injections;
@@ -99,6 +100,8 @@ struct Simulation {
   std::vector<ExpectedIncident> incidents;
   std::optional<double> base_seconds;
   double duration = 0.0;
+  // Captures vision was made not to count (SimulationOptions::holdings_uncounted_captures).
+  int holdings_uncounted = 0;
 };
 
 // Calls `sink` with every input in time order. Throws std::invalid_argument when the game
