@@ -1433,6 +1433,13 @@ struct Tracker::Impl {
     return kInfinity;
   }
 
+  // Whether a view's types can be believed: read for no more pieces than were counted. One
+  // piece may read as two types (held-out 10705's lone pawn as a pawn and a bishop; 10803's
+  // pawn left after B@g4 as a pawn and a bishop, which took the drop for Bg4).
+  static bool types_agree_with_count(const HoldingsObservation& o) {
+    return !o.pieces || total(o.visible) <= *o.pieces;
+  }
+
   // Evidence for a drop's type from the holding area: which types' visible counts fell
   // during the mover's turn (between two unoccluded views). A piece may arrive mid-turn, so
   // only falls count, not the level. Falls of no type (a piece grabbed as it arrived, or the
@@ -1455,6 +1462,7 @@ struct Tracker::Impl {
         continue;
       }
       ++out.views;
+      if (!types_agree_with_count(o)) continue;
       if (previous != nullptr) {
         for (int type = 0; type < 5; ++type) {
           if (o.visible[type] < previous->visible[type]) out.fell[type] = true;
@@ -1480,7 +1488,7 @@ struct Tracker::Impl {
   // the piece was grabbed as it arrived and no fall was seen.
   static double holdings_level_term(const Position& before, Color side, PieceType dropped,
                                     const HoldingsObservation* after) {
-    if (after == nullptr) return 0.0;
+    if (after == nullptr || !types_agree_with_count(*after)) return 0.0;
     int mismatch_before = 0;
     int mismatch_after = 0;
     for (int type = 0; type < 5; ++type) {
@@ -3005,7 +3013,7 @@ struct Tracker::Impl {
   static bool pass_arrived(const PendingPass& pass, const HoldingsObservation& o,
                            const std::array<int, 5>& want) {
     const int type = static_cast<int>(pass.type);
-    if (!o.pieces || total(o.visible) <= *o.pieces) {
+    if (types_agree_with_count(o)) {
       if (o.visible[type] >= want[type] ||
           (pass.visible_before && o.visible[type] > *pass.visible_before)) {
         return true;
