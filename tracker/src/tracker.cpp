@@ -797,8 +797,8 @@ struct PendingPass {
   std::optional<bool> there_after_deadline;  // in the first view after the deadline
   bool seen_after_deadline = false;          // seen to arrive after it (arrived_late)
   bool dropped_late = false;  // a drop after the deadline, the piece seen late, was this one
-  // The last view evaluated between the capture and the deadline, and what the history said
-  // the area held then.
+  // The last view evaluated after the capture and by the deadline, and what the history said
+  // the area held then (arrived_late compares later views with it).
   std::optional<HoldingsObservation> by_deadline;
   std::array<int, 5> want_by_deadline{};
   bool dropped_unseen = false;       // the partner dropped it, never seen after it
@@ -995,7 +995,7 @@ struct Tracker::Impl {
   std::array<std::array<std::optional<Shortfall>, kAnyType + 1>, 4> shortfalls;
   std::array<std::optional<HoldingsObservation>, 4> latest_holdings;
   std::array<double, 4> holdings_covered_t = {-kInfinity, -kInfinity, -kInfinity, -kInfinity};
-  // Per seat, the latest unoccluded reading: its views wait until it has settled.
+  // Per seat, the latest unoccluded reading: its views wait until it is steady.
   std::array<HoldingsReading, 4> holdings_reading;
   std::vector<PendingPass> passes;
   std::map<std::pair<int, int>, HandTouch> touches;  // (over board, seat) -> touch
@@ -3256,8 +3256,11 @@ struct Tracker::Impl {
       }
       if (config.debug != nullptr) {
         *config.debug << "pass " << pass.ply << " decided at " << latest_t
-                      << (not_there ? ": not passed" : ": passed") << " deadline " << *pass.deadline
-                      << " last seen without it " << pass.last_seen_t << " first view after it "
+                      << (!not_there                 ? ": passed"
+                          : pass.seen_after_deadline ? ": not passed"
+                                                     : ": never seen to arrive, no incident")
+                      << " deadline " << *pass.deadline << " last seen without it "
+                      << pass.last_seen_t << " first view after it "
                       << (pass.there_after_deadline
                               ? (*pass.there_after_deadline ? "has it" : "has not")
                               : "none")
