@@ -792,15 +792,13 @@ struct PendingPass {
   double t_capture;
   std::string ply;
   std::optional<double> deadline;            // the capturer's next press on that board
-  bool observed = false;                     // the partner's area was seen in the window
-  double last_seen_t = 0.0;                  // when last, without the piece
   std::optional<bool> there_after_deadline;  // in the first view after the deadline
   bool seen_after_deadline = false;          // seen to arrive after it (arrived_late)
   bool dropped_late = false;  // a drop after the deadline, the piece seen late, was this one
-  // The last view evaluated after the capture and by the deadline, and what the history said
-  // the area held then (arrived_late compares later views with it).
+  // The last view of the partner's area evaluated after the capture and by the deadline,
+  // without the piece (none: the area was not seen in the window); arrived_late compares
+  // later views with it.
   std::optional<HoldingsObservation> by_deadline;
-  std::array<int, 5> want_by_deadline{};
   bool dropped_unseen = false;       // the partner dropped it, never seen after it
   std::optional<double> resolved_t;  // when it arrived, was dropped or was decided
   bool passed = false;
@@ -3034,9 +3032,11 @@ struct Tracker::Impl {
     if (!pass_arrived(pass, o, want_now)) return false;
     if (!pass.by_deadline) return true;
     const HoldingsObservation& then = *pass.by_deadline;
+    // (Final: views are evaluated only once every press before them is committed.)
+    const std::array<int, 5> want_then = expected_at(s, then.t);
     // A drop from the area since then leaves a count that no longer tells: the piece it took
     // may have been one vision did not count.
-    int before = total(pass.want_by_deadline);
+    int before = total(want_then);
     for (const HoldingsChange& change : expected[s]) {
       if (change.t <= then.t) continue;
       if (change.t > o.t) break;
@@ -3044,10 +3044,10 @@ struct Tracker::Impl {
       before = total(change.counts);
     }
     if (o.pieces && then.pieces) {
-      return *o.pieces - *then.pieces > total(want_now) - total(pass.want_by_deadline);
+      return *o.pieces - *then.pieces > total(want_now) - total(want_then);
     }
     const int type = static_cast<int>(pass.type);
-    return o.visible[type] - then.visible[type] > want_now[type] - pass.want_by_deadline[type];
+    return o.visible[type] - then.visible[type] > want_now[type] - want_then[type];
   }
 
   // A drop by the partner of a captured piece's type by the capturer's deadline, with their
@@ -3065,24 +3065,14 @@ struct Tracker::Impl {
         // Seen arriving after the deadline: late, which evaluate_holdings reports (its views up
         // to the drop may not all be evaluated yet, so they are looked at here, but for those
         // beside a hand, which miscount as evaluate_holdings' do not).
-        std::vector<double> hands;
-        for (const HoldingsObservation& o : holdings_history[s]) {
-          if (o.occluded && o.t >= *pass.deadline - kHoldingsHandMarginSeconds &&
-              o.t <= t_drop + kHoldingsHandMarginSeconds) {
-            hands.push_back(o.t);
-          }
-        }
-        const auto beside_hand = [&](double t) {
-          return std::any_of(hands.begin(), hands.end(), [&](double hand) {
-            return std::abs(hand - t) < kHoldingsHandMarginSeconds;
-          });
-        };
-        const bool seen_late = std::any_of(holdings_history[s].begin(), holdings_history[s].end(),
-                                           [&](const HoldingsObservation& o) {
-                                             return !o.occluded && o.t > *pass.deadline &&
-                                                    o.t < t_drop && !beside_hand(o.t) &&
-                                                    arrived_late(pass, s, o);
-                                           });
+        const bool seen_late =
+            std::any_of(holdings_history[s].begin(), holdings_history[s].end(),
+                        [&](const HoldingsObservation& o) {
+                          return !o.occluded && o.t > *pass.deadline && o.t < t_drop &&
+                                 arrived_late(pass, s, o) &&
+                                 !hand_over_holdings(s, o.t - kHoldingsHandMarginSeconds,
+                                                     o.t + kHoldingsHandMarginSeconds);
+                        });
         if (config.debug != nullptr) {
           *config.debug << "pass " << pass.ply << " dropped at " << t_drop << " after its deadline "
                         << *pass.deadline << (seen_late ? ", seen late" : ", never seen") << "\n";
@@ -3179,9 +3169,7 @@ struct Tracker::Impl {
             }
             continue;
           }
-          pass.observed = true;
           pass.by_deadline = o;
-          pass.want_by_deadline = want;
           if (arrived) {
             pass.passed = true;
             pass.resolved_t = o.t;
@@ -3190,7 +3178,6 @@ struct Tracker::Impl {
                             << "\n";
             }
           }
-          pass.last_seen_t = o.t;
         }
         const auto track = [&](int type, bool short_of) {
           std::optional<Shortfall>& open = shortfalls[s][type];
@@ -3231,9 +3218,9 @@ struct Tracker::Impl {
       // have brought it (views beside a hand are not evaluated): then the first view after
       // the deadline decides (a drop of the piece at once is credit_pass_by_drop's).
       const bool not_there =
-          pass.observed &&
+          pass.by_deadline &&
           (!pass.there_after_deadline.value_or(true) ||
-           !hand_over_holdings(seat_index(partner), pass.last_seen_t, *pass.deadline));
+           !hand_over_holdings(seat_index(partner), pass.by_deadline->t, *pass.deadline));
       // Whose it is waits until the piece is seen (credit_pass_by_drop decides a drop).
       if (not_there && !pass.seen_after_deadline && !finished &&
           *pass.deadline + kUndecidedPassSeconds >= horizon) {
@@ -3260,7 +3247,7 @@ struct Tracker::Impl {
                           : pass.seen_after_deadline ? ": not passed"
                                                      : ": never seen to arrive, no incident")
                       << " deadline " << *pass.deadline << " last seen without it "
-                      << pass.last_seen_t << " first view after it "
+                      << (pass.by_deadline ? pass.by_deadline->t : 0.0) << " first view after it "
                       << (pass.there_after_deadline
                               ? (*pass.there_after_deadline ? "has it" : "has not")
                               : "none")
