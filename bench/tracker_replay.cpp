@@ -9,7 +9,8 @@
 //                [--altered] [--symbols] [--no-knocks] [--beam N]
 //                [--without-beside]
 // --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt, with each
-// holding area's reading where it changes (in logs saved with `record_eval --holdings`);
+// holding area's reading where it changes (in logs saved with `record_eval --holdings`), and
+// at each press where the true history (truth.bpgn) ranks and whether the beam kept it;
 // --square A:e4 writes what vision reported for that square in every frame to
 // CLIP/NAME/square-A-e4.txt (time, frame, empty/white/black, occluded, altered, restored, the
 // seats whose arm is over the board);
@@ -36,6 +37,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -166,6 +168,20 @@ void trace_holdings(std::ostream& out, const tracker::HoldingsObservation& seen,
   out << '\n';
 }
 
+// The clip's true moves per board in the engine's SAN, for the trace (none without a truth).
+std::array<std::vector<std::string>, 2> true_moves(const fs::path& truth_file) {
+  std::array<std::vector<std::string>, 2> moves;
+  std::ifstream in(truth_file);
+  if (!in) return moves;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<rules::BpgnGame> games = rules::parse_bpgn(text, truth_file.string());
+  if (games.empty()) return moves;
+  for (const rules::ReplayedPly& ply : rules::replay(games.front()).plies) {
+    moves[static_cast<std::size_t>(ply.board)].push_back(ply.san);
+  }
+  return moves;
+}
+
 // What the command line asks of every replay.
 struct ReplayOptions {
   std::string out_name = "replayed";
@@ -219,6 +235,7 @@ Result replay(const fs::path& clip, const ReplayOptions& options) {
   if (options.trace) {
     trace_file.open(out / "trace.txt");
     config.debug = &trace_file;
+    config.debug_truth = true_moves(clip / "truth.bpgn");
   }
   std::ofstream square_file;
   if (options.watched) {

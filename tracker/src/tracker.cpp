@@ -691,6 +691,9 @@ struct Hypothesis {
   PassedFrom passed_from;
   // Per board, a premove on the boards whose mover has yet to press (see NodeKind::kPremove).
   std::array<std::optional<PlyRecord>, 2> premove;
+  // For the trace (TrackerConfig::debug_truth): per board, how many true plies this history
+  // has followed; nullopt once it has left them.
+  std::optional<std::array<int, 2>> truth_followed = std::array<int, 2>{0, 0};
 };
 
 struct Press {
@@ -1508,6 +1511,106 @@ struct Tracker::Impl {
     return !falls.hand && falls.views >= 2 ? -kHoldingsWeight : 0.0;
   }
 
+  // For the trace: whether the true moves are given (TrackerConfig::debug_truth).
+  bool tracing_truth() const {
+    return config.debug != nullptr &&
+           !(config.debug_truth[0].empty() && config.debug_truth[1].empty());
+  }
+
+  // For the trace: `followed` advanced by `plies` (board, SAN) if they are the next true ones
+  // on their boards; checks and mates are not compared.
+  std::optional<std::array<int, 2>> follow_truth(
+      std::optional<std::array<int, 2>> followed,
+      const std::vector<std::pair<int, std::string>>& plies) const {
+    const auto bare = [](std::string san) {
+      std::erase_if(san, [](char c) { return c == '+' || c == '#'; });
+      return san;
+    };
+    if (!followed) return std::nullopt;
+    for (const auto& [board, san] : plies) {
+      const std::vector<std::string>& truth = config.debug_truth[static_cast<std::size_t>(board)];
+      int& n = (*followed)[static_cast<std::size_t>(board)];
+      if (n >= static_cast<int>(truth.size()) ||
+          bare(truth[static_cast<std::size_t>(n)]) != bare(san)) {
+        return std::nullopt;
+      }
+      ++n;
+    }
+    return followed;
+  }
+
+  // For the trace: the plies a candidate would record (premoves at the press that completes
+  // them); nullopt for a resync, which is built elsewhere.
+  static std::optional<std::vector<std::pair<int, std::string>>> candidate_plies(
+      const Candidate& c, const Hypothesis& parent, int b, const rules::RuleSet& rules) {
+    std::vector<std::pair<int, std::string>> plies;
+    if (c.kind == NodeKind::kResync) return std::nullopt;
+    if (c.kind == NodeKind::kPremoveCompleted) {
+      if (parent.premove[static_cast<std::size_t>(b)]) {
+        plies.emplace_back(b, parent.premove[static_cast<std::size_t>(b)]->san);
+      }
+      return plies;
+    }
+    if (c.kind == NodeKind::kPressWithoutMove || c.kind == NodeKind::kRepeatedPress) {
+      return plies;
+    }
+    std::array<Position, 2> boards = parent.boards;
+    for (int i = 0; i < c.move_count; ++i) {
+      const std::string san = rules::to_san(boards[static_cast<std::size_t>(b)], c.moves[i], rules);
+      if (!(c.kind == NodeKind::kPremove && i == 1)) plies.emplace_back(b, san);
+      apply_move(boards, static_cast<BoardId>(b), c.moves[i], rules);
+    }
+    return plies;
+  }
+
+  // For the trace: where the true history stands after a press.
+  void trace_truth(const Press& press, const std::vector<Candidate>& candidates,
+                   const std::vector<Hypothesis>& next) const {
+    const int b = index(press.board);
+    const auto total = [](const std::array<int, 2>& n) { return n[0] + n[1]; };
+    int following = 0;
+    for (const Hypothesis& h : beam) following += h.truth_followed.has_value();
+    *config.debug << "  truth: " << following << "/" << beam.size() << " hypotheses follow it";
+    if (following == 0) {
+      *config.debug << "\n";
+      return;
+    }
+    std::optional<std::size_t> best_true;
+    int advance = 0;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const Candidate& c = candidates[i];
+      const Hypothesis& parent = beam[static_cast<std::size_t>(c.parent)];
+      if (!parent.truth_followed) continue;
+      const auto plies = candidate_plies(c, parent, b, *config.rules);
+      if (!plies) continue;
+      const auto followed = follow_truth(parent.truth_followed, *plies);
+      if (!followed) continue;
+      const int more = total(*followed) - total(*parent.truth_followed);
+      if (!best_true || more > advance) {
+        best_true = i;
+        advance = more;
+      }
+      if (more > 0) break;
+    }
+    if (!best_true) {
+      *config.debug << "; no candidate follows it\n";
+      return;
+    }
+    const Candidate& c = candidates[*best_true];
+    *config.debug << "; best true candidate #" << *best_true << " of " << candidates.size() << " ("
+                  << advance << " plies, kind " << static_cast<int>(c.kind) << ") "
+                  << c.score - candidates.front().score << " behind the best";
+    std::optional<std::size_t> kept;
+    for (std::size_t i = 0; i < next.size() && !kept; ++i) {
+      if (next[i].truth_followed) kept = i;
+    }
+    if (kept) {
+      *config.debug << "; kept at " << *kept << " of " << next.size() << "\n";
+    } else {
+      *config.debug << "; LOST\n";
+    }
+  }
+
   void process(const Press& press) {
     const rules::RuleSet& rules = *config.rules;
     const int b = index(press.board);
@@ -1843,6 +1946,13 @@ struct Tracker::Impl {
           node->plies.push_back(std::move(ply));
         }
       }
+      if (tracing_truth()) {
+        std::vector<std::pair<int, std::string>> plies;
+        for (const PlyRecord& ply : node->plies) {
+          if (!ply.premoved) plies.emplace_back(index(ply.board), ply.san);
+        }
+        child.truth_followed = follow_truth(parent.truth_followed, plies);
+      }
       const std::uint64_t key =
           mix(state_key(child.boards), (child.premove[0] ? 1u : 0u) | (child.premove[1] ? 2u : 0u));
       if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;  // a better path
@@ -1890,6 +2000,7 @@ struct Tracker::Impl {
         next_parents.push_back(static_cast<int>(i));
       }
     }
+    if (tracing_truth()) trace_truth(press, candidates, next);
     // Keep scores small: only differences matter.
     const double best = next.front().score;
     for (Hypothesis& h : next) h.score -= best;

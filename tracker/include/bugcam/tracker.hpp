@@ -236,6 +236,10 @@ struct TrackerConfig {
   std::array<PieceLeans, 2> leans_over{};
   // Where to write the scoring of every press, for tuning; nullptr for none.
   std::ostream* debug = nullptr;
+  // With `debug`: the game's true moves per board (A, B) in SAN, for tuning. The trace then
+  // says at each press where the true history ranks among the candidates and whether the
+  // beam kept it.
+  std::array<std::vector<std::string>, 2> debug_truth;
 };
 
 class Tracker {
