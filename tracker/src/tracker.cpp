@@ -1586,11 +1586,11 @@ struct Tracker::Impl {
       const auto followed = follow_truth(parent.truth_followed, *plies);
       if (!followed) continue;
       const int more = total(*followed) - total(*parent.truth_followed);
+      // The one that follows it furthest, the best of those.
       if (!best_true || more > advance) {
         best_true = i;
         advance = more;
       }
-      if (more > 0) break;
     }
     if (!best_true) {
       *config.debug << "; no candidate follows it\n";
@@ -1599,7 +1599,8 @@ struct Tracker::Impl {
     const Candidate& c = candidates[*best_true];
     *config.debug << "; best true candidate #" << *best_true << " of " << candidates.size() << " ("
                   << advance << " plies, kind " << static_cast<int>(c.kind) << ") "
-                  << c.score - candidates.front().score << " behind the best";
+                  << c.score - candidates.front().score << " behind the best (its parent "
+                  << beam[static_cast<std::size_t>(c.parent)].score - beam.front().score << ")";
     std::optional<std::size_t> kept;
     for (std::size_t i = 0; i < next.size() && !kept; ++i) {
       if (next[i].truth_followed) kept = i;
