@@ -517,7 +517,7 @@ std::optional<CheckingDrop> find_checking_drop_beside_a_quiet_one(
 // The type reading of the dropped piece's square leans a little to the quiet type its player
 // also held (0.45 against 0.38 in every view: held-out 10832's 17b. B@a6+ read knight
 // 0.41-0.48, bishop 0.35-0.43). Players drop with check far more often than not, per square
-// (shared/data/bpgn): the checking drop is recorded.
+// (shared/data/bpgn): the checking drop is recorded (TrackerConfig::prefer_checking_drops).
 TEST(TrackerTypes, AnUnsureTypeReadingGoesToTheDropThatGivesCheck) {
   const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
   constexpr int kStays = 12;
@@ -563,6 +563,14 @@ TEST(TrackerTypes, AnUnsureTypeReadingGoesToTheDropThatGivesCheck) {
   const TrackedMove& want = outcome.sim.truth[static_cast<std::size_t>(found->ply)];
   ASSERT_NE(want.san.find('@'), std::string::npos);
   expect_committed_as_played(outcome.committed, want);
+  // Without the preference the reading decides, for the quiet type.
+  config.prefer_checking_drops = false;
+  const auto unpreferred = run_tracker(games[found->game], options, config);
+  for (const TrackedMove& got : unpreferred.committed) {
+    if (got.board == want.board && got.ply == want.ply) {
+      EXPECT_NE(got.san, want.san);
+    }
+  }
 }
 
 }  // namespace

@@ -2677,7 +2677,7 @@ struct Tracker::Impl {
           (type_doubt(press) || drop_or_move_doubt(press) || close_call(press))) {
         break;
       }
-      if (!agreed) best = resolve_type_doubt(press);
+      if (!agreed) best = resolve_type_doubt(press, likeliest_at(press));
       commit(press, *best);
       // Keep only the hypotheses that share the committed history.
       const Node committed_copy = *best;
@@ -2756,20 +2756,42 @@ struct Tracker::Impl {
   // drops of that type at each of the 3330 drops: bishops 223 of 1608 checking squares
   // against 602 of 26331 quiet ones, 6.1 times; queens 6.2; rooks 9.1; knights 10.5; pawns
   // 10.6). Held-out 10832's 17b. B@a6+ read knight 0.41-0.48, bishop 0.35-0.43, and was
-  // recorded N@a6. Only here: given to every drop at the press, it let the checking drops
-  // vision could not tell apart push a quiet one it later saw out of the beam (10301's 10B.
-  // N@e5), and 4 moves of 27 clips were lost.
-  static double checking_drop_prior(const Node* n, Move drop) {
-    if (!drop.is_drop() || n->plies.empty()) return 0.0;
+  // recorded N@a6. Taken at commit only: given to every drop at the press, it let the
+  // checking drops vision could not tell apart push a quiet one it later saw out of the beam
+  // (10301's 10B. N@e5), and 4 moves of 27 clips were lost.
+  double checking_drop_prior(const Node* n, Move drop) const {
+    if (!config.prefer_checking_drops || !drop.is_drop() || n->plies.empty()) return 0.0;
     const std::string& san = n->plies[0].san;  // the engine marks a check
     return !san.empty() && (san.back() == '+' || san.back() == '#') ? kCheckingDropPrior : 0.0;
   }
 
-  // Where hypotheses differ only in the type of a dropped or promoted piece, asks the
-  // oracle and lets its answer reorder them. Returns the node to commit.
-  const Node* resolve_type_doubt(const Press& press) {
+  // The best hypothesis's node at `press`, or a drop onto another square that is likelier
+  // with checking_drop_prior: where vision could not tell where a piece was dropped and no
+  // later press told either (held-out 10802's 16A. R@e8+, 1.5 behind B@b1 on a far rank
+  // read alike). Drops onto the same square are left to the type reading.
+  const Node* likeliest_at(const Press& press) const {
     const Node* best = node_at(beam.front().head, press.index);
-    if (!config.piece_types || !type_doubt(press, true)) return best;
+    if (!one_move(best) || !best->plies[0].move.is_drop()) return best;
+    const Square square = best->plies[0].move.to();
+    double best_score = beam.front().score + checking_drop_prior(best, best->plies[0].move);
+    for (const Hypothesis& h : beam) {
+      const Node* n = node_at(h.head, press.index);
+      if (!one_move(n) || !n->plies[0].move.is_drop() || n->plies[0].move.to() == square) {
+        continue;
+      }
+      const double score = h.score + checking_drop_prior(n, n->plies[0].move);
+      if (score > best_score) {
+        best_score = score;
+        best = n;
+      }
+    }
+    return best;
+  }
+
+  // Where hypotheses differ only in the type of a dropped or promoted piece, asks the
+  // oracle and lets its answer reorder them, from `best`. Returns the node to commit.
+  const Node* resolve_type_doubt(const Press& press, const Node* best) {
+    if (!config.piece_types || !one_move(best) || !type_doubt(press, true)) return best;
     const Move m = best->plies[0].move;
     const std::optional<PieceTypeScores> types = read_type(press, m.to(), best->plies[0].side);
     if (!types) return best;

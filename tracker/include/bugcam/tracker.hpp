@@ -229,6 +229,11 @@ struct TrackerConfig {
   // put back: the renderer stands a knocked-over piece up about 1.3 s after the knock.
   double disturbed_restored_within_seconds = 5.0;
   PieceTypeOracle piece_types;
+  // Where nothing but the players' habits can tell, at commit, which of the drops the beam
+  // holds was made (the type reading in doubt, or a square vision read alike before and
+  // after), prefer one that gives check (see checking_drop_prior in tracker.cpp); off for
+  // comparison.
+  bool prefer_checking_drops = true;
   // Learn where on each board an empty square beside a piece reads as a piece (its shadow)
   // and take such readings for that (see BesideCosts in tracker.cpp); off for comparison.
   bool learn_shadows_beside = true;
