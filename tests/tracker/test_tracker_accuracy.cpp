@@ -1,7 +1,5 @@
 // The tracker on noisy observations of real games, as vision would give them: the issue's
 // measurement of 20 clips (10 FICS, 10 chess.com games, each cut to 40-80 plies).
-#include <functional>
-
 #include <gtest/gtest.h>
 
 #include "tracker_harness.hpp"
@@ -77,39 +75,6 @@ TEST(TrackerAccuracy, TwentyClipsWithThreePercentMisreads) {
   EXPECT_EQ(t.false_incidents, 0);
 }
 
-// For a drop that vision reads empty: the arm over the eight squares around while it covers
-// the drop's square, and (`altered`) the square seen altered from when the hand left until a
-// hand covers it again.
-std::function<void(std::vector<SimulatedInput>&)> arm_over_drop_read_empty(TrackedMove drop,
-                                                                           bool altered) {
-  return [drop, altered](std::vector<SimulatedInput>& inputs) {
-    bool covered = false, after = false;
-    for (SimulatedInput& input : inputs) {
-      auto* seen = std::get_if<BoardObservation>(&input);
-      if (seen == nullptr || seen->board != drop.board) continue;
-      SquareEvidence& square = seen->squares[drop.move.to()];
-      if (seen->t < drop.t - 2.0 || (after && square.occluded)) after = false;
-      if (seen->t >= drop.t - 2.0 && seen->t <= drop.t + 0.05 && square.occluded) {
-        covered = true;
-        const int file = bugcam::rules::file_of(drop.move.to());
-        const int rank = bugcam::rules::rank_of(drop.move.to());
-        for (int df = -1; df <= 1; ++df) {
-          for (int dr = -1; dr <= 1; ++dr) {
-            if (file + df < 0 || file + df > 7 || rank + dr < 0 || rank + dr > 7) continue;
-            seen->squares[static_cast<std::size_t>(
-                              bugcam::rules::make_square(file + df, rank + dr))]
-                .occluded = true;
-          }
-        }
-      } else if (covered && !square.occluded) {
-        covered = false;
-        after = true;
-      }
-      if (after) square.altered = altered;
-    }
-  };
-}
-
 // A drop that vision reads empty whatever stands there (a pale piece on a pale square), the
 // arm that made it over the empty squares around, and the holding areas not read (as
 // `bugcam record` by default): every drop of that player's onto those squares fits as well.
@@ -130,9 +95,38 @@ TEST(TrackerAccuracy, ADropReadEmptyIsFoundWhereTheSquareWasSeenAltered) {
     if (!drop.move.is_drop()) continue;
     ++drops;
     options.blind = {BlindSquare{drop.board, drop.move.to()}};
+    // The arm over the eight squares around while it covers the drop's square, and the
+    // square seen altered from when the hand left until a hand covers it again.
+    const auto edit = [&](bool altered) {
+      return [&, altered](std::vector<SimulatedInput>& inputs) {
+        bool covered = false, after = false;
+        for (SimulatedInput& input : inputs) {
+          auto* seen = std::get_if<BoardObservation>(&input);
+          if (seen == nullptr || seen->board != drop.board) continue;
+          SquareEvidence& square = seen->squares[drop.move.to()];
+          if (seen->t < drop.t - 2.0 || (after && square.occluded)) after = false;
+          if (seen->t >= drop.t - 2.0 && seen->t <= drop.t + 0.05 && square.occluded) {
+            covered = true;
+            const int file = bugcam::rules::file_of(drop.move.to());
+            const int rank = bugcam::rules::rank_of(drop.move.to());
+            for (int df = -1; df <= 1; ++df) {
+              for (int dr = -1; dr <= 1; ++dr) {
+                if (file + df < 0 || file + df > 7 || rank + dr < 0 || rank + dr > 7) continue;
+                seen->squares[static_cast<std::size_t>(
+                                  bugcam::rules::make_square(file + df, rank + dr))]
+                    .occluded = true;
+              }
+            }
+          } else if (covered && !square.occluded) {
+            covered = false;
+            after = true;
+          }
+          if (after) square.altered = altered;
+        }
+      };
+    };
     const auto found = [&](bool altered) {
-      const auto outcome =
-          run_tracker(games[0], options, {}, std::nullopt, arm_over_drop_read_empty(drop, altered));
+      const auto outcome = run_tracker(games[0], options, {}, std::nullopt, edit(altered));
       for (const TrackedMove& m : outcome.committed) {
         // Its type is the holding areas' or the type reader's to tell, neither of which this
         // test has: the square is what is measured.

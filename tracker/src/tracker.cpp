@@ -1520,7 +1520,8 @@ struct Tracker::Impl {
   }
 
   // For the trace: `followed` advanced by `plies` (board, SAN) if they are the next true ones
-  // on their boards; checks and mates are not compared.
+  // on their boards; checks and mates are not compared (a record's marks need not be the
+  // engine's: whether a check mates in bughouse depends on the hands).
   std::optional<std::array<int, 2>> follow_truth(
       std::optional<std::array<int, 2>> followed,
       const std::vector<std::pair<int, std::string>>& plies) const {
@@ -2677,7 +2678,7 @@ struct Tracker::Impl {
           (type_doubt(press) || drop_or_move_doubt(press) || close_call(press))) {
         break;
       }
-      if (!agreed) best = resolve_type_doubt(press, likeliest_at(press));
+      if (!agreed) best = resolve_type_doubt(press, beam[likeliest_at(press)]);
       commit(press, *best);
       // Keep only the hypotheses that share the committed history.
       const Node committed_copy = *best;
@@ -2687,6 +2688,10 @@ struct Tracker::Impl {
         if (n != nullptr && n->same_content(committed_copy)) kept.push_back(std::move(h));
       }
       beam = std::move(kept);
+      // Scores stay relative to the best kept (type_doubt and close_call read them so): the
+      // committed node need not have been the front's.
+      const double top = beam.front().score;
+      for (Hypothesis& h : beam) h.score -= top;
       uncommitted.pop_front();
       ++next_commit;
     }
@@ -2700,15 +2705,16 @@ struct Tracker::Impl {
     return n != nullptr && n->kind == NodeKind::kMove && n->plies.size() == 1;
   }
 
-  // Whether some hypothesis's one-move node at `press` `rivals` the best hypothesis's:
-  // rivals(best, node, behind), `behind` how far that hypothesis trails the best.
+  // Whether some hypothesis's one-move node at `press` `rivals` that of `reference` (the best
+  // hypothesis, or the one about to be committed): rivals(reference's node, node, behind),
+  // `behind` how far that hypothesis trails `reference`.
   template <typename Rivals>
-  bool any_rival(const Press& press, Rivals rivals) const {
-    const Node* best = node_at(beam.front().head, press.index);
+  bool any_rival(const Press& press, Rivals rivals, const Hypothesis& reference) const {
+    const Node* best = node_at(reference.head, press.index);
     if (!one_move(best)) return false;
     for (const Hypothesis& h : beam) {
       const Node* n = node_at(h.head, press.index);
-      if (one_move(n) && rivals(*best, *n, -h.score)) return true;
+      if (one_move(n) && rivals(*best, *n, reference.score - h.score)) return true;
     }
     return false;
   }
@@ -2717,14 +2723,20 @@ struct Tracker::Impl {
   // piece: close on their scores, or, `without_press_reading`, on all but the press's type
   // reading (which read_type reads again in more views). A press waits for a later move only
   // in the first case: a sure reading needs no wait, but is still read again.
-  bool type_doubt(const Press& press, bool without_press_reading = false) const {
-    return any_rival(press, [&](const Node& best, const Node& n, double behind) {
-      const Move m = best.plies[0].move;
-      const Move o = n.plies[0].move;
-      if (without_press_reading) behind += n.type_bonus - best.type_bonus;
-      return (m.is_drop() || m.kind() == Move::Kind::kPromotion) && o != m && o.to() == m.to() &&
-             o.kind() == m.kind() && o.from() == m.from() && behind < kTypeDoubtMargin;
-    });
+  // Against `reference`'s node at the press where given, else the best hypothesis's.
+  bool type_doubt(const Press& press, bool without_press_reading = false,
+                  const Hypothesis* reference = nullptr) const {
+    return any_rival(
+        press,
+        [&](const Node& best, const Node& n, double behind) {
+          const Move m = best.plies[0].move;
+          const Move o = n.plies[0].move;
+          if (without_press_reading) behind += n.type_bonus - best.type_bonus;
+          return (m.is_drop() || m.kind() == Move::Kind::kPromotion) && o != m &&
+                 o.to() == m.to() && o.kind() == m.kind() && o.from() == m.from() &&
+                 behind < kTypeDoubtMargin;
+        },
+        reference != nullptr ? *reference : beam.front());
   }
 
   // Whether a hypothesis that did something else at `press` trails the best by less than
@@ -2743,55 +2755,68 @@ struct Tracker::Impl {
   // behind the pawn on d6). The squares may never tell, but the hypotheses hold different
   // pieces in hand, and the mover's next drops, whose types are read, do tell.
   bool drop_or_move_doubt(const Press& press) const {
-    return any_rival(press, [](const Node& best, const Node& n, double behind) {
-      const Move m = best.plies[0].move;
-      const Move o = n.plies[0].move;
-      return o.to() == m.to() && o.is_drop() != m.is_drop() && behind < kTypeDoubtMargin;
-    });
+    return any_rival(
+        press,
+        [](const Node& best, const Node& n, double behind) {
+          const Move m = best.plies[0].move;
+          const Move o = n.plies[0].move;
+          return o.to() == m.to() && o.is_drop() != m.is_drop() && behind < kTypeDoubtMargin;
+        },
+        beam.front());
   }
 
-  // Log-prior of a drop that gives check, against a quiet one, where the type reading leaves
-  // the dropped piece in doubt: in the games of shared/data/bpgn a square where a drop gives
-  // check is taken 6 to 11 times as often as one where it does not (per type, over the legal
-  // drops of that type at each of the 3330 drops: bishops 223 of 1608 checking squares
-  // against 602 of 26331 quiet ones, 6.1 times; queens 6.2; rooks 9.1; knights 10.5; pawns
-  // 10.6). Held-out 10832's 17b. B@a6+ read knight 0.41-0.48, bishop 0.35-0.43, and was
-  // recorded N@a6. Taken at commit only: given to every drop at the press, it let the
-  // checking drops vision could not tell apart push a quiet one it later saw out of the beam
-  // (10301's 10B. N@e5), and 4 moves of 27 clips were lost.
-  double checking_drop_prior(const Node* n, Move drop) const {
-    if (!config.prefer_checking_drops || !drop.is_drop() || n->plies.empty()) return 0.0;
-    const std::string& san = n->plies[0].san;  // the engine marks a check
+  // Log-prior of a node's drop that gives check, against a quiet one, where vision cannot
+  // tell the beam's drops apart at commit (the type reading in doubt, or squares read alike):
+  // in the games of shared/data/bpgn a square where a drop gives check is taken 6 to 11 times
+  // as often as one where it does not (per type, over the legal drops of that type at each
+  // of the 3330 drops: bishops 223 of 1608 checking squares against 602 of 26331 quiet ones,
+  // 6.1 times; queens 6.2; rooks 9.1; knights 10.5; pawns 10.6). Held-out 10832's 17b. B@a6+
+  // read knight 0.41-0.48, bishop 0.35-0.43, and was recorded N@a6. Taken at commit only:
+  // given to every drop at the press, it let the checking drops vision could not tell apart
+  // push a quiet one it later saw out of the beam (10301's 10B. N@e5), and 4 moves of 27
+  // clips were lost.
+  double checking_drop_prior(const Node* n) const {
+    if (!config.prefer_checking_drops || !one_move(n) || !n->plies[0].move.is_drop()) return 0.0;
+    const std::string& san = n->plies[0].san;  // to_san marks a check, and only a check
     return !san.empty() && (san.back() == '+' || san.back() == '#') ? kCheckingDropPrior : 0.0;
   }
 
-  // The best hypothesis's node at `press`, or a drop onto another square that is likelier
-  // with checking_drop_prior: where vision could not tell where a piece was dropped and no
-  // later press told either (held-out 10802's 16A. R@e8+, 1.5 behind B@b1 on a far rank
-  // read alike). Drops onto the same square are left to the type reading.
-  const Node* likeliest_at(const Press& press) const {
-    const Node* best = node_at(beam.front().head, press.index);
-    if (!one_move(best) || !best->plies[0].move.is_drop()) return best;
-    const Square square = best->plies[0].move.to();
-    double best_score = beam.front().score + checking_drop_prior(best, best->plies[0].move);
+  // Which hypothesis's node at `press` to commit, before the type reading: the best's, or a
+  // drop onto another square that is likelier with checking_drop_prior than every drop onto
+  // the best's square (held-out 10802's 16A. R@e8+, 1.5 behind B@b1, squares read alike and no
+  // later press telling). Between drops onto the best's square the type reading decides, the
+  // prior with it (resolve_type_doubt); without a type reader it is not taken there.
+  std::size_t likeliest_at(const Press& press) const {
+    const Node* front = node_at(beam.front().head, press.index);
+    if (!one_move(front) || !front->plies[0].move.is_drop()) return 0;
+    const Square square = front->plies[0].move.to();
+    const auto onto = [&](const Node* n) {
+      return one_move(n) && n->plies[0].move.is_drop() && n->plies[0].move.to() == square;
+    };
+    double here = -kInfinity;
     for (const Hypothesis& h : beam) {
       const Node* n = node_at(h.head, press.index);
-      if (!one_move(n) || !n->plies[0].move.is_drop() || n->plies[0].move.to() == square) {
-        continue;
-      }
-      const double score = h.score + checking_drop_prior(n, n->plies[0].move);
+      if (onto(n)) here = std::max(here, h.score + checking_drop_prior(n));
+    }
+    std::size_t chosen = 0;
+    double best_score = here;
+    for (std::size_t i = 0; i < beam.size(); ++i) {
+      const Node* n = node_at(beam[i].head, press.index);
+      if (!one_move(n) || !n->plies[0].move.is_drop() || onto(n)) continue;
+      const double score = beam[i].score + checking_drop_prior(n);
       if (score > best_score) {
         best_score = score;
-        best = n;
+        chosen = i;
       }
     }
-    return best;
+    return chosen;
   }
 
   // Where hypotheses differ only in the type of a dropped or promoted piece, asks the
-  // oracle and lets its answer reorder them, from `best`. Returns the node to commit.
-  const Node* resolve_type_doubt(const Press& press, const Node* best) {
-    if (!config.piece_types || !one_move(best) || !type_doubt(press, true)) return best;
+  // oracle and lets its answer reorder them, from `chosen`'s node. Returns the node to commit.
+  const Node* resolve_type_doubt(const Press& press, const Hypothesis& chosen) {
+    const Node* best = node_at(chosen.head, press.index);
+    if (!config.piece_types || !one_move(best) || !type_doubt(press, true, &chosen)) return best;
     const Move m = best->plies[0].move;
     const std::optional<PieceTypeScores> types = read_type(press, m.to(), best->plies[0].side);
     if (!types) return best;
@@ -2803,7 +2828,7 @@ struct Tracker::Impl {
       if (o.to() != m.to() || o.kind() != m.kind() || o.from() != m.from()) continue;
       // The reading replaces the press's own (counted once).
       const double p = std::max(1e-3f, (*types)[static_cast<int>(o.piece())]);
-      const double score = h.score - n->type_bonus + std::log(p) + checking_drop_prior(n, o);
+      const double score = h.score - n->type_bonus + std::log(p) + checking_drop_prior(n);
       if (score > best_score) {
         best_score = score;
         best = n;
