@@ -698,6 +698,13 @@ struct Hypothesis {
   std::optional<std::array<int, 2>> truth_followed = std::array<int, 2>{0, 0};
 };
 
+// Keeps scores small, relative to the first (best) hypothesis's: only differences matter, and
+// the doubts at commit read a hypothesis's score as how far it trails the best.
+void scores_relative_to_first(std::vector<Hypothesis>& hypotheses) {
+  const double first = hypotheses.front().score;
+  for (Hypothesis& h : hypotheses) h.score -= first;
+}
+
 struct Press {
   int index = 0;
   BoardId board = BoardId::kA;
@@ -2005,9 +2012,7 @@ struct Tracker::Impl {
       }
     }
     if (tracing_truth()) trace_truth(press, candidates, next);
-    // Keep scores small: only differences matter.
-    const double best = next.front().score;
-    for (Hypothesis& h : next) h.score -= best;
+    scores_relative_to_first(next);
     if (next.front().head->kind == NodeKind::kRepeatedPress) {
       counted_readings[b] = counted_before;
     } else {
@@ -2688,10 +2693,8 @@ struct Tracker::Impl {
         if (n != nullptr && n->same_content(committed_copy)) kept.push_back(std::move(h));
       }
       beam = std::move(kept);
-      // Scores stay relative to the best kept (type_doubt and close_call read them so): the
-      // committed node need not have been the front's.
-      const double top = beam.front().score;
-      for (Hypothesis& h : beam) h.score -= top;
+      // The committed node need not have been the front's.
+      scores_relative_to_first(beam);
       uncommitted.pop_front();
       ++next_commit;
     }
@@ -2787,29 +2790,27 @@ struct Tracker::Impl {
   // later press telling). Between drops onto the best's square the type reading decides, the
   // prior with it (resolve_type_doubt); without a type reader it is not taken there.
   std::size_t likeliest_at(const Press& press) const {
-    const Node* front = node_at(beam.front().head, press.index);
-    if (!one_move(front) || !front->plies[0].move.is_drop()) return 0;
-    const Square square = front->plies[0].move.to();
-    const auto onto = [&](const Node* n) {
-      return one_move(n) && n->plies[0].move.is_drop() && n->plies[0].move.to() == square;
-    };
-    double here = -kInfinity;
-    for (const Hypothesis& h : beam) {
+    const auto drop_square = [&](const Hypothesis& h) -> std::optional<Square> {
       const Node* n = node_at(h.head, press.index);
-      if (onto(n)) here = std::max(here, h.score + checking_drop_prior(n));
-    }
+      if (!one_move(n) || !n->plies[0].move.is_drop()) return std::nullopt;
+      return n->plies[0].move.to();
+    };
+    const std::optional<Square> square = drop_square(beam.front());
+    if (!square) return 0;
+    double here = -kInfinity, elsewhere = -kInfinity;
     std::size_t chosen = 0;
-    double best_score = here;
     for (std::size_t i = 0; i < beam.size(); ++i) {
-      const Node* n = node_at(beam[i].head, press.index);
-      if (!one_move(n) || !n->plies[0].move.is_drop() || onto(n)) continue;
-      const double score = beam[i].score + checking_drop_prior(n);
-      if (score > best_score) {
-        best_score = score;
+      const std::optional<Square> at = drop_square(beam[i]);
+      if (!at) continue;
+      const double score = beam[i].score + checking_drop_prior(node_at(beam[i].head, press.index));
+      if (*at == *square) {
+        here = std::max(here, score);
+      } else if (score > elsewhere) {
+        elsewhere = score;
         chosen = i;
       }
     }
-    return chosen;
+    return elsewhere > here ? chosen : 0;
   }
 
   // Where hypotheses differ only in the type of a dropped or promoted piece, asks the
