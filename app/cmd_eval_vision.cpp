@@ -89,9 +89,15 @@ int run_eval(const EvalOptions& options) {
   // Frames the truth says are covered by hands, per board.
   std::map<int, std::map<std::string, std::set<std::string>>> occluded;
   std::set<int> frames_with_hands;
+  // Whose hands: an area is rarely without any hand in view, but its own player's hand is
+  // away most of the game, and then the tracker takes what the area shows.
+  std::map<int, std::set<std::string>> hands_of;
   for (const auto& note : truth["frame_notes"]) {
     const int f = note["f"];
     if (note.contains("hands") && !note["hands"].empty()) frames_with_hands.insert(f);
+    if (note.contains("hands")) {
+      for (const auto& seat : note["hands"]) hands_of[f].insert(seat.get<std::string>());
+    }
     if (note.contains("occluded")) {
       for (const auto& [board, squares] : note["occluded"].items()) {
         for (const auto& s : squares) occluded[f][board].insert(s.get<std::string>());
@@ -112,8 +118,8 @@ int run_eval(const EvalOptions& options) {
   }
 
   Ratio squares_right, occluded_flagged, holdings_exact, holdings_typed_exact,
-      holdings_unflagged_exact, holdings_flagged, holdings_still_flagged, levers_right,
-      levers_right_still, levers_read, levers_right_of_read, found_boards;
+      holdings_unflagged_exact, holdings_flagged, holdings_still_flagged, holdings_own_hand_away,
+      levers_right, levers_right_still, levers_read, levers_right_of_read, found_boards;
   std::map<std::string, Ratio> squares_right_by_board;
   double worst_corner = 0;
   std::vector<double> corner_errors;
@@ -266,6 +272,10 @@ int run_eval(const EvalOptions& options) {
         ++holdings_unflagged_exact.total;
         holdings_unflagged_exact.right += counted_right ? 1 : 0;
       }
+      if (hands_of[f].count(holding.player) == 0) {
+        ++holdings_own_hand_away.total;
+        holdings_own_hand_away.right += counted_right && !holding.occluded ? 1 : 0;
+      }
       if (frames_with_hands.count(f) == 0) {
         ++holdings_still_flagged.total;
         holdings_still_flagged.right += holding.occluded ? 1 : 0;
@@ -359,6 +369,9 @@ int run_eval(const EvalOptions& options) {
   report["holdings_flagged_pct"] = holdings_flagged.percent();
   report["holdings_unflagged_exact_pct"] = holdings_unflagged_exact.percent();
   report["holdings_still_flagged_pct"] = holdings_still_flagged.percent();
+  // Area-frames without their own player's hand in view: counted exactly and not flagged.
+  report["holdings_own_hand_away_exact_pct"] = holdings_own_hand_away.percent();
+  report["holdings_own_hand_away_total"] = holdings_own_hand_away.total;
   report["levers_right_pct"] = levers_right.percent();
   report["levers_right_no_hands_pct"] = levers_right_still.percent();
   report["levers_read_pct"] = levers_read.percent();

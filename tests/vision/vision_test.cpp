@@ -135,6 +135,36 @@ TEST(Holdings, CountsPiecesByColour) {
   }
 }
 
+// The area begins where the board's frame ends, and the frame's outer edge may show as a thin
+// dark line along the area's board side: it is no piece, and a held piece touching it is
+// counted once, apart from the others.
+TEST(Holdings, TheBoardFramesEdgeAlongTheAreaIsNoPiece) {
+  Scene scene = bughouse_scene();
+  scene.holding_a_white = "wwbw";
+  SceneTruth truth = testing::render_scene(scene);
+  const calibration::Calibration calibration = calibration::calibrate(truth.image);
+  const calibration::Board* board = calibration.board("A");
+  ASSERT_NE(board, nullptr);
+  const double square_px = board->square_size_px();
+  // White A's area runs from 0.6 squares below the first rank outwards.
+  // About 0.1 square wide, as on clip 10801.
+  cv::line(truth.image, board->to_image({0.0, -0.65}), board->to_image({8.0, -0.65}),
+           cv::Scalar(30, 40, 60), std::max(2, cvRound(0.1 * square_px)), cv::LINE_AA);
+  cv::circle(truth.image, board->to_image({7.2, -0.65 - 0.36}), cvRound(0.33 * square_px),
+             cv::Scalar(25, 25, 28), cv::FILLED, cv::LINE_AA);
+  TrackingReader tracking(calibration);
+  for (const FrameObservation& seen : {FrameReader(calibration).read(truth.image),
+                                       tracking.read(truth.image), tracking.read(truth.image)}) {
+    ASSERT_EQ(seen.holdings.size(), 4u);
+    for (const HoldingObservation& holding : seen.holdings) {
+      const bool a_white = holding.player == "A:white";
+      EXPECT_EQ(holding.white_pieces, a_white ? 3 : 0) << holding.player;
+      EXPECT_EQ(holding.black_pieces, a_white ? 2 : 0) << holding.player;
+      EXPECT_FALSE(holding.occluded) << holding.player;
+    }
+  }
+}
+
 // Where nothing uses the holding areas (bugcam record without --holdings-to-tracker), they
 // are not read; the boards and clocks are read as before.
 TEST(Holdings, NotReadWhenNotAskedFor) {

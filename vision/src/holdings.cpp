@@ -64,6 +64,8 @@ constexpr double kSolidCrumb = 0.05;
 // white pawn on a pale green table, about 70 strip pixels of a base's 197, was dropped at
 // 0.35 (its holdings exact on 78.6 % of still frames, 89.3 % at 0.2).
 constexpr double kCrumbShare = 0.2;
+// How far in from the strip's board-side edge (squares) the board frame's outer edge may show.
+constexpr double kBoardEdgeBand = 0.12;
 
 // Splits a blob of `count` touching pieces into `count` parts: k-means over its pixels in a
 // metric where a standing piece is round (its extent along the lean shrunk by `elongation`),
@@ -358,6 +360,48 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   const double single = base_area + 0.45 * s * lean_px * kMeanPieceHeight;
   const double elongation =
       (2 * kBaseRadius * s + lean_px * kMeanPieceHeight) / (2 * kBaseRadius * s);
+  // The strip's edge nearest the board.
+  const std::array<cv::Point2d, 4> edge_middles{
+      cv::Point2d(width / 2.0, 0), cv::Point2d(width, height / 2.0),
+      cv::Point2d(width / 2.0, height), cv::Point2d(0, height / 2.0)};
+  const std::array<cv::Point2d, 4> inwards{cv::Point2d(0, 1), cv::Point2d(-1, 0),
+                                           cv::Point2d(0, -1), cv::Point2d(1, 0)};
+  std::size_t board_edge = 0;
+  double nearest = 0;
+  for (std::size_t e = 0; e < 4; ++e) {
+    const cv::Vec3d q = to_image * cv::Vec3d(edge_middles[e].x, edge_middles[e].y, 1);
+    const cv::Point2d b = board.to_board({q[0] / q[2], q[1] / q[2]});
+    const double d = std::hypot(b.x - 4, b.y - 4);
+    if (e == 0 || d < nearest) {
+      nearest = d;
+      board_edge = e;
+    }
+  }
+  const bool leaning_in = lean.dot(inwards[board_edge]) > 0.25 * s;
+  // The area begins where the board's frame ends, and the frame's outer edge often shows as a
+  // thin line along the strip's board side. Alone it was counted as pieces; held pieces
+  // touching it were joined into one blob, counted by its area (clip 10801: 3 pieces read
+  // as 6). Mask pixels within the band are kept only where the blob goes on inwards past it.
+  {
+    const int band_px = static_cast<int>(std::ceil(kBoardEdgeBand * s));
+    const cv::Point inward(static_cast<int>(inwards[board_edge].x),
+                           static_cast<int>(inwards[board_edge].y));
+    const cv::Mat before = mask.clone();
+    for (int y = 0; y < mask.rows; ++y) {
+      uchar* out = mask.ptr<uchar>(y);
+      for (int x = 0; x < mask.cols; ++x) {
+        if (out[x] == 0 ||
+            (cv::Point2d(x, y) - edge_middles[board_edge]).dot(inwards[board_edge]) >=
+                kBoardEdgeBand * s) {
+          continue;
+        }
+        const cv::Point beyond = cv::Point(x, y) + inward * (band_px + 1);
+        const bool goes_on = beyond.x >= 0 && beyond.y >= 0 && beyond.x < mask.cols &&
+                             beyond.y < mask.rows && before.at<uchar>(beyond) != 0;
+        if (!goes_on) out[x] = 0;
+      }
+    }
+  }
   const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(3, 3));
   cv::morphologyEx(mask, mask, cv::MORPH_OPEN, kernel);
   cv::morphologyEx(mask, mask, cv::MORPH_CLOSE, kernel);
@@ -385,27 +429,10 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       if (l[x] != 0 && i[x] == 0) ++edge_pixels[static_cast<std::size_t>(l[x])];
     }
   }
-  // The strip's edge nearest the board. Where the view makes the board's pieces lean towards
-  // the strip, the tops of the tall ones on the nearest rank reach over that edge: a blob
-  // along it that reaches in less far than a held piece would is one of them (a held piece's
-  // base stands inside the strip and its body leans away from the board).
-  const std::array<cv::Point2d, 4> edge_middles{
-      cv::Point2d(width / 2.0, 0), cv::Point2d(width, height / 2.0),
-      cv::Point2d(width / 2.0, height), cv::Point2d(0, height / 2.0)};
-  const std::array<cv::Point2d, 4> inwards{cv::Point2d(0, 1), cv::Point2d(-1, 0),
-                                           cv::Point2d(0, -1), cv::Point2d(1, 0)};
-  std::size_t board_edge = 0;
-  double nearest = 0;
-  for (std::size_t e = 0; e < 4; ++e) {
-    const cv::Vec3d q = to_image * cv::Vec3d(edge_middles[e].x, edge_middles[e].y, 1);
-    const cv::Point2d b = board.to_board({q[0] / q[2], q[1] / q[2]});
-    const double d = std::hypot(b.x - 4, b.y - 4);
-    if (e == 0 || d < nearest) {
-      nearest = d;
-      board_edge = e;
-    }
-  }
-  const bool leaning_in = lean.dot(inwards[board_edge]) > 0.25 * s;
+  // Where the view makes the board's pieces lean towards the strip, the tops of the tall ones on
+  // the nearest rank reach over its board-side edge: a blob along it that reaches in less far
+  // than a held piece would is one of them (a held piece's base stands inside the strip and its
+  // body leans away from the board).
   std::vector<int> board_edge_pixels(blob_pixels.size(), 0);
   std::vector<double> depth(blob_pixels.size(), 0);  // how far into the strip a blob reaches
   if (leaning_in) {
