@@ -165,6 +165,34 @@ TEST(Holdings, TheBoardFramesEdgeAlongTheAreaIsNoPiece) {
   }
 }
 
+// A blob is counted by its area, but a large piece lying on its side covers as much as two or
+// three standing ones: it is one piece, its outline has no notch. Two pieces touching meet at
+// a notch and are two.
+TEST(Holdings, ALargePieceLyingDownIsOnePieceAndTwoTouchingAreTwo) {
+  Scene scene = bughouse_scene();
+  SceneTruth truth = testing::render_scene(scene);
+  const calibration::Calibration calibration = calibration::calibrate(truth.image);
+  const calibration::Board* board = calibration.board("A");
+  ASSERT_NE(board, nullptr);
+  const double square_px = board->square_size_px();
+  const cv::Scalar black_piece(25, 25, 28);
+  // White A's area: from 0.6 to 3.2 squares below the first rank (the scene looks straight
+  // down, so squares are squares in the image).
+  cv::ellipse(truth.image, board->to_image({2.0, -1.9}),
+              cv::Size(cvRound(0.8 * square_px), cvRound(0.35 * square_px)), 20, 0, 360,
+              black_piece, cv::FILLED, cv::LINE_AA);
+  for (const double x : {5.0, 5.68}) {
+    cv::circle(truth.image, board->to_image({x, -1.9}), cvRound(0.33 * square_px), black_piece,
+               cv::FILLED, cv::LINE_AA);
+  }
+  const FrameObservation seen = FrameReader(calibration).read(truth.image);
+  ASSERT_EQ(seen.holdings.size(), 4u);
+  for (const HoldingObservation& holding : seen.holdings) {
+    EXPECT_EQ(holding.white_pieces, 0) << holding.player;
+    EXPECT_EQ(holding.black_pieces, holding.player == "A:white" ? 3 : 0) << holding.player;
+  }
+}
+
 // Where nothing uses the holding areas (bugcam record without --holdings-to-tracker), they
 // are not read; the boards and clocks are read as before.
 TEST(Holdings, NotReadWhenNotAskedFor) {

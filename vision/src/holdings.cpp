@@ -64,6 +64,9 @@ constexpr double kSolidCrumb = 0.05;
 // white pawn on a pale green table, about 70 strip pixels of a base's 197, was dropped at
 // 0.35 (its holdings exact on 78.6 % of still frames, 89.3 % at 0.2).
 constexpr double kCrumbShare = 0.2;
+// Where two pieces touch, the blob's outline has a notch at least this deep (squares); one
+// piece's outline, however large the piece, has none so deep.
+constexpr double kNotchDepth = 0.2;
 // How far in from the strip's board-side edge (squares) the board frame's outer edge may show.
 constexpr double kBoardEdgeBand = 0.12;
 
@@ -153,6 +156,30 @@ std::vector<StripPiece> split_blob(const std::vector<cv::Point>& pixels,
     found.push_back(parts[k]);
   }
   return found;
+}
+
+// How many notches cut into blob `label` (inside `box` of `labels`) deeper than `min_depth`
+// pixels: the convexity defects of its outline.
+int deep_notches(const cv::Mat& labels, int label, const cv::Rect& box, double min_depth) {
+  cv::Mat blob;
+  cv::copyMakeBorder(labels(box) == label, blob, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
+  std::vector<std::vector<cv::Point>> outlines;
+  cv::findContours(blob, outlines, cv::RETR_EXTERNAL, cv::CHAIN_APPROX_NONE);
+  if (outlines.empty()) return 0;
+  const std::vector<cv::Point>& outline =
+      *std::max_element(outlines.begin(), outlines.end(),
+                        [](const auto& a, const auto& b) { return a.size() < b.size(); });
+  std::vector<int> hull;
+  cv::convexHull(outline, hull, false, false);
+  if (hull.size() <= 3) return 0;
+  // convexityDefects wants the hull's indices in the outline's order.
+  std::sort(hull.begin(), hull.end());
+  std::vector<cv::Vec4i> defects;
+  cv::convexityDefects(outline, hull, defects);
+  // Depths are fixed point, 8 fractional bits.
+  return static_cast<int>(std::count_if(defects.begin(), defects.end(), [&](const cv::Vec4i& d) {
+    return d[3] / 256.0 > min_depth;
+  }));
 }
 
 }  // namespace
@@ -505,6 +532,14 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       if (solid_area < 0.5 * blob_area) {
         pieces = std::max(1, static_cast<int>(std::lround(solid_area / single)));
       }
+    }
+    // By area alone, a large piece (a queen, a rook on its side, with its shadow) was taken for
+    // two (10802: 6 pieces read as 7). Touching pieces meet at a notch.
+    if (pieces >= 2) {
+      const cv::Rect box(
+          stats.at<int>(label, cv::CC_STAT_LEFT), stats.at<int>(label, cv::CC_STAT_TOP),
+          stats.at<int>(label, cv::CC_STAT_WIDTH), stats.at<int>(label, cv::CC_STAT_HEIGHT));
+      if (deep_notches(labels, label, box, kNotchDepth * s) == 0) pieces = 1;
     }
     for (const StripPiece& part :
          split_blob(blob_pixels[static_cast<std::size_t>(label)],
