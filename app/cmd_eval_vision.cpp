@@ -88,13 +88,16 @@ int run_eval(const EvalOptions& options) {
 
   // Frames the truth says are covered by hands, per board.
   std::map<int, std::map<std::string, std::set<std::string>>> occluded;
-  std::set<int> frames_with_hands;
-  // Whose hands: an area is rarely without any hand in view, but its own player's hand is
-  // away most of the game, and then the tracker takes what the area shows.
+  // Whose hands are in view, by frame: an area is rarely without any hand in view, but its
+  // own player's hand is away most of the game, and then the tracker takes what it shows.
   std::map<int, std::set<std::string>> hands_of;
+  const auto hands_in_view = [&hands_of](int f) { return hands_of.count(f) != 0; };
+  const auto hand_of_in_view = [&hands_of](int f, const std::string& seat) {
+    const auto it = hands_of.find(f);
+    return it != hands_of.end() && it->second.count(seat) != 0;
+  };
   for (const auto& note : truth["frame_notes"]) {
     const int f = note["f"];
-    if (note.contains("hands") && !note["hands"].empty()) frames_with_hands.insert(f);
     if (note.contains("hands")) {
       for (const auto& seat : note["hands"]) hands_of[f].insert(seat.get<std::string>());
     }
@@ -272,11 +275,11 @@ int run_eval(const EvalOptions& options) {
         ++holdings_unflagged_exact.total;
         holdings_unflagged_exact.right += counted_right ? 1 : 0;
       }
-      if (hands_of[f].count(holding.player) == 0) {
+      if (!hand_of_in_view(f, holding.player)) {
         ++holdings_own_hand_away.total;
         holdings_own_hand_away.right += counted_right && !holding.occluded ? 1 : 0;
       }
-      if (frames_with_hands.count(f) == 0) {
+      if (!hands_in_view(f)) {
         ++holdings_still_flagged.total;
         holdings_still_flagged.right += holding.occluded ? 1 : 0;
         ++holdings_exact.total;
@@ -290,7 +293,7 @@ int run_eval(const EvalOptions& options) {
         if (holding.occluded) std::cerr << " (occluded)";
         std::cerr << ", truth";
         for (const auto& [letter, count] : by_type) std::cerr << " " << count << letter;
-        if (frames_with_hands.count(f) != 0) std::cerr << " (hands in view)";
+        if (hands_in_view(f)) std::cerr << " (hands in view)";
         std::cerr << "\n";
       }
     }
@@ -310,14 +313,14 @@ int run_eval(const EvalOptions& options) {
         ++levers_right_of_read.total;
         levers_right_of_read.right += expected == vision::lever_name(clock.lever_down) ? 1 : 0;
       }
-      if (frames_with_hands.count(f) == 0) {
+      if (!hands_in_view(f)) {
         ++levers_right_still.total;
         levers_right_still.right += expected == vision::lever_name(clock.lever_down) ? 1 : 0;
       }
       if (options.verbose && expected != vision::lever_name(clock.lever_down)) {
         std::cerr << "frame " << f << " clock " << clock.board << ": seen "
                   << vision::lever_name(clock.lever_down) << ", truth " << expected
-                  << (frames_with_hands.count(f) != 0 ? " (hands in view)" : "") << "\n";
+                  << (hands_in_view(f) ? " (hands in view)" : "") << "\n";
       }
     }
   }

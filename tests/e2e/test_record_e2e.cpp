@@ -272,14 +272,12 @@ TEST_F(RecordEndToEnd, EvalVisionReportsEachBoard) {
     wrong += board.at("squares_wrong").get<long>();
   }
   EXPECT_EQ(wrong, report.at("squares_wrong").get<long>());
-  // Holdings where the area's own player has no hand in view: four areas per scored frame at
-  // most, and some in a game where hands come and go.
+  // Holdings where the area's own player has no hand in view: some, and fewer than all four
+  // areas of every scored frame, since players' hands come and go in the clip.
   const long own_hand_away = report.at("holdings_own_hand_away_total").get<long>();
   EXPECT_GT(own_hand_away, 0);
-  EXPECT_LE(own_hand_away, 4 * report.at("frames_scored").get<long>());
-  const double exact = report.at("holdings_own_hand_away_exact_pct").get<double>();
-  EXPECT_GE(exact, 0.0);
-  EXPECT_LE(exact, 100.0);
+  EXPECT_LT(own_hand_away, 4 * report.at("frames_scored").get<long>());
+  EXPECT_TRUE(report.contains("holdings_own_hand_away_exact_pct"));
 }
 
 TEST_F(RecordEndToEnd, ErrorsHaveTheSpecExitStatuses) {

@@ -146,8 +146,8 @@ TEST(Holdings, TheBoardFramesEdgeAlongTheAreaIsNoPiece) {
   const calibration::Board* board = calibration.board("A");
   ASSERT_NE(board, nullptr);
   const double square_px = board->square_size_px();
-  // White A's area runs from 0.6 squares below the first rank outwards.
-  // About 0.1 square wide, as on clip 10801.
+  // White A's area runs from 0.6 squares below the first rank outwards; along its edge, a
+  // line about 0.1 square wide, as on clip 10801.
   cv::line(truth.image, board->to_image({0.0, -0.65}), board->to_image({8.0, -0.65}),
            cv::Scalar(30, 40, 60), std::max(2, cvRound(0.1 * square_px)), cv::LINE_AA);
   cv::circle(truth.image, board->to_image({7.2, -0.65 - 0.36}), cvRound(0.33 * square_px),
@@ -181,6 +181,7 @@ TEST(Holdings, ALargePieceLyingDownIsOnePieceAndTwoTouchingAreTwo) {
   cv::ellipse(truth.image, board->to_image({2.0, -1.9}),
               cv::Size(cvRound(0.8 * square_px), cvRound(0.35 * square_px)), 20, 0, 360,
               black_piece, cv::FILLED, cv::LINE_AA);
+  // Bases that just touch (0.02 square apart, joined where their edges blur).
   for (const double x : {5.0, 5.68}) {
     cv::circle(truth.image, board->to_image({x, -1.9}), cvRound(0.33 * square_px), black_piece,
                cv::FILLED, cv::LINE_AA);

@@ -64,8 +64,10 @@ constexpr double kSolidCrumb = 0.05;
 // white pawn on a pale green table, about 70 strip pixels of a base's 197, was dropped at
 // 0.35 (its holdings exact on 78.6 % of still frames, 89.3 % at 0.2).
 constexpr double kCrumbShare = 0.2;
-// Where two pieces touch, the blob's outline has a notch at least this deep (squares); one
-// piece's outline, however large the piece, has none so deep.
+// Where two pieces' outlines meet, the blob's outline usually has a notch at least this deep
+// (squares): two bases of 0.33 square that touch leave one of 0.33, and one of 0.2 while they
+// overlap in view by 0.05 square. One piece's outline, however large the piece, has none so
+// deep. Smaller pieces that touch may leave less: 10802's touching pawns read as one.
 constexpr double kNotchDepth = 0.2;
 // How far in from the strip's board-side edge (squares) the board frame's outer edge may show.
 constexpr double kBoardEdgeBand = 0.12;
@@ -158,28 +160,28 @@ std::vector<StripPiece> split_blob(const std::vector<cv::Point>& pixels,
   return found;
 }
 
-// How many notches cut into blob `label` (inside `box` of `labels`) deeper than `min_depth`
-// pixels: the convexity defects of its outline.
-int deep_notches(const cv::Mat& labels, int label, const cv::Rect& box, double min_depth) {
+// Whether a notch deeper than `min_depth` pixels cuts into blob `label` (inside `box` of
+// `labels`): a convexity defect of its outline.
+bool has_notch_deeper_than(const cv::Mat& labels, int label, const cv::Rect& box,
+                           double min_depth) {
   cv::Mat blob;
   cv::copyMakeBorder(labels(box) == label, blob, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
   std::vector<std::vector<cv::Point>> outlines;
   cv::findContours(blob, outlines, cv::RETR_EXTERNAL, cv::CHAIN_APPROX_NONE);
-  if (outlines.empty()) return 0;
+  if (outlines.empty()) return false;
   const std::vector<cv::Point>& outline =
       *std::max_element(outlines.begin(), outlines.end(),
                         [](const auto& a, const auto& b) { return a.size() < b.size(); });
   std::vector<int> hull;
   cv::convexHull(outline, hull, false, false);
-  if (hull.size() <= 3) return 0;
+  if (hull.size() <= 3) return false;
   // convexityDefects wants the hull's indices in the outline's order.
   std::sort(hull.begin(), hull.end());
   std::vector<cv::Vec4i> defects;
   cv::convexityDefects(outline, hull, defects);
   // Depths are fixed point, 8 fractional bits.
-  return static_cast<int>(std::count_if(defects.begin(), defects.end(), [&](const cv::Vec4i& d) {
-    return d[3] / 256.0 > min_depth;
-  }));
+  return std::any_of(defects.begin(), defects.end(),
+                     [&](const cv::Vec4i& d) { return d[3] / 256.0 > min_depth; });
 }
 
 }  // namespace
@@ -408,7 +410,8 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   // The area begins where the board's frame ends, and the frame's outer edge often shows as a
   // thin line along the strip's board side. Alone it was counted as pieces; held pieces
   // touching it were joined into one blob, counted by its area (clip 10801: 3 pieces read
-  // as 6). Mask pixels within the band are kept only where the blob goes on inwards past it.
+  // as 6). A mask pixel within the band is kept only where the mask is set just past the
+  // band, straight inwards (a piece touching the edge).
   {
     const int band_px = static_cast<int>(std::ceil(kBoardEdgeBand * s));
     const cv::Point inward(static_cast<int>(inwards[board_edge].x),
@@ -539,7 +542,7 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       const cv::Rect box(
           stats.at<int>(label, cv::CC_STAT_LEFT), stats.at<int>(label, cv::CC_STAT_TOP),
           stats.at<int>(label, cv::CC_STAT_WIDTH), stats.at<int>(label, cv::CC_STAT_HEIGHT));
-      if (deep_notches(labels, label, box, kNotchDepth * s) == 0) pieces = 1;
+      if (!has_notch_deeper_than(labels, label, box, kNotchDepth * s)) pieces = 1;
     }
     for (const StripPiece& part :
          split_blob(blob_pixels[static_cast<std::size_t>(label)],
