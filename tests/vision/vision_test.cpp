@@ -392,71 +392,33 @@ struct PaleBoard {
 };
 
 // A pale piece put on a pale square by a hand: under a tilted camera its body stands over
-// the next square, so the square's own view changes only by its base's shade, which the
-// still-view comparison takes for a shadow, while the single frame (which looks where the body
-// stands) reads the piece. The bundled clip's 10A. B@b5+ was read empty for the 0.5 s it stood
-// there, and recorded as a drop elsewhere. Once the hand has gone the square is unsure until
-// the new reading is confirmed, never its old reading; a square the hand leaves as it was reads
-// as before at once. Where the square's view did not change at all, the reading that turned
-// is not the square's (the network sees its neighbours too): it stays unsure.
+// the next square, so the square's own view is as before the hand came, while the single
+// frame (which looks where the body stands) reads the piece. The bundled clip's 10A. B@b5+
+// was read empty for the 0.5 s it stood there, and recorded as a drop elsewhere. Once the
+// hand has gone the square is unsure until the new reading is confirmed, never its old
+// reading; a square the hand leaves as it was reads as before at once.
 TEST(Tracking, ASquareAHandLeftReadingOtherwiseIsUnsureUntilConfirmed) {
   const PaleBoard scene;
   const int e4 = PaleBoard::e4, d4 = PaleBoard::d4;
-  const auto centre = (PaleBoard::cell(e4).tl() + PaleBoard::cell(e4).br()) / 2;
-  // e4's outputs in the 40 frames after the hand, with `after` in view and e4 read white.
-  const auto hand_puts_a_piece = [&](const cv::Mat& after) {
-    BoardTracker tracker;
-    for (int i = 0; i < 4; ++i) tracker.update(scene.image, PaleBoard::empty_readings());
-    for (const SquareObservation& seen : PaleBoard::hand_over(tracker, scene.image)) {
-      EXPECT_TRUE(seen.occluded);
-    }
-    std::array<SquareObservation, 64> piece_on_e4 = PaleBoard::empty_readings();
-    piece_on_e4[static_cast<size_t>(e4)] = PaleBoard::reading('w');
-    std::string seen;
-    for (int i = 0; i < 40; ++i) {
-      const std::array<SquareObservation, 64> out = tracker.update(after, piece_on_e4);
-      EXPECT_EQ(out[static_cast<size_t>(d4)].symbol(), '.') << "frame " << i;
-      seen.push_back(out[static_cast<size_t>(e4)].symbol());
-    }
-    return seen;
-  };
-  // The base's shade: the square's colour, darker, over a disc a third of the square wide.
-  cv::Mat shaded = scene.image.clone();
-  cv::circle(shaded, centre, PaleBoard::px / 4, cv::Scalar(120, 152, 168), cv::FILLED);
-  const std::string with_shade = hand_puts_a_piece(shaded);
-  EXPECT_EQ(with_shade.find('.'), std::string::npos) << with_shade;
-  EXPECT_EQ(with_shade.front(), '?') << with_shade;
-  EXPECT_EQ(with_shade.back(), 'w') << with_shade;
-  const std::string unchanged = hand_puts_a_piece(scene.image);
-  EXPECT_EQ(unchanged, std::string(40, '?'));
-}
-
-// A piece a hand passed over, its square looking just as before, while the single frame reads
-// the square empty (10823's pale bishop on e2, read empty from 75 s and recorded as 10A. Bxd1
-// for Rxd1): the piece stays. Taken away, the square reads empty.
-TEST(Tracking, APieceWhoseSquareLooksAsBeforeIsNotReadAway) {
-  const PaleBoard scene;
-  const int e4 = PaleBoard::e4;
-  const auto centre = (PaleBoard::cell(e4).tl() + PaleBoard::cell(e4).br()) / 2;
-  cv::Mat with_piece = scene.image.clone();
-  cv::circle(with_piece, centre, PaleBoard::px / 3, cv::Scalar(200, 225, 240), cv::FILLED);
+  BoardTracker tracker;
+  for (int i = 0; i < 4; ++i) tracker.update(scene.image, PaleBoard::empty_readings());
+  for (const SquareObservation& seen : PaleBoard::hand_over(tracker, scene.image)) {
+    EXPECT_TRUE(seen.occluded);
+  }
+  // The hand is gone: e4 looks as before but reads a white piece; d4 reads as before.
   std::array<SquareObservation, 64> piece_on_e4 = PaleBoard::empty_readings();
   piece_on_e4[static_cast<size_t>(e4)] = PaleBoard::reading('w');
-  // e4's outputs in the 60 frames after a hand, with `after` in view and e4 read empty.
-  const auto hand_passes = [&](const cv::Mat& after) {
-    BoardTracker tracker;
-    for (int i = 0; i < 4; ++i) tracker.update(with_piece, piece_on_e4);
-    PaleBoard::hand_over(tracker, with_piece);
-    std::string seen;
-    for (int i = 0; i < 60; ++i) {
-      seen.push_back(
-          tracker.update(after, PaleBoard::empty_readings())[static_cast<size_t>(e4)].symbol());
-    }
-    return seen;
-  };
-  EXPECT_EQ(hand_passes(with_piece), std::string(60, 'w'));
-  const std::string taken = hand_passes(scene.image);
-  EXPECT_EQ(taken.back(), '.') << taken;
+  int unsure = 0;
+  std::array<SquareObservation, 64> out{};
+  for (int i = 0; i < 20; ++i) {
+    out = tracker.update(scene.image, piece_on_e4);
+    EXPECT_EQ(out[static_cast<size_t>(d4)].symbol(), '.') << "frame " << i;
+    const char seen = out[static_cast<size_t>(e4)].symbol();
+    EXPECT_NE(seen, '.') << "frame " << i;
+    if (seen == '?') ++unsure;
+  }
+  EXPECT_EQ(out[static_cast<size_t>(e4)].symbol(), 'w');
+  EXPECT_GT(unsure, 0);
 }
 
 // A piece put by a hand where the single frame still reads the square empty (held-out 10400:

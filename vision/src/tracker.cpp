@@ -2,7 +2,6 @@
 // against the previous frame for hands and arms (DESIGN.md, "Hands are not pieces").
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include <opencv2/imgproc.hpp>
 
@@ -39,14 +38,6 @@ constexpr float kAlteredFraction = 0.15f;
 // after a hand, below which the square is restored (SquareObservation::restored): as close
 // as a still view stays to itself (kChangeFraction), allowing for a neighbour's shadow.
 constexpr float kRestoredFraction = kChangeFraction;
-// The override (TrackerOptions::override_frames) is for changes the still-view comparison takes
-// for shadows; a square whose view, shadows included, did not change as much as a change of
-// the square (kChangeFraction) keeps its reading. A single-frame reading that turns over such
-// a view moved with the square's surroundings, which the square network sees too, not with the
-// square. On 10704 and 10823 such turns made 35 right readings wrong (empty squares read as
-// pieces; 10704's 3A. d3 for d4; 10823's e2 bishop read away) and 32 wrong ones right, 27 of
-// them undoing the former.
-constexpr float kUnchangedFraction = kChangeFraction;
 // The still view follows slow changes of light on unchanged squares at this rate.
 constexpr double kReferenceRate = 0.05;
 
@@ -127,7 +118,7 @@ std::array<SquareObservation, 64> BoardTracker::update(
   }
 
   // Per square: pixels moving since the last frame, unlike the still view, and new (both).
-  std::array<int, 64> moving{}, changed{}, fresh{}, differing{};
+  std::array<int, 64> moving{}, changed{}, fresh{};
   for (int y = 0; y < 8 * s; ++y) {
     const cv::Vec3f* n = now.ptr<cv::Vec3f>(y);
     const cv::Vec3f* p = previous_.ptr<cv::Vec3f>(y);
@@ -136,10 +127,8 @@ std::array<SquareObservation, 64> BoardTracker::update(
     for (int x = 0; x < 8 * s; ++x) {
       const size_t sq = static_cast<size_t>(rank * 8 + x / s);
       const bool moved = colour_distance(n[x], p[x]) > kPixelChange;
-      const bool differs = colour_distance(n[x], r[x]) > kPixelChange;
-      const bool changed_pixel = differs && !is_shadow(n[x], r[x]);
+      const bool changed_pixel = unlike_still(n[x], r[x]);
       moving[sq] += moved ? 1 : 0;
-      differing[sq] += differs ? 1 : 0;
       changed[sq] += changed_pixel ? 1 : 0;
       fresh[sq] += moved && changed_pixel ? 1 : 0;
     }
@@ -213,12 +202,9 @@ std::array<SquareObservation, 64> BoardTracker::update(
     const bool still = still_frames_[i] >= options_.confirm_frames;
     const bool changed_square = changed_share > kChangeFraction;
     // A new reading needs a change of the still view (or no reading yet) and must hold;
-    // without such a change it needs to hold much longer, and a view that did not change at
-    // all keeps its reading.
-    const bool unchanged_view = static_cast<float>(differing[i]) / area < kUnchangedFraction;
-    const int needed = changed_square || confirmed_[i] == '?' ? options_.confirm_frames
-                       : unchanged_view                       ? std::numeric_limits<int>::max()
-                                                              : options_.override_frames;
+    // without such a change it needs to hold much longer.
+    const int needed =
+        changed_square || confirmed_[i] == '?' ? options_.confirm_frames : options_.override_frames;
     if (single == '?' || single == confirmed_[i]) {
       candidate_frames_[i] = 0;
       const bool visited = visited_[i];
