@@ -43,7 +43,7 @@ struct EvalOptions {
   bool single_frame = false;
   bool learn_looks = true;
   bool lens = false;
-  std::string squares = "auto";
+  std::string squares = "fused";
 };
 
 struct Ratio {
@@ -199,8 +199,8 @@ int run_eval(const EvalOptions& options) {
           }
         }
         vision::VisionOptions vision_options;
-        vision_options.squares = vision::square_reader_named(options.squares)
-                                     .value_or(vision::SquareReader::kAsCalibrated);
+        vision_options.squares =
+            vision::square_reader_named(options.squares).value_or(vision::SquareReader::kFused);
         reader = std::make_unique<vision::FrameReader>(calibration, vision_options);
         tracking = std::make_unique<vision::TrackingReader>(calibration, vision_options);
       } catch (const calibration::CalibrationError& e) {
@@ -387,9 +387,10 @@ int run_eval(const EvalOptions& options) {
   nlohmann::ordered_json boards = nlohmann::ordered_json::array();
   for (std::size_t b = 0; reader && b < reader->calibration().boards.size(); ++b) {
     const calibration::Board& board = reader->calibration().boards[b];
-    const std::string reader_name = reader->reads_by_network(b)    ? "network"
-                                    : reader->checks_by_network(b) ? "checked"
-                                                                   : "hand";
+    const std::string reader_name = reader->reads_by_network(b)     ? "network"
+                                    : reader->checks_by_network(b)  ? "checked"
+                                    : reader->fuses_with_network(b) ? "fused"
+                                                                    : "hand";
     squares_by += (b == 0 ? "" : " ") + board.name + ":" + reader_name;
     const Ratio& right = squares_right_by_board[board.name];
     boards.push_back({{"name", board.name},

@@ -6,14 +6,15 @@
 //   record_eval [--games FILE.bpgn] [--clips N] [--seed S] [--plies MIN-MAX] [--size WxH]
 //               [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse]
 //               [--save-observations] [--holdings] [--[no-]partner-touches] [--squares
-//               auto|network|hand|checked] [--lens] [--vision-every N] [--out NAME]
+//               fused|auto|network|hand|checked] [--lens] [--vision-every N] [--out NAME]
 // --keep leaves the clips in --work; --reuse records clips found there instead of rendering;
 // --save-observations writes each clip's tracker inputs to CLIP/observations.bin, which
 // bench/tracker_replay runs the tracker on again; --holdings sends the holding areas to the
 // tracker (RecordOptions::holdings_to_tracker, off in `bugcam record` by default);
 // --no-partner-touches keeps arms over the other board from the tracker (RecordOptions::
 // partner_touches, on by default); --squares says who reads the squares
-// (RecordOptions::squares: auto, the default, is the reader each board's calibration chose); --lens
+// (RecordOptions::squares: fused, the default, is the reader each board's calibration chose,
+// giving way to the network's very sure readings); --lens
 // fits the lens's radial distortion when calibrating (RecordOptions::fit_lens);
 // --vision-every reads every N-th frame (RecordOptions::vision_every); --out names the recording's
 // folder in each clip (default recorded), so that two settings can be recorded from the same clips
@@ -55,9 +56,9 @@ struct Options {
   bool save_observations = false;       // write each clip's tracker inputs (bench/tracker_replay)
   bool holdings = false;                // holding areas to the tracker (RecordOptions)
   std::optional<bool> partner_touches;  // arms over the other board to the tracker (RecordOptions)
-  vision::SquareReader squares = vision::SquareReader::kAsCalibrated;  // RecordOptions::squares
-  bool lens = false;                                                   // RecordOptions::fit_lens
-  int vision_every = 1;          // RecordOptions::vision_every
+  vision::SquareReader squares = vision::SquareReader::kFused;  // RecordOptions::squares
+  bool lens = false;                                            // RecordOptions::fit_lens
+  int vision_every = 1;                                         // RecordOptions::vision_every
   std::string out = "recorded";  // the recording's folder in each clip
 };
 

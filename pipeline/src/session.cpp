@@ -356,7 +356,7 @@ struct Session {
   int vision_every = 1;
   bool holdings_to_tracker = false;
   bool partner_touches = true;
-  std::string squares = "auto";
+  std::string squares = "fused";
   std::vector<std::pair<std::string, std::string>> tags;
 };
 

@@ -504,7 +504,8 @@ TEST(TrackerIncidents, PartnerBoardTouchedOnlyWhenTheHandStays) {
 // Seen altered for two frames or 0.4 s only (a hand pausing over it), far from the move, or on
 // an empty square (lit or shaded by the piece put beside it), it is none; and none unless
 // asked for (TrackerConfig::disturbed_when_restored). The piece lying may read as the other
-// colour instead (held-out 10706): seen so for 0.7 s it is one too, for 0.2 s not. Nor is it
+// colour instead (held-out 10706), or empty (as the square network reads it): seen so for
+// 0.7 s it is one too, for 0.2 s not. Nor is it
 // one where a square whose piece leans over it (TrackerConfig::leans_over) reads otherwise
 // after the restoration than while the square was altered, or was not read while it was:
 // that piece may have come or gone, and its body altered the look and restored it (held-out
@@ -563,6 +564,7 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
     Hider hider;          // `hider` leans over `square`: read after the restoration as before?
     bool disturbed;
     bool reads_otherwise = false;  // lying, the piece reads as the other colour, not altered
+    bool reads_empty = false;      // lying, the piece reads as no piece, not altered
   };
   for (const Case& c :
        {Case{beside, 0.7, true, Hider::kNone, true}, Case{beside, 0.7, false, Hider::kNone, false},
@@ -574,7 +576,10 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
         Case{beside, 0.7, true, Hider::kCovered, false},
         Case{beside, 0.7, true, Hider::kNone, true, true},
         Case{beside, 0.7, false, Hider::kNone, false, true},
-        Case{beside, 0.2, true, Hider::kNone, false, true}}) {
+        Case{beside, 0.2, true, Hider::kNone, false, true},
+        Case{beside, 0.7, true, Hider::kNone, true, false, true},
+        Case{beside, 0.2, true, Hider::kNone, false, false, true}}) {
+    const bool read_changes = c.reads_otherwise || c.reads_empty;
     const double since = knocking.t - 0.2;
     const auto edit = [&](std::vector<SimulatedInput>& inputs) {
       bool restored = false;
@@ -585,10 +590,11 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
         SquareEvidence& seen = o->squares[static_cast<std::size_t>(c.square)];
         SquareEvidence& leaning = o->squares[static_cast<std::size_t>(hider)];
         if (o->t < since) {
-          seen.occluded = seen.occluded || c.reads_otherwise;  // the hand that knocks it
+          seen.occluded = seen.occluded || read_changes;  // the hand that knocks it
         } else if (o->t < since + c.seen_seconds) {
           seen.occluded = false;
-          seen.altered = !c.reads_otherwise;
+          seen.altered = !read_changes;
+          if (c.reads_empty) seen = {0.96f, 0.02f, 0.02f};
           if (c.reads_otherwise) {
             const bool white =
                 replay.plies[ply].before.piece_at(c.square).color == bugcam::rules::Color::kWhite;
@@ -637,7 +643,8 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
             : c.hider == Hider::kChanged ? ", hider read otherwise"
             : c.hider == Hider::kCovered ? ", hider covered while altered"
                                          : "")
-        << (c.reads_otherwise ? ", read as the other colour" : "");
+        << (c.reads_otherwise ? ", read as the other colour" : "")
+        << (c.reads_empty ? ", read empty" : "");
     EXPECT_EQ(outcome.right, clean.right);
   }
 }

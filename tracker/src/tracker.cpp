@@ -885,8 +885,9 @@ constexpr int kKnockSettledFrames = 6;
 
 // What one square has read lately, uncovered, for knocks that change its reading: a piece
 // lying down may read as the other colour until it is stood up again (held-out 10706's white
-// pawn on A e3 read black for 0.8 s). One read empty while it lies is not taken for a knock:
-// a piece gone and another put there is a capture (10841's lying pawn is missed so).
+// pawn on A e3 read black for 0.8 s), or empty where the square network reads it (the fused
+// reader: that pawn, and 10508's knock). A piece gone and another of its colour put there
+// instead is told apart as for any restoration: a move onto or from the square explains it.
 struct SquareReadings {
   int state = -1;  // the latest uncovered reading (SquareState), -1 before any
   int run = 0;     // frames it has held
@@ -1237,11 +1238,11 @@ struct Tracker::Impl {
           note_hiders(*r.changed, leans_of(b), s, now);
           continue;
         }
-        // As for an alteration: seen lying a while, and read as a piece.
-        if (state == r.settled && r.covered_since_change && r.changed_to != 0 &&
+        // As for an alteration: seen lying a while.
+        if (state == r.settled && r.covered_since_change &&
             r.changed->last - r.changed->since >= kDisturbedSeenSeconds) {
           Alteration lying = *r.changed;
-          lying.piece_frames = lying.frames;  // read as a piece all along
+          lying.piece_frames = lying.frames;  // a piece lay there all along
           note_restored(o.board, s, lying, r.run_since, r.run_since_frame);
         }
         r.changed.reset();

@@ -44,15 +44,20 @@ FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions opt
   if (!options_.piece_types && options_.bundled_piece_types) {
     options_.piece_types = PieceTypeModel::load_bundled();
   }
-  const bool as_calibrated =
-      options_.squares == SquareReader::kAsCalibrated || options_.squares == SquareReader::kChecked;
+  const bool as_calibrated = options_.squares == SquareReader::kAsCalibrated ||
+                             options_.squares == SquareReader::kChecked ||
+                             options_.squares == SquareReader::kFused;
   for (const calibration::Board& board : calibration_.boards) {
     const bool network =
         options_.squares == SquareReader::kNetwork || (as_calibrated && board.squares_by_network);
+    // Fused only where the network read the start position no worse (or was not tried there).
+    const bool fuse = options_.squares == SquareReader::kFused &&
+                      board.start_misreads_network <= board.start_misreads_hand;
     board_readers_.push_back(network ? BoardReader::kNetwork
                              : options_.squares == SquareReader::kChecked
                                  ? BoardReader::kHandChecked
-                                 : BoardReader::kHand);
+                             : fuse ? BoardReader::kHandFused
+                                    : BoardReader::kHand);
   }
   bool any_network = false;
   for (std::size_t b = 0; b < board_readers_.size(); ++b) any_network |= runs_network(b);
@@ -81,6 +86,10 @@ bool FrameReader::checks_by_network(std::size_t board) const {
   return board < board_readers_.size() && board_readers_[board] == BoardReader::kHandChecked;
 }
 
+bool FrameReader::fuses_with_network(std::size_t board) const {
+  return board < board_readers_.size() && board_readers_[board] == BoardReader::kHandFused;
+}
+
 bool FrameReader::runs_network(std::size_t board) const {
   return board < board_readers_.size() && board_readers_[board] != BoardReader::kHand;
 }
@@ -88,11 +97,12 @@ bool FrameReader::runs_network(std::size_t board) const {
 namespace {
 
 // The command line's names of the square readers, both ways.
-constexpr std::array<std::pair<std::string_view, SquareReader>, 4> kSquareReaderNames = {{
+constexpr std::array<std::pair<std::string_view, SquareReader>, 5> kSquareReaderNames = {{
     {"auto", SquareReader::kAsCalibrated},
     {"hand", SquareReader::kHand},
     {"network", SquareReader::kNetwork},
     {"checked", SquareReader::kChecked},
+    {"fused", SquareReader::kFused},
 }};
 
 }  // namespace
@@ -200,12 +210,20 @@ BoardsReading FrameReader::read_boards(const cv::Mat& frame_bgr) const {
     for (size_t i = 0; i < warps.size(); ++i) {
       if (!runs_network(i)) continue;
       const bool checking = checks_by_network(i);
+      const bool fusing = fuses_with_network(i);
       const SquareProbabilities& board = read[next++];
       for (size_t sq = 0; sq < 64; ++sq) {
         SquareObservation& square = classified.boards[i][sq];
         if (checking) {
           const char by_hand = square.probable_symbol();
           if ((by_hand != 'w' && by_hand != 'b') || board[sq][0] < kCheckedEmptyAtLeast) continue;
+        }
+        if (fusing) {
+          const auto sure = std::max_element(board[sq].begin(), board[sq].end());
+          if (*sure < kFusedSureAtLeast) continue;
+          constexpr std::array<char, 3> kSymbols = {'.', 'w', 'b'};
+          if (square.probable_symbol() == kSymbols[static_cast<size_t>(sure - board[sq].begin())])
+            continue;
         }
         square.p_empty = board[sq][0];
         square.p_white = board[sq][1];

@@ -75,8 +75,9 @@ struct RecordOptions {
   // false, where one true touch of 28 clips was found) until such shadows were told at the
   // picture's edge, arms joined over the table were split and a touch had to last 0.6 s.
   std::optional<bool> partner_touches;
-  // Who reads the squares empty / white / black (vision::SquareReader): by default, per board,
-  // the reader the calibration chose on the start position.
+  // Who reads the squares empty / white / black (vision::SquareReader): by default fused (per
+  // board the reader the calibration chose on the start position, the hand-written reader
+  // giving way to the network's very sure readings).
   std::optional<vision::SquareReader> squares;
   // Fit the lens's radial distortion when calibrating on the first frames
   // (calibration::CalibrateOptions::fit_lens; experimental). A resumed recording and a given

@@ -235,23 +235,35 @@ class SquareModel {
 // network is sure the square is empty (kCheckedEmptyAtLeast), the network's reading is
 // taken. The hand-written reader takes a light square's shadow, or a pale piece's body
 // leaning over it, for a white piece; the network rarely does (7 clips of stops 34-35: 8066
-// such square-frames -> 1319).
-enum class SquareReader { kAsCalibrated, kHand, kNetwork, kChecked };
+// such square-frames -> 1319). kFused goes further: on a board read by hand, wherever the
+// network is very sure (kFusedSureAtLeast) of another state than the hand-written reader's,
+// the network's reading is taken, pieces as well as empties (a pale piece on a light square
+// the hand-written reader takes for the square, the network often sees); only on boards
+// whose start position the network misread no more than the hand-written reader (where it
+// did, it also misses pieces in play: 10703's white pieces, read empty).
+enum class SquareReader { kAsCalibrated, kHand, kNetwork, kChecked, kFused };
 // Sure, not merely likelier: the network misses more pieces than the hand-written reader
 // (7 clips: 1251 against 1151 square-frames), so only its confident empties overrule.
 inline constexpr float kCheckedEmptyAtLeast = 0.9f;
-// "auto", "hand", "network", "checked" (the command line's --squares); nullopt for another
+// Where the network is this sure and the hand-written reader reads otherwise, on single
+// frames of 19 clips with no hand over the board (every 10th), the network was right and the
+// hand-written reader wrong in 4376 square-frames, the reverse in 339 (at 0.9: 5044 and
+// 1059; at 0.999: 3449 and 94).
+inline constexpr float kFusedSureAtLeast = 0.99f;
+// "auto", "hand", "network", "checked", "fused" (the command line's --squares); nullopt for another
 // name.
 std::optional<SquareReader> square_reader_named(std::string_view name);
 // The names square_reader_named takes, in the order above.
 std::vector<std::string> square_reader_names();
 // What --squares does, for the command line's help.
 inline constexpr const char* kSquareReadersHelp =
-    "Who reads squares empty / white / black: auto (default: per board, the reader the "
-    "calibration chose on the start position), hand (the hand-written reader), network (the "
-    "square network; the hand-written reader when its file is missing) or checked (as auto, "
-    "but a piece the hand-written reader sees where the network is sure of an empty square "
-    "reads empty)";
+    "Who reads squares empty / white / black: fused (default: as auto, but on a board read by "
+    "hand whose start position the network read no worse, wherever the network is very sure "
+    "of another reading, the network's is taken), auto (per board, the reader the calibration "
+    "chose on the start position), hand (the hand-written reader), network (the square "
+    "network; the hand-written reader when its file is missing) or checked (as auto, but a "
+    "piece the hand-written reader sees where the network is sure of an empty square reads "
+    "empty)";
 // The name square_reader_named takes for `reader`.
 std::string_view square_reader_name(SquareReader reader);
 
@@ -274,7 +286,7 @@ struct VisionOptions {
   // Who reads each square's empty / white / black (see SquareReader). The square network is
   // square_model, else the bundled one; the hand-written reader, with a warning on stderr,
   // when there is none. The occlusion flag is the hand-written reader's either way.
-  SquareReader squares = SquareReader::kAsCalibrated;
+  SquareReader squares = SquareReader::kFused;
   std::shared_ptr<const SquareModel> square_model = nullptr;
 };
 
@@ -398,15 +410,17 @@ class FrameReader {
   bool reads_by_network(std::size_t board) const;
   // Whether board `board`'s pieces read by hand are checked by the network (kChecked).
   bool checks_by_network(std::size_t board) const;
+  // Whether board `board`'s readings by hand give way to the network's sure ones (kFused).
+  bool fuses_with_network(std::size_t board) const;
 
  private:
   calibration::Calibration calibration_;
   VisionOptions options_;
   std::vector<SquareSampling> sampling_;  // per board
   std::vector<Viewpoint> views_;          // per board
-  enum class BoardReader { kHand, kNetwork, kHandChecked };
+  enum class BoardReader { kHand, kNetwork, kHandChecked, kHandFused };
   std::vector<BoardReader> board_readers_;  // per board
-  // Whether the network reads board `board` at all (kNetwork or kHandChecked).
+  // Whether the network reads board `board` at all (kNetwork, kHandChecked or kHandFused).
   bool runs_network(std::size_t board) const;
   std::vector<calibration::BoardWarp> warps_;  // per board: its top-down warp
 };
