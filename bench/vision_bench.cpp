@@ -30,13 +30,16 @@ bugcam::calibration::Calibration calibrated(const cv::Mat& frame) {
 }
 
 // The benchmarks' third argument: squares read by the hand-written reader (0), the square
-// network (1), or the hand-written reader checked by the network (2).
+// network (1), the hand-written reader checked by the network (2), or fused with it (3, the
+// default).
 bugcam::vision::SquareReader square_reader(std::int64_t argument) {
   switch (argument) {
     case 1:
       return bugcam::vision::SquareReader::kNetwork;
     case 2:
       return bugcam::vision::SquareReader::kChecked;
+    case 3:
+      return bugcam::vision::SquareReader::kFused;
     default:
       return bugcam::vision::SquareReader::kHand;
   }
@@ -64,6 +67,8 @@ BENCHMARK(BM_ReadFrame)
     ->Args({1920, 1080, 0})
     ->Args({1280, 720, 2})
     ->Args({1920, 1080, 2})
+    ->Args({1280, 720, 3})
+    ->Args({1920, 1080, 3})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
@@ -87,6 +92,8 @@ BENCHMARK(BM_TrackFrame)
     ->Args({1920, 1080, 0})
     ->Args({1280, 720, 2})
     ->Args({1920, 1080, 2})
+    ->Args({1280, 720, 3})
+    ->Args({1920, 1080, 3})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

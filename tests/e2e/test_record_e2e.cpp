@@ -264,7 +264,7 @@ TEST_F(RecordEndToEnd, EvalVisionReportsEachBoard) {
     const nlohmann::json& board = report.at("boards").at(b);
     EXPECT_EQ(board.at("name"), b == 0 ? "A" : "B");
     const std::string reader = board.at("squares");
-    EXPECT_TRUE(reader == "hand" || reader == "network") << reader;
+    EXPECT_TRUE(reader == "fused" || reader == "hand" || reader == "network") << reader;
     EXPECT_GE(board.at("start_misreads_hand").get<int>(), 0);
     EXPECT_GE(board.at("start_misreads_network").get<int>(), 0);
     EXPECT_GT(board.at("squares_total").get<long>(), 0);

@@ -883,6 +883,12 @@ constexpr double kHiderReadSeconds = 2.0;
 // showed, for knocks (a frame or two after a hand are often read otherwise).
 constexpr int kKnockSettledFrames = 6;
 
+// A piece lying read empty is a knock only where it was stood up again within this long (the
+// renderer stands one up about 1.3 s after the knock; 10706's pawn read empty for 1.1 s): an
+// empty reading of a standing piece that lasts longer, between two hands, is a misread
+// (TrackerAccuracy's simulated misreads: two false knocks of 3.8 and 4.1 s).
+constexpr double kLyingReadEmptyWithinSeconds = 2.5;
+
 // What one square has read lately, uncovered, for knocks that change its reading: a piece
 // lying down may read as the other colour until it is stood up again (held-out 10706's white
 // pawn on A e3 read black for 0.8 s), or empty where the square network reads it (the fused
@@ -1240,7 +1246,8 @@ struct Tracker::Impl {
         }
         // As for an alteration: seen lying a while.
         if (state == r.settled && r.covered_since_change &&
-            r.changed->last - r.changed->since >= kDisturbedSeenSeconds) {
+            r.changed->last - r.changed->since >= kDisturbedSeenSeconds &&
+            (r.changed_to != 0 || r.run_since - r.changed->since <= kLyingReadEmptyWithinSeconds)) {
           Alteration lying = *r.changed;
           lying.piece_frames = lying.frames;  // a piece lay there all along
           note_restored(o.board, s, lying, r.run_since, r.run_since_frame);

@@ -50,8 +50,10 @@ FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions opt
   for (const calibration::Board& board : calibration_.boards) {
     const bool network =
         options_.squares == SquareReader::kNetwork || (as_calibrated && board.squares_by_network);
-    // Fused only where the network read the start position no worse (or was not tried there).
+    // Fused only where the network read the start position no worse; not where it was not
+    // tried there (a calibration of an older version, or of another frame).
     const bool fuse = options_.squares == SquareReader::kFused &&
+                      board.start_misreads_network >= 0 &&
                       board.start_misreads_network <= board.start_misreads_hand;
     board_readers_.push_back(network ? BoardReader::kNetwork
                              : options_.squares == SquareReader::kChecked

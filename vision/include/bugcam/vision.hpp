@@ -240,7 +240,8 @@ class SquareModel {
 // the network's reading is taken, pieces as well as empties (a pale piece on a light square
 // the hand-written reader takes for the square, the network often sees); only on boards
 // whose start position the network misread no more than the hand-written reader (where it
-// did, it also misses pieces in play: 10703's white pieces, read empty).
+// did, it also misses pieces in play: 10703's white pieces, read empty), and not on boards
+// where it was not tried (calibration::Board::start_misreads_network -1).
 enum class SquareReader { kAsCalibrated, kHand, kNetwork, kChecked, kFused };
 // Sure, not merely likelier: the network misses more pieces than the hand-written reader
 // (7 clips: 1251 against 1151 square-frames), so only its confident empties overrule.
