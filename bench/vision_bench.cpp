@@ -21,11 +21,13 @@ bugcam::testing::SceneTruth table(int width, int height) {
   return bugcam::testing::render_scene(scene);
 }
 
-// Calibrated on the frame, with the looks learnt from it (a start position), as recording
-// does: the per-frame path then runs the learnt shadow and brightness tests too.
+// Calibrated on the frame, with the looks learnt from it (a start position) and each board's
+// square reader chosen there, as recording does: the per-frame path then runs the learnt
+// shadow and brightness tests too, and the fused reader (3) fuses where it would.
 bugcam::calibration::Calibration calibrated(const cv::Mat& frame) {
   bugcam::calibration::Calibration calibration = bugcam::calibration::calibrate(frame);
-  bugcam::vision::learn_looks(frame, calibration);
+  bugcam::vision::learn_start_position(frame, calibration,
+                                       bugcam::vision::SquareModel::load_bundled().get());
   return calibration;
 }
 
@@ -54,9 +56,13 @@ void BM_ReadFrame(benchmark::State& state) {
   for (auto _ : state) {
     benchmark::DoNotOptimize(reader.read(truth.image));
   }
-  int learnt = 0;
-  for (const auto& board : reader.calibration().boards) learnt += board.looks.learned ? 1 : 0;
+  int learnt = 0, fused = 0;
+  for (std::size_t b = 0; b < reader.calibration().boards.size(); ++b) {
+    learnt += reader.calibration().boards[b].looks.learned ? 1 : 0;
+    fused += reader.fuses_with_network(b) ? 1 : 0;
+  }
   state.counters["boards_with_looks"] = learnt;
+  state.counters["boards_fused"] = fused;
   state.counters["fps"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
