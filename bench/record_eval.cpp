@@ -6,7 +6,7 @@
 //   record_eval [--games FILE.bpgn] [--clips N] [--seed S] [--plies MIN-MAX] [--size WxH]
 //               [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse]
 //               [--save-observations] [--holdings] [--[no-]partner-touches] [--squares
-//               fused|auto|network|hand|checked] [--lens] [--vision-every N] [--out NAME]
+//               auto|hand|network|checked|fused] [--lens] [--vision-every N] [--out NAME]
 // --keep leaves the clips in --work; --reuse records clips found there instead of rendering;
 // --save-observations writes each clip's tracker inputs to CLIP/observations.bin, which
 // bench/tracker_replay runs the tracker on again; --holdings sends the holding areas to the
@@ -14,7 +14,8 @@
 // --no-partner-touches keeps arms over the other board from the tracker (RecordOptions::
 // partner_touches, on by default); --squares says who reads the squares
 // (RecordOptions::squares: fused, the default, is the reader each board's calibration chose,
-// giving way to the network's very sure readings); --lens
+// on hand-read boards whose start position the network read no worse giving way to the
+// network's very sure readings); --lens
 // fits the lens's radial distortion when calibrating (RecordOptions::fit_lens);
 // --vision-every reads every N-th frame (RecordOptions::vision_every); --out names the recording's
 // folder in each clip (default recorded), so that two settings can be recorded from the same clips

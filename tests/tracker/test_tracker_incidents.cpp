@@ -505,7 +505,7 @@ TEST(TrackerIncidents, PartnerBoardTouchedOnlyWhenTheHandStays) {
 // an empty square (lit or shaded by the piece put beside it), it is none; and none unless
 // asked for (TrackerConfig::disturbed_when_restored). The piece lying may read as the other
 // colour instead (held-out 10706), or empty (as the square network reads it): seen so for
-// 0.7 s it is one too, for 0.2 s not. Nor is it
+// 0.7 s it is one too, for 0.2 s not, nor read empty for 3 s (a standing piece misread). Nor is it
 // one where a square whose piece leans over it (TrackerConfig::leans_over) reads otherwise
 // after the restoration than while the square was altered, or was not read while it was:
 // that piece may have come or gone, and its body altered the look and restored it (held-out
@@ -578,7 +578,8 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
         Case{beside, 0.7, false, Hider::kNone, false, true},
         Case{beside, 0.2, true, Hider::kNone, false, true},
         Case{beside, 0.7, true, Hider::kNone, true, false, true},
-        Case{beside, 0.2, true, Hider::kNone, false, false, true}}) {
+        Case{beside, 0.2, true, Hider::kNone, false, false, true},
+        Case{beside, 3.0, true, Hider::kNone, false, false, true}}) {
     const bool read_changes = c.reads_otherwise || c.reads_empty;
     const double since = knocking.t - 0.2;
     const auto edit = [&](std::vector<SimulatedInput>& inputs) {

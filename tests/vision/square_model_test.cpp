@@ -378,4 +378,36 @@ TEST(SquareReader, FusedTakesTheNetworksSureReadings) {
   EXPECT_GT(right_fused, right_auto);
 }
 
+// Fused only where the network was tried on the start position, misread no more of it than
+// the hand-written reader, and at most kNetworkStartMisreadsAtMost; a board the network reads
+// whole is not fused.
+TEST(SquareReader, FusedOnlyWhereTheNetworkReadTheStartNoWorse) {
+  EXPECT_FALSE(network_fuses_start(-1, -1));  // not tried: an older calibration file
+  EXPECT_FALSE(network_fuses_start(3, -1));
+  EXPECT_TRUE(network_fuses_start(0, 0));
+  EXPECT_TRUE(network_fuses_start(3, 2));
+  EXPECT_FALSE(network_fuses_start(2, 3));
+  EXPECT_TRUE(network_fuses_start(kNetworkStartMisreadsAtMost, kNetworkStartMisreadsAtMost));
+  EXPECT_FALSE(network_fuses_start(20, kNetworkStartMisreadsAtMost + 1));  // not the start
+  const samples::TrainingStill start = samples::render_start_still(3500, 0, 1280, 720);
+  calibration::Calibration calibration = bugcam::testing::still_calibration(start);
+  struct Case {
+    int hand, network;
+    bool by_network, fused;
+  };
+  for (const Case& c :
+       {Case{-1, -1, false, false}, Case{2, 2, false, true}, Case{2, 3, false, false},
+        Case{3, 2, false, true}, Case{5, 0, true, false}}) {
+    calibration.boards[0].start_misreads_hand = c.hand;
+    calibration.boards[0].start_misreads_network = c.network;
+    calibration.boards[0].squares_by_network = c.by_network;
+    VisionOptions options;
+    options.bundled_piece_types = false;
+    options.read_holdings = false;
+    const FrameReader reader(calibration, options);  // fused: the default
+    EXPECT_EQ(reader.fuses_with_network(0), c.fused) << c.hand << " " << c.network;
+    EXPECT_EQ(reader.reads_by_network(0), c.by_network);
+  }
+}
+
 }  // namespace

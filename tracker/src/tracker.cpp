@@ -1206,10 +1206,11 @@ struct Tracker::Impl {
   }
 
   // A piece knocked over may read as the other colour while it lies rather than the same but
-  // altered: a square that settles on another piece reading after a hand and back on its
-  // reading before after another, soon, is restored too. The move beside it and the pieces
-  // leaning over it are looked at as for any restoration; a move onto or from the square
-  // itself explains it.
+  // altered, or as empty: a square that settles on another reading after a hand (empty only
+  // if the piece is stood up within kLyingReadEmptyWithinSeconds) and back on its reading
+  // before after another, soon, is restored too. On every board, whoever reads it. The move beside
+  // it and the pieces leaning over it are looked at as for any restoration; a move onto or from the
+  // square itself explains it.
   void track_changed_readings(const BoardObservation& o, const FrameReadingMasks& now) {
     const int b = index(o.board);
     for (std::size_t s = 0; s < 64; ++s) {

@@ -50,11 +50,8 @@ FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions opt
   for (const calibration::Board& board : calibration_.boards) {
     const bool network =
         options_.squares == SquareReader::kNetwork || (as_calibrated && board.squares_by_network);
-    // Fused only where the network read the start position no worse; not where it was not
-    // tried there (a calibration of an older version, or of another frame).
     const bool fuse = options_.squares == SquareReader::kFused &&
-                      board.start_misreads_network >= 0 &&
-                      board.start_misreads_network <= board.start_misreads_hand;
+                      network_fuses_start(board.start_misreads_hand, board.start_misreads_network);
     board_readers_.push_back(network ? BoardReader::kNetwork
                              : options_.squares == SquareReader::kChecked
                                  ? BoardReader::kHandChecked
@@ -133,6 +130,11 @@ bool network_reads_start_better(int hand_misreads, int network_misreads) {
   // Many misreads by both: the board may not show the start position at all.
   return network_misreads >= 0 && network_misreads <= kNetworkStartMisreadsAtMost &&
          network_misreads + kNetworkClearlyFewer <= hand_misreads;
+}
+
+bool network_fuses_start(int hand_misreads, int network_misreads) {
+  return network_misreads >= 0 && network_misreads <= kNetworkStartMisreadsAtMost &&
+         network_misreads <= hand_misreads;
 }
 
 int choose_square_readers(const cv::Mat& start_frame_bgr, calibration::Calibration& calibration,

@@ -76,8 +76,8 @@ struct RecordOptions {
   // picture's edge, arms joined over the table were split and a touch had to last 0.6 s.
   std::optional<bool> partner_touches;
   // Who reads the squares empty / white / black (vision::SquareReader): by default fused (per
-  // board the reader the calibration chose on the start position, the hand-written reader
-  // giving way to the network's very sure readings).
+  // board the reader the calibration chose on the start position; on hand-read boards whose
+  // start position the network read no worse, the network's very sure readings overrule).
   std::optional<vision::SquareReader> squares;
   // Fit the lens's radial distortion when calibrating on the first frames
   // (calibration::CalibrateOptions::fit_lens; experimental). A resumed recording and a given

@@ -235,36 +235,36 @@ class SquareModel {
 // network is sure the square is empty (kCheckedEmptyAtLeast), the network's reading is
 // taken. The hand-written reader takes a light square's shadow, or a pale piece's body
 // leaning over it, for a white piece; the network rarely does (7 clips of stops 34-35: 8066
-// such square-frames -> 1319). kFused goes further: on a board read by hand, wherever the
-// network is very sure (kFusedSureAtLeast) of another state than the hand-written reader's,
-// the network's reading is taken, pieces as well as empties (a pale piece on a light square
-// the hand-written reader takes for the square, the network often sees); only on boards
-// whose start position the network misread no more than the hand-written reader (where it
-// did, it also misses pieces in play: 10703's white pieces, read empty), and not on boards
-// where it was not tried (calibration::Board::start_misreads_network -1).
+// such square-frames -> 1319). kFused (the default) is broader but stricter: on a board read
+// by hand, wherever the network is very sure (kFusedSureAtLeast) of another state than the
+// hand-written reader's probable one (flagged covered or not; the flag stays), the network's
+// reading is taken, pieces as well as empties (a pale piece on a light square the
+// hand-written reader takes for the square, the network often sees); only on boards
+// network_fuses_start allows (where the network misread more of the start position, it also
+// missed pieces in play: 10703's white pieces, read empty).
 enum class SquareReader { kAsCalibrated, kHand, kNetwork, kChecked, kFused };
 // Sure, not merely likelier: the network misses more pieces than the hand-written reader
 // (7 clips: 1251 against 1151 square-frames), so only its confident empties overrule.
 inline constexpr float kCheckedEmptyAtLeast = 0.9f;
-// Where the network is this sure and the hand-written reader reads otherwise, on single
-// frames of 19 clips with no hand over the board (every 10th), the network was right and the
-// hand-written reader wrong in 4376 square-frames, the reverse in 339 (at 0.9: 5044 and
-// 1059; at 0.999: 3449 and 94).
+// Where the network is this sure and the hand-written reader reads otherwise, unflagged, on
+// single frames of 19 clips with no hand over the board (every 10th), the network was right
+// and the hand-written reader wrong in 4376 square-frames, the reverse in 339 (at 0.9: 5044
+// and 1059; at 0.999: 3449 and 94).
 inline constexpr float kFusedSureAtLeast = 0.99f;
-// "auto", "hand", "network", "checked", "fused" (the command line's --squares); nullopt for another
-// name.
+// "auto", "hand", "network", "checked", "fused" (the command line's --squares); nullopt for
+// another name.
 std::optional<SquareReader> square_reader_named(std::string_view name);
 // The names square_reader_named takes, in the order above.
 std::vector<std::string> square_reader_names();
 // What --squares does, for the command line's help.
 inline constexpr const char* kSquareReadersHelp =
-    "Who reads squares empty / white / black: fused (default: as auto, but on a board read by "
-    "hand whose start position the network read no worse, wherever the network is very sure "
-    "of another reading, the network's is taken), auto (per board, the reader the calibration "
+    "Who reads squares empty / white / black: auto (per board, the reader the calibration "
     "chose on the start position), hand (the hand-written reader), network (the square "
-    "network; the hand-written reader when its file is missing) or checked (as auto, but a "
-    "piece the hand-written reader sees where the network is sure of an empty square reads "
-    "empty)";
+    "network; the hand-written reader when its file is missing), checked (as auto, but a piece "
+    "the hand-written reader sees where the network is sure of an empty square reads empty) or "
+    "fused (the default: as auto, but on a board read by hand whose start position the network "
+    "read no worse, wherever the network is sure at p >= 0.99 of another reading, the "
+    "network's is taken)";
 // The name square_reader_named takes for `reader`.
 std::string_view square_reader_name(SquareReader reader);
 
@@ -364,6 +364,10 @@ inline constexpr int kNetworkClearlyFewer = 3;
 inline constexpr int kNetworkStartMisreadsAtMost = 8;
 // That rule, on the two counts.
 bool network_reads_start_better(int hand_misreads, int network_misreads);
+// Whether a board read by hand is fused (SquareReader::kFused): the network was tried on the
+// start position, misread no more of its squares than the hand-written reader, and at most
+// kNetworkStartMisreadsAtMost (more: the frame may not show the start position).
+bool network_fuses_start(int hand_misreads, int network_misreads);
 int choose_square_readers(const cv::Mat& start_frame_bgr, calibration::Calibration& calibration,
                           const SquareModel& model, int square_px = 32);
 // All a calibration learns from a frame of the start position: the looks (learn_looks) and,
