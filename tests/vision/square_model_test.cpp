@@ -336,9 +336,9 @@ TEST(SquareReader, FusedTakesTheNetworksSureReadings) {
       const FrameReader reader(calibration, options);
       for (size_t b = 0; b < 2; ++b) {
         const calibration::Board& board = calibration.boards[b];
-        const bool fuses = readers[r] == SquareReader::kFused && !board.squares_by_network &&
-                           board.start_misreads_network >= 0 &&
-                           board.start_misreads_network <= board.start_misreads_hand;
+        const bool fuses =
+            readers[r] == SquareReader::kFused && !board.squares_by_network &&
+            network_fuses_start(board.start_misreads_hand, board.start_misreads_network);
         EXPECT_EQ(reader.fuses_with_network(b), fuses) << seed << " board " << b;
         if (readers[r] == SquareReader::kFused) fusing[b] = fuses;
       }
