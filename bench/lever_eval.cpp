@@ -39,6 +39,10 @@ struct Score {
   int frames = 0;
   int frames_right = 0;    // the reading equals the truth
   int frames_unknown = 0;  // no reading
+  // The same per clock (A, B): frames, read right, read wrong (the rest unknown).
+  std::array<int, 2> clock_frames{};
+  std::array<int, 2> clock_right{};
+  std::array<int, 2> clock_wrong{};
   // Pairs of matched presses on the two boards this close in truth, and of them those found
   // in the other order (the BPGN lists moves in press order: a game is exact only with none).
   int close_pairs = 0;
@@ -131,12 +135,15 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
       for (const capture::ClockEvent& e : truth[static_cast<int>(o.board)]) {
         if (e.t <= frame->t) down = e.side;
       }
+      const auto clock = static_cast<std::size_t>(o.board);
       ++score.frames;
+      ++score.clock_frames[clock];
       if (!o.down) {
         ++score.frames_unknown;
       } else if (o.down == down) {
         ++score.frames_right;
-      } else if (verbose) {
+        ++score.clock_right[clock];
+      } else if (++score.clock_wrong[clock]; verbose) {
         std::printf("  frame %d clock %c: read %s\n", frame->index, rules::board_letter(o.board),
                     *o.down == rules::Color::kWhite ? "white" : "black");
       }
@@ -206,6 +213,14 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
       score.spurious, 100.0 * score.frames_right / std::max(1, score.frames),
       100.0 * score.frames_unknown / std::max(1, score.frames), error_summary(score.errors).c_str(),
       kClosePairSeconds, score.pairs_swapped, score.close_pairs);
+  for (std::size_t b = 0; b < 2; ++b) {
+    const double frames = std::max(1, score.clock_frames[b]);
+    std::printf("  clock %c lever: right %.1f %%, wrong %.1f %%, unknown %.1f %% of %d frames\n",
+                b == 0 ? 'A' : 'B', 100.0 * score.clock_right[b] / frames,
+                100.0 * score.clock_wrong[b] / frames,
+                100.0 * (frames - score.clock_right[b] - score.clock_wrong[b]) / frames,
+                score.clock_frames[b]);
+  }
   for (int b = 0; b < 2; ++b) {
     if (!true_start[b] && !found_start[b]) continue;
     char line[160];

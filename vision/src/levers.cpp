@@ -120,21 +120,33 @@ std::vector<bool> surround_colours(const cv::Mat& frame_bgr,
   return common;
 }
 
-// Pixels of the lever: much brighter than what the clock's area mostly shows (body, table),
-// whatever the lever's colour, or yellow to orange, and not of the surroundings' colours.
-// The display's lit digits are saturated red and left out.
+// Yellow to orange: an LCD clock's lever, deep or, in strong light, pale (peach, its blue
+// only 35-60 levels below its green; then its green is at least 3/4 of its red, where a brown
+// body's is less).
+bool yellow_lever_colour(const cv::Vec3b& p) {
+  const int blue = p[0], green = p[1], red = p[2];
+  return red > 140 && green > 110 && red >= green &&
+         (green - blue > 60 || (green - blue > 35 && 4 * green >= 3 * red));
+}
+
+// Much brighter than what the clock's area mostly shows (body, table), whatever the lever's
+// colour. The display's lit digits are saturated red and left out.
+bool bright_lever_colour(const cv::Vec3b& p, float background_luma) {
+  const float bright = std::max(140.0f, background_luma + 55.0f);
+  return calibration::luma(p) >= bright && p[2] - p[1] <= 90;
+}
+
+bool surroundings_colour(const cv::Vec3b& p, const std::vector<bool>& surroundings) {
+  return surroundings[static_cast<std::size_t>(colour_bin(p, kSurroundBin))];
+}
+
+// Pixels of the lever: bright or yellow (above), and not of the surroundings' colours.
 int lever_pixels(const std::vector<cv::Vec3b>& pixels, float background_luma,
                  const std::vector<bool>& surroundings) {
-  const float bright = std::max(140.0f, background_luma + 55.0f);
   int count = 0;
   for (const cv::Vec3b& p : pixels) {
-    const int blue = p[0], green = p[1], red = p[2];
-    // Bright yellow to orange, pale or deep (far less blue than green), stands out from a
-    // wooden clock or table only by its colour.
-    const bool yellow = red > 140 && green > 110 && red >= green && green - blue > 60;
-    const bool brighter = calibration::luma(p) >= bright && red - green <= 90;
-    if ((yellow || brighter) &&
-        !surroundings[static_cast<std::size_t>(colour_bin(p, kSurroundBin))]) {
+    if ((yellow_lever_colour(p) || bright_lever_colour(p, background_luma)) &&
+        !surroundings_colour(p, surroundings)) {
       ++count;
     }
   }
@@ -330,24 +342,75 @@ constexpr int kHalfAlongPx = 48;
 // A pixel whose luma differs this much from the previous frame's has changed.
 constexpr float kTickLuma = 30.0f;
 
-// The lever's two positions, learnt per clock from the balance of lever pixels between its
-// halves (bright_lever_ends) in quiet frames. A clock's own look (a bright display, a board's
-// frame inside its area, the lever's colour and angle) shifts that balance so much that
-// either position may read on the same side of zero, but the raised white end always gives
-// the higher balance: once both positions have been seen, each frame is read by the nearer.
-// Balances within this of a position's are that position; this far from it, another.
+// Where the lever shows along the clock: the mean place of its pixels in the clock's area warped
+// White's end first (row 0) to Black's, as 0.5 minus its share of the way (higher: nearer
+// White's end). The raised end shows more of the bar, so the mean moves towards it when the lever
+// flips: on the rendered clocks by a quarter to a third of the area, wherever the area's middle
+// lies against the lever's pivot (the area takes in the clock's sides and shadow, so its middle
+// is often off the pivot and a count per half sees the whole lever in one half). Yellow pixels
+// where enough show: an LCD clock's pale display is as bright as its lever, and with it the mean
+// moved by 0.02 of the area on a clock (10704's A) where the yellow alone moved by 0.26.
+// Otherwise pixels much brighter than the area's median: a grey lever beside a dark display.
+// Neither of the surroundings' colours. nullopt when too few show.
+constexpr int kFewestPlacePixels = 40;
+
+struct LeverPlace {
+  double place = 0.0;
+  int pixels = 0;  // how many showed
+};
+
+std::optional<LeverPlace> lever_place(const cv::Mat& area_bgr, const std::vector<bool>& surroundings) {
+  std::vector<float> lumas;
+  lumas.reserve(area_bgr.total());
+  for (int y = 0; y < area_bgr.rows; ++y) {
+    const cv::Vec3b* line = area_bgr.ptr<cv::Vec3b>(y);
+    for (int x = 0; x < area_bgr.cols; ++x) lumas.push_back(calibration::luma(line[x]));
+  }
+  if (lumas.empty()) return std::nullopt;
+  const auto middle = lumas.begin() + static_cast<long>(lumas.size() / 2);
+  std::nth_element(lumas.begin(), middle, lumas.end());
+  const float background = *middle;
+  for (const bool yellow : {true, false}) {
+    double rows = 0.0;
+    int count = 0;
+    for (int y = 0; y < area_bgr.rows; ++y) {
+      const cv::Vec3b* line = area_bgr.ptr<cv::Vec3b>(y);
+      for (int x = 0; x < area_bgr.cols; ++x) {
+        const cv::Vec3b& p = line[x];
+        const bool lever = yellow ? yellow_lever_colour(p) : bright_lever_colour(p, background);
+        if (!lever || surroundings_colour(p, surroundings)) continue;
+        rows += y + 0.5;
+        ++count;
+      }
+    }
+    if (count >= kFewestPlacePixels) return LeverPlace{0.5 - rows / count / area_bgr.rows, count};
+  }
+  return std::nullopt;
+}
+
+// The lever's two positions, learnt per clock from where the lever shows (lever_place) in quiet
+// frames. Where the lever shows in each position depends on the clock's look (its angle in
+// view, how its area lies against the pivot), but the raised white end always shows it nearer
+// White's end: once both positions have been seen, each frame is read by the nearer.
+// Places within this of a position's are that position; this far from it, another.
 constexpr double kSamePosition = 0.06;
 constexpr double kOtherPosition = 0.12;
 // A second position is taken once seen in this many quiet frames in a row (half a second):
 // a hand's shadow passing over the clock does not stay that still.
 constexpr int kNewPositionFrames = 15;
-// A position's balance follows slow changes (light) at this rate.
+// A position's place follows slow changes (light) at this rate.
 constexpr double kPositionRate = 0.05;
-// Fewer lever pixels than this (a pale lever on a pale clock) give too noisy a balance.
-constexpr int kFewestPositionPixels = 150;
+// Where a hand covers part of the lever (too little of the area to flag the clock covered),
+// what still shows of it lies elsewhere: fewer lever pixels, or more (a pale hand is bright),
+// than its position showed. On the bundled clip a hand over Black's raised end left 61-71 of
+// the 128 pixels, and the lever read pressed there 0.05 s before the press. Such a reading is
+// unknown; the two positions themselves show about as many (150 and 190 on 10704's clock A).
+constexpr double kFewestPixelsShare = 0.75;
+constexpr double kMostPixelsShare = 1.33;
 
 struct LeverPosition {
-  double balance = 0.0;
+  double place = 0.0;
+  double pixels = 0.0;  // how many lever pixels it shows
   int frames = 0;
   // What the single-frame reading said in this position's frames.
   int read_white = 0;
@@ -356,23 +419,24 @@ struct LeverPosition {
 
 class LeverPositions {
  public:
-  void learn(double balance, Lever single_frame) {
+  void learn(LeverPlace seen, Lever single_frame) {
+    const double place = seen.place;
     if (positions_.empty()) {
-      positions_.push_back({balance, 0, 0, 0});
+      positions_.push_back({place, double(seen.pixels), 0, 0, 0});
     }
-    const std::size_t near = nearest(balance);
-    const double distance = std::abs(balance - positions_[near].balance);
+    const std::size_t near = nearest(place);
+    const double distance = std::abs(place - positions_[near].place);
     if (distance <= kSamePosition) {
-      join(positions_[near], balance, single_frame);
+      join(positions_[near], seen, single_frame);
       candidate_.frames = 0;
       return;
     }
     if (positions_.size() >= 2 || distance < kOtherPosition) return;
-    if (candidate_.frames > 0 && std::abs(balance - candidate_.balance) <= kSamePosition) {
-      join(candidate_, balance, single_frame);
+    if (candidate_.frames > 0 && std::abs(place - candidate_.place) <= kSamePosition) {
+      join(candidate_, seen, single_frame);
     } else {
-      candidate_ = {balance, 0, 0, 0};
-      join(candidate_, balance, single_frame);
+      candidate_ = {place, double(seen.pixels), 0, 0, 0};
+      join(candidate_, seen, single_frame);
     }
     if (candidate_.frames >= kNewPositionFrames) {
       positions_.push_back(candidate_);
@@ -380,44 +444,54 @@ class LeverPositions {
     }
   }
 
-  // The side pressed, from the nearer of the two positions; unknown before both are known,
-  // when the balance lies beyond both, or when what the single-frame reading said in each
-  // position contradicts the order (then the two are not the lever's positions).
-  ClockObservation read(double balance, ClockObservation single_frame) const {
+  // The side pressed, from the nearer of the two positions; the single-frame reading before both
+  // are known, when the place lies beyond both, or when what the single-frame reading said in
+  // each position contradicts the order (then the two are not the lever's positions); unknown
+  // when far more or fewer lever pixels show than the nearer position shows (a hand over part
+  // of it).
+  ClockObservation read(LeverPlace seen, ClockObservation single_frame) const {
+    const double place = seen.place;
     if (positions_.size() < 2) return single_frame;
     const LeverPosition& high =
-        positions_[0].balance > positions_[1].balance ? positions_[0] : positions_[1];
+        positions_[0].place > positions_[1].place ? positions_[0] : positions_[1];
     const LeverPosition& low = &high == &positions_[0] ? positions_[1] : positions_[0];
-    const double separation = high.balance - low.balance;
+    const double separation = high.place - low.place;
     if (separation < kOtherPosition) return single_frame;
     if (high.read_white > high.read_black && low.read_black > low.read_white) {
       return single_frame;
     }
-    if (balance > high.balance + separation || balance < low.balance - separation) {
+    if (place > high.place + separation || place < low.place - separation) {
       return single_frame;
     }
     ClockObservation out = single_frame;
-    const bool raised_white = std::abs(balance - high.balance) < std::abs(balance - low.balance);
+    const bool raised_white = std::abs(place - high.place) < std::abs(place - low.place);
+    const double pixels = (raised_white ? high : low).pixels;
+    if (seen.pixels < kFewestPixelsShare * pixels || seen.pixels > kMostPixelsShare * pixels) {
+      out.lever_down = Lever::kUnknown;
+      out.confidence = 0.0f;
+      return out;
+    }
     out.lever_down = raised_white ? Lever::kBlack : Lever::kWhite;
-    const double from_middle = std::abs(balance - 0.5 * (high.balance + low.balance));
+    const double from_middle = std::abs(place - 0.5 * (high.place + low.place));
     out.confidence = static_cast<float>(std::min(1.0, 2.0 * from_middle / separation));
-    out.travel = static_cast<float>(std::clamp((high.balance - balance) / separation, 0.0, 1.0));
+    out.travel = static_cast<float>(std::clamp((high.place - place) / separation, 0.0, 1.0));
     return out;
   }
 
  private:
-  std::size_t nearest(double balance) const {
+  std::size_t nearest(double place) const {
     std::size_t best = 0;
     for (std::size_t i = 1; i < positions_.size(); ++i) {
-      if (std::abs(balance - positions_[i].balance) < std::abs(balance - positions_[best].balance))
+      if (std::abs(place - positions_[i].place) < std::abs(place - positions_[best].place))
         best = i;
     }
     return best;
   }
-  static void join(LeverPosition& position, double balance, Lever single_frame) {
+  static void join(LeverPosition& position, LeverPlace seen, Lever single_frame) {
     ++position.frames;
     const double rate = std::max(kPositionRate, 1.0 / position.frames);
-    position.balance += rate * (balance - position.balance);
+    position.place += rate * (seen.place - position.place);
+    position.pixels += rate * (seen.pixels - position.pixels);
     position.read_white += single_frame == Lever::kWhite ? 1 : 0;
     position.read_black += single_frame == Lever::kBlack ? 1 : 0;
   }
@@ -504,10 +578,16 @@ std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr,
       // No evidence: the covered end of the lever looks pressed.
       seen.lever_down = Lever::kUnknown;
       seen.confidence = 0.0f;
-    } else if (const std::optional<LeverEnds> ends = bright_lever_ends(frame_bgr, per.clock);
-               ends && ends->white_end + ends->black_end >= kFewestPositionPixels) {
-      if (quiet) per.positions.learn(ends->balance(), seen.lever_down);
-      seen = per.positions.read(ends->balance(), seen);
+    } else {
+      cv::Mat area;
+      cv::warpPerspective(frame_bgr, area, per.image_to_halves,
+                          cv::Size(kHalfAcrossPx, 2 * kHalfAlongPx), cv::INTER_AREA,
+                          cv::BORDER_REPLICATE);
+      if (const std::optional<LeverPlace> place =
+              lever_place(area, surround_colours(frame_bgr, per.clock.region))) {
+        if (quiet) per.positions.learn(*place, seen.lever_down);
+        seen = per.positions.read(*place, seen);
+      }
     }
     if (quiet) {
       per.covered_frames = 0;
