@@ -359,7 +359,8 @@ struct LeverPlace {
   int pixels = 0;  // how many showed
 };
 
-std::optional<LeverPlace> lever_place(const cv::Mat& area_bgr, const std::vector<bool>& surroundings) {
+std::optional<LeverPlace> lever_place(const cv::Mat& area_bgr,
+                                      const std::vector<bool>& surroundings) {
   std::vector<float> lumas;
   lumas.reserve(area_bgr.total());
   for (int y = 0; y < area_bgr.rows; ++y) {
