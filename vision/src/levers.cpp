@@ -347,46 +347,59 @@ constexpr float kTickLuma = 30.0f;
 // White's end). The raised end shows more of the bar, so the mean moves towards it when the lever
 // flips: on the rendered clocks by a quarter to a third of the area, wherever the area's middle
 // lies against the lever's pivot (the area takes in the clock's sides and shadow, so its middle
-// is often off the pivot and a count per half sees the whole lever in one half). Yellow pixels
-// where enough show: an LCD clock's pale display is as bright as its lever, and with it the mean
-// moved by 0.02 of the area on a clock (10704's A) where the yellow alone moved by 0.26.
-// Otherwise pixels much brighter than the area's median: a grey lever beside a dark display.
-// Neither of the surroundings' colours. nullopt when too few show.
+// is often off the pivot and a count per half sees the whole lever in one half).
+// The lever's pixels are either yellow ones or ones much brighter than the area's median, and
+// either without the surroundings' colours or with them: the four measures of LeverPixels. Which
+// shows the lever best depends on the clock's look: an LCD clock's pale display is as bright as
+// its yellow lever (10704's clock A: the bright pixels' mean moved by 0.02 of the area where the
+// yellow ones' moved by 0.26); a grey lever beside a dark display shows among the bright ones; a
+// bright table inside the area is no lever, but a grey lever on a pale grey table has the
+// table's colours. nullopt when fewer than kFewestPlacePixels show.
 constexpr int kFewestPlacePixels = 40;
+
+struct LeverPixels {
+  bool yellow = false;        // yellow ones, else bright ones
+  bool surroundings = false;  // with the surroundings' colours
+};
+constexpr std::array<LeverPixels, 4> kLeverPixels{
+    {{true, false}, {false, false}, {true, true}, {false, true}}};
 
 struct LeverPlace {
   double place = 0.0;
   int pixels = 0;  // how many showed
 };
 
-std::optional<LeverPlace> lever_place(const cv::Mat& area_bgr,
-                                      const std::vector<bool>& surroundings) {
-  std::vector<float> lumas;
-  lumas.reserve(area_bgr.total());
+std::optional<LeverPlace> lever_place(const cv::Mat& area_bgr, float background_luma,
+                                      const std::vector<bool>& surroundings, LeverPixels which) {
+  double rows = 0.0;
+  int count = 0;
   for (int y = 0; y < area_bgr.rows; ++y) {
     const cv::Vec3b* line = area_bgr.ptr<cv::Vec3b>(y);
-    for (int x = 0; x < area_bgr.cols; ++x) lumas.push_back(calibration::luma(line[x]));
+    for (int x = 0; x < area_bgr.cols; ++x) {
+      const cv::Vec3b& p = line[x];
+      const bool lever =
+          which.yellow ? yellow_lever_colour(p) : bright_lever_colour(p, background_luma);
+      if (!lever || (!which.surroundings && surroundings_colour(p, surroundings))) continue;
+      rows += y + 0.5;
+      ++count;
+    }
   }
-  if (lumas.empty()) return std::nullopt;
+  if (count < kFewestPlacePixels) return std::nullopt;
+  return LeverPlace{0.5 - rows / count / area_bgr.rows, count};
+}
+
+// The median luma of an image.
+float median_luma(const cv::Mat& bgr) {
+  std::vector<float> lumas;
+  lumas.reserve(bgr.total());
+  for (int y = 0; y < bgr.rows; ++y) {
+    const cv::Vec3b* line = bgr.ptr<cv::Vec3b>(y);
+    for (int x = 0; x < bgr.cols; ++x) lumas.push_back(calibration::luma(line[x]));
+  }
+  if (lumas.empty()) return 0.0f;
   const auto middle = lumas.begin() + static_cast<long>(lumas.size() / 2);
   std::nth_element(lumas.begin(), middle, lumas.end());
-  const float background = *middle;
-  for (const bool yellow : {true, false}) {
-    double rows = 0.0;
-    int count = 0;
-    for (int y = 0; y < area_bgr.rows; ++y) {
-      const cv::Vec3b* line = area_bgr.ptr<cv::Vec3b>(y);
-      for (int x = 0; x < area_bgr.cols; ++x) {
-        const cv::Vec3b& p = line[x];
-        const bool lever = yellow ? yellow_lever_colour(p) : bright_lever_colour(p, background);
-        if (!lever || surroundings_colour(p, surroundings)) continue;
-        rows += y + 0.5;
-        ++count;
-      }
-    }
-    if (count >= kFewestPlacePixels) return LeverPlace{0.5 - rows / count / area_bgr.rows, count};
-  }
-  return std::nullopt;
+  return *middle;
 }
 
 // The lever's two positions, learnt per clock from where the lever shows (lever_place) in quiet
@@ -452,15 +465,11 @@ class LeverPositions {
   // of it).
   ClockObservation read(LeverPlace seen, ClockObservation single_frame) const {
     const double place = seen.place;
-    if (positions_.size() < 2) return single_frame;
-    const LeverPosition& high =
-        positions_[0].place > positions_[1].place ? positions_[0] : positions_[1];
+    const std::optional<double> apart = separation();
+    if (!apart) return single_frame;
+    const double separation = *apart;
+    const LeverPosition& high = this->high();
     const LeverPosition& low = &high == &positions_[0] ? positions_[1] : positions_[0];
-    const double separation = high.place - low.place;
-    if (separation < kOtherPosition) return single_frame;
-    if (high.read_white > high.read_black && low.read_black > low.read_white) {
-      return single_frame;
-    }
     if (place > high.place + separation || place < low.place - separation) {
       return single_frame;
     }
@@ -479,6 +488,18 @@ class LeverPositions {
     return out;
   }
 
+  // How far apart the two positions' places lie, once both are known and the single-frame
+  // reading does not contradict their order.
+  std::optional<double> separation() const {
+    if (positions_.size() < 2) return std::nullopt;
+    const LeverPosition& high = this->high();
+    const LeverPosition& low = &high == &positions_[0] ? positions_[1] : positions_[0];
+    const double apart = high.place - low.place;
+    if (apart < kOtherPosition) return std::nullopt;
+    if (high.read_white > high.read_black && low.read_black > low.read_white) return std::nullopt;
+    return apart;
+  }
+
  private:
   std::size_t nearest(double place) const {
     std::size_t best = 0;
@@ -495,6 +516,9 @@ class LeverPositions {
     position.pixels += rate * (seen.pixels - position.pixels);
     position.read_white += single_frame == Lever::kWhite ? 1 : 0;
     position.read_black += single_frame == Lever::kBlack ? 1 : 0;
+  }
+  const LeverPosition& high() const {
+    return positions_[0].place > positions_[1].place ? positions_[0] : positions_[1];
   }
 
   std::vector<LeverPosition> positions_;  // at most two
@@ -518,7 +542,8 @@ struct LeverReader::Impl {
     cv::Mat reference;        // CV_32F luma of the last uncovered views
     cv::Mat previous;         // CV_32F luma of the last frame
     int covered_frames = 0;
-    LeverPositions positions;
+    // Learnt from where the lever shows, one per kLeverPixels.
+    std::array<LeverPositions, kLeverPixels.size()> positions;
   };
   std::vector<PerClock> clocks;
 };
@@ -584,11 +609,24 @@ std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr,
       cv::warpPerspective(frame_bgr, area, per.image_to_halves,
                           cv::Size(kHalfAcrossPx, 2 * kHalfAlongPx), cv::INTER_AREA,
                           cv::BORDER_REPLICATE);
-      if (const std::optional<LeverPlace> place =
-              lever_place(area, surround_colours(frame_bgr, per.clock.region))) {
-        if (quiet) per.positions.learn(*place, seen.lever_down);
-        seen = per.positions.read(*place, seen);
+      const std::vector<bool> surroundings = surround_colours(frame_bgr, per.clock.region);
+      const float background = median_luma(area);
+      // Read by the measure whose two positions lie farther apart: its pixels are more the
+      // lever's.
+      std::array<std::optional<LeverPlace>, kLeverPixels.size()> places;
+      std::size_t chosen = 0;
+      double farthest = 0.0;
+      for (std::size_t k = 0; k < places.size(); ++k) {
+        places[k] = lever_place(area, background, surroundings, kLeverPixels[k]);
+        if (!places[k]) continue;
+        if (quiet) per.positions[k].learn(*places[k], seen.lever_down);
+        const std::optional<double> apart = per.positions[k].separation();
+        if (apart && *apart > farthest) {
+          chosen = k;
+          farthest = *apart;
+        }
       }
+      if (places[chosen]) seen = per.positions[chosen].read(*places[chosen], seen);
     }
     if (quiet) {
       per.covered_frames = 0;
