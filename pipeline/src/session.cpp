@@ -862,7 +862,10 @@ RecordSummary record(const RecordOptions& options) {
   tracker::LeverPressDetector levers;
   // A resumed recording has the clocks' start, unless it had no move yet (then the footage
   // plays again from its first frame).
-  if (options.resume && resume_t > 0.0) levers.clocks_running();
+  if (options.resume && resume_t > 0.0) {
+    levers.clocks_running();
+    reader->clocks_running();
+  }
   if (config.base_seconds) levers.set_time_control(*config.base_seconds, config.increment_seconds);
 
   std::optional<capture::ClockEvent> flag;
@@ -962,6 +965,8 @@ RecordSummary record(const RecordOptions& options) {
           release_held(std::numeric_limits<double>::infinity());
           summary.calibration_renewals = drift.renewals();
           reader.emplace(current, vision_options);
+          // Its lever reader starts again where the game may be under way.
+          reader->clocks_running();
           ahead_reader.set(std::make_shared<const vision::FrameReader>(reader->frame_reader()),
                            ++calibration_number);
           tracker.set_leans(tracker_leans(current));

@@ -354,8 +354,11 @@ constexpr float kTickLuma = 30.0f;
 // its yellow lever (10704's clock A: the bright pixels' mean moved by 0.02 of the area where the
 // yellow ones' moved by 0.26); a grey lever beside a dark display shows among the bright ones; a
 // bright table inside the area is no lever, but a grey lever on a pale grey table has the
-// table's colours. nullopt when fewer than kFewestPlacePixels show.
+// table's colours. nullopt when fewer than kFewestPlacePixels show, or more than kMostPlaceShare of
+// the area: a thin bar covers 3-8 % of it; 10706's clock A showed 41 % bright (its body and
+// display), whose mean moved by 0.03 when the lever flipped.
 constexpr int kFewestPlacePixels = 40;
+constexpr double kMostPlaceShare = 0.2;
 
 struct LeverPixels {
   bool yellow = false;        // yellow ones, else bright ones
@@ -384,7 +387,10 @@ std::optional<LeverPlace> lever_place(const cv::Mat& area_bgr, float background_
       ++count;
     }
   }
-  if (count < kFewestPlacePixels) return std::nullopt;
+  if (count < kFewestPlacePixels ||
+      count > kMostPlaceShare * static_cast<double>(area_bgr.total())) {
+    return std::nullopt;
+  }
   return LeverPlace{0.5 - rows / count / area_bgr.rows, count};
 }
 
@@ -433,6 +439,10 @@ struct LeverPosition {
 
 class LeverPositions {
  public:
+  // The game may be under way (a resumed recording, a renewed calibration): the first position
+  // seen is not taken for the start's.
+  void clocks_running() { first_is_start_ = false; }
+
   void learn(LeverPlace seen, Lever single_frame) {
     const double place = seen.place;
     if (positions_.empty()) {
@@ -466,7 +476,7 @@ class LeverPositions {
   ClockObservation read(LeverPlace seen, ClockObservation single_frame) const {
     const double place = seen.place;
     const std::optional<double> apart = separation();
-    if (!apart) return single_frame;
+    if (!apart) return before_both(seen, single_frame);
     const double separation = *apart;
     const LeverPosition& high = this->high();
     const LeverPosition& low = &high == &positions_[0] ? positions_[1] : positions_[0];
@@ -485,6 +495,35 @@ class LeverPositions {
     const double from_middle = std::abs(place - 0.5 * (high.place + low.place));
     out.confidence = static_cast<float>(std::min(1.0, 2.0 * from_middle / separation));
     out.travel = static_cast<float>(std::clamp((high.place - place) / separation, 0.0, 1.0));
+    return out;
+  }
+
+  // Before the second position has been seen: a game starts with Black's side down (White's
+  // clock running), so the first position seen is that one, and a place well nearer Black's
+  // end than it is White's side down. The single-frame reading took 10704's clock A for
+  // pressed on White's side from the start (its first press was missed) and 10803's clock B
+  // for the first three seconds. Unknown before any position is known; the single-frame
+  // reading elsewhere, when the game may be under way, and when both positions were seen but
+  // are not read (too close, or against the single-frame reading).
+  ClockObservation before_both(LeverPlace seen, ClockObservation single_frame) const {
+    if (!first_is_start_ || positions_.size() > 1) return single_frame;
+    ClockObservation out = single_frame;
+    out.lever_down = Lever::kUnknown;
+    out.confidence = 0.0f;
+    if (positions_.empty()) return out;
+    const LeverPosition& start = positions_[0];
+    if (seen.pixels < kFewestPixelsShare * start.pixels ||
+        seen.pixels > kMostPixelsShare * start.pixels) {
+      return out;
+    }
+    if (std::abs(seen.place - start.place) <= kSamePosition) {
+      out.lever_down = Lever::kBlack;
+    } else if (seen.place <= start.place - kOtherPosition) {
+      out.lever_down = Lever::kWhite;
+    } else {
+      return single_frame;
+    }
+    out.confidence = 0.5f;
     return out;
   }
 
@@ -521,7 +560,8 @@ class LeverPositions {
     return positions_[0].place > positions_[1].place ? positions_[0] : positions_[1];
   }
 
-  std::vector<LeverPosition> positions_;  // at most two
+  std::vector<LeverPosition> positions_;  // at most two, the first seen first
+  bool first_is_start_ = true;
   LeverPosition candidate_;
 };
 
@@ -563,6 +603,12 @@ LeverReader::LeverReader(calibration::Calibration calibration) : impl_(std::make
       per.image_to_halves = cv::getPerspectiveTransform(from, halves);
     }
     impl_->clocks.push_back(std::move(per));
+  }
+}
+
+void LeverReader::clocks_running() {
+  for (Impl::PerClock& per : impl_->clocks) {
+    for (LeverPositions& positions : per.positions) positions.clocks_running();
   }
 }
 
@@ -614,11 +660,13 @@ std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr,
       // Read by the measure whose two positions lie farther apart: its pixels are more the
       // lever's.
       std::array<std::optional<LeverPlace>, kLeverPixels.size()> places;
-      std::size_t chosen = 0;
+      // Before any has both positions, the first that shows the lever.
+      std::optional<std::size_t> chosen;
       double farthest = 0.0;
       for (std::size_t k = 0; k < places.size(); ++k) {
         places[k] = lever_place(area, background, surroundings, kLeverPixels[k]);
         if (!places[k]) continue;
+        if (!chosen) chosen = k;
         if (quiet) per.positions[k].learn(*places[k], seen.lever_down);
         const std::optional<double> apart = per.positions[k].separation();
         if (apart && *apart > farthest) {
@@ -626,7 +674,7 @@ std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr,
           farthest = *apart;
         }
       }
-      if (places[chosen]) seen = per.positions[chosen].read(*places[chosen], seen);
+      if (chosen) seen = per.positions[*chosen].read(*places[*chosen], seen);
     }
     if (quiet) {
       per.covered_frames = 0;

@@ -516,6 +516,9 @@ class LeverReader {
   // clock in calibration order (as FrameReader hands them out): only the watch is added.
   std::vector<ClockObservation> read(const cv::Mat& frame_bgr,
                                      std::vector<ClockObservation> levers);
+  // The game may be under way (a resumed recording): the lever's first position seen is not
+  // taken for the start's (Black's side down).
+  void clocks_running();
 
  private:
   struct Impl;
@@ -564,6 +567,8 @@ class TrackingReader {
   FrameObservation read(const cv::Mat& frame_bgr, BoardsReading boards);
   // Forget all frames read so far.
   void reset();
+  // The game may be under way: LeverReader::clocks_running.
+  void clocks_running() { levers_.clocks_running(); }
   const calibration::Calibration& calibration() const { return reader_.calibration(); }
   const FrameReader& frame_reader() const { return reader_; }
 
