@@ -1,7 +1,8 @@
 // Clock levers: read_clock on a drawn clock whose lever shows as a wedge (wide at the raised
 // end) beside a light display, which the bright-pixel reading cannot tell from the lever;
-// LeverReader reads nothing while a hand covers the clock, and learns the two positions of a
-// lever whose single-frame reading says the same in both.
+// LeverReader reads nothing while a hand covers the clock, learns the two positions of a
+// lever whose single-frame reading says the same in both, and reads a lever that lies wholly
+// in one half of the clock's area, from the start.
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
 
@@ -130,6 +131,74 @@ TEST(LeverReader, LearnsBothPositionsOfALeverASingleFrameMisreads) {
   ASSERT_TRUE(white_down.travel.has_value());
   EXPECT_LT(*black_down.travel, 0.1f);
   EXPECT_GT(*white_down.travel, 0.9f);
+}
+
+// The clock's area as a tilted view finds it: it takes in the clock's side and shadow at
+// White's end, so the clock's top, and the lever's pivot, lie in Black's half (y 250-320).
+calibration::Clock clock_off_its_pivot() {
+  calibration::Clock clock;
+  clock.board = "A";
+  clock.region = {{100, 180}, {220, 180}, {220, 320}, {100, 320}};
+  clock.white_lever = {{100, 180}, {220, 180}, {220, 250}, {100, 250}};
+  clock.black_lever = {{100, 250}, {220, 250}, {220, 320}, {100, 320}};
+  return clock;
+}
+
+// A dark clock with a pale display and a pale orange lever (peach in strong light: its blue
+// only 50 levels below its green), pivoting at y 285; only the raised half shows, as a wedge
+// wide at its end. `hand`: a small dark hand over part of the raised end, too small to cover
+// the clock.
+cv::Mat clock_off_its_pivot_picture(bool white_raised, bool hand = false) {
+  cv::Mat image(400, 320, CV_8UC3, cv::Scalar(150, 140, 130));
+  cv::rectangle(image, {130, 252}, {190, 318}, cv::Scalar(45, 45, 45), cv::FILLED);
+  cv::rectangle(image, {158, 256}, {186, 314}, cv::Scalar(228, 232, 230), cv::FILLED);
+  const int raised_y = white_raised ? 254 : 316;
+  const std::vector<cv::Point> wedge{{140, 285}, {140, raised_y}, {154, raised_y}};
+  cv::fillConvexPoly(image, wedge, cv::Scalar(140, 190, 230));
+  if (hand) {
+    const int y = white_raised ? raised_y + 7 : raised_y - 7;
+    cv::circle(image, {148, y}, 6, cv::Scalar(87, 122, 173), cv::FILLED);
+  }
+  return image;
+}
+
+TEST(LeverReader, ReadsALeverLyingInOneHalfOfTheClocksAreaFromTheStart) {
+  const calibration::Clock clock = clock_off_its_pivot();
+  // The premise: the whole lever shows in Black's half either way, so one frame alone reads
+  // the two positions alike.
+  const Lever single = read_clock(clock_off_its_pivot_picture(true), clock).lever_down;
+  ASSERT_EQ(read_clock(clock_off_its_pivot_picture(false), clock).lever_down, single);
+  calibration::Calibration calibration;
+  calibration.clocks.push_back(clock);
+  LeverReader reader(calibration);
+  const auto hold = [&reader](bool white_raised, int frames, bool hand = false) {
+    ClockObservation last;
+    for (int i = 0; i < frames; ++i) {
+      last = reader.read(clock_off_its_pivot_picture(white_raised, hand)).at(0);
+    }
+    return last;
+  };
+  // A game starts with Black's side down: the first position seen is that one.
+  EXPECT_EQ(hold(true, 20).lever_down, Lever::kBlack);
+  // Pressed at White's end: the lever shows nearer Black's end, at once and from then on.
+  EXPECT_EQ(hold(false, 1).lever_down, Lever::kWhite);
+  EXPECT_EQ(hold(false, 30).lever_down, Lever::kWhite);
+  EXPECT_EQ(hold(true, 1).lever_down, Lever::kBlack);
+  // A hand over part of the raised end moves what shows of the lever: no reading, not a press.
+  EXPECT_EQ(hold(true, 1, true).lever_down, Lever::kUnknown);
+  EXPECT_EQ(hold(true, 1).lever_down, Lever::kBlack);
+
+  // A recording resumed in mid-game: the first position is not taken for the start's; once
+  // both are seen, each reads by where the lever shows.
+  LeverReader resumed(calibration);
+  resumed.clocks_running();
+  ClockObservation first;
+  for (int i = 0; i < 20; ++i) first = resumed.read(clock_off_its_pivot_picture(true)).at(0);
+  EXPECT_EQ(first.lever_down, single);
+  ClockObservation last;
+  for (int i = 0; i < 30; ++i) last = resumed.read(clock_off_its_pivot_picture(false)).at(0);
+  EXPECT_EQ(last.lever_down, Lever::kWhite);
+  EXPECT_EQ(resumed.read(clock_off_its_pivot_picture(true)).at(0).lever_down, Lever::kBlack);
 }
 
 }  // namespace
