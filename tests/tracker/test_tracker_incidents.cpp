@@ -878,6 +878,55 @@ TEST(LeverPressDetector, TheRaisedEndShowingInTheOtherHalfTimesThePress) {
   EXPECT_NEAR(press_with({0.2, 0.0}, {0.2, 0.0}), 11.5 / 30.0 - 0.03, 1e-9);
 }
 
+// Where the lever is read by its learnt positions (vision gives its travel), each reading is
+// sure: the press lies after the last reading of the old side (less half a flip) and before
+// the first of the new. A change of the other half after the flip was seen (the hand leaving)
+// does not time it, nor does a hand that came long before (its visit's middle, less a lead).
+// Read frame by frame (no travel), a reading may lag or lead the flip, and those cues stand.
+TEST(LeverPressDetector, ReadingsByTheLeversPositionsBoundThePress) {
+  using bugcam::rules::Color;
+  const auto observe = [](int frame, std::optional<Color> down, bool touched,
+                          std::array<double, 2> half_change, bool by_positions) {
+    bugcam::tracker::LeverObservation o = lever_in_frame(frame, down, touched);
+    o.half_change = half_change;
+    if (by_positions && down) o.travel = *down == Color::kWhite ? 1.0 : 0.0;
+    return o;
+  };
+  // The hand at the clock in frames 12-21; the flip seen between frames 13 and 14; Black's half
+  // changes a little in frames 16 and 17.
+  const auto flip_then_change = [&](bool by_positions) {
+    bugcam::tracker::LeverPressDetector detector(2);
+    std::optional<bugcam::capture::ClockEvent> press;
+    for (int f = 0; f <= 22 && !press; ++f) {
+      const bool touched = f >= 12 && f <= 21;
+      const std::array<double, 2> change =
+          f == 16 || f == 17 ? std::array<double, 2>{0.0, 0.02} : std::array<double, 2>{};
+      press = detector.add(
+          observe(f, f <= 13 ? Color::kBlack : Color::kWhite, touched, change, by_positions));
+    }
+    EXPECT_TRUE(press.has_value());
+    return press ? press->t : -1.0;
+  };
+  EXPECT_NEAR(flip_then_change(true), 13.5 / 30.0 - 0.03, 1e-9);
+  EXPECT_NEAR(flip_then_change(false), 16 / 30.0 - 0.04, 1e-9);
+  // The hand at the clock from frame 5 to 30, the lever covered (unknown) in frames 20-27:
+  // Black's side down until frame 19, White's from 28.
+  const auto early_hand = [&](bool by_positions) {
+    bugcam::tracker::LeverPressDetector detector(2);
+    std::optional<bugcam::capture::ClockEvent> press;
+    for (int f = 0; f <= 32 && !press; ++f) {
+      std::optional<Color> down;
+      if (f <= 19) down = Color::kBlack;
+      if (f >= 28) down = Color::kWhite;
+      press = detector.add(observe(f, down, f >= 5 && f <= 30, {}, by_positions));
+    }
+    EXPECT_TRUE(press.has_value());
+    return press ? press->t : -1.0;
+  };
+  EXPECT_NEAR(early_hand(true), 19 / 30.0 - 0.04, 1e-9);
+  EXPECT_NEAR(early_hand(false), 0.5 * (5 + 30) / 30.0 - 0.15, 1e-9);
+}
+
 // One hand's visit times one press: a quick press back within the same visit is timed by its
 // own flip. A visit that began just after the lever read its new side (the hand's shadow came
 // first) times the press.

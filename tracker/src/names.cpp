@@ -122,7 +122,14 @@ ClockEvent LeverPressDetector::timed(const PerBoard& board, const Waiting& waiti
   const std::optional<double> from_travel = flip_start_from_travel(board, waiting);
   const std::optional<double> from_free_half =
       flip_start_from_free_half(board, waiting, from_touch.value_or(middle));
-  if (from_free_half) {
+  // Where the lever is read by its learnt positions (with its travel), it reads each side from
+  // halfway through the flip on, not before (as a hand's shadow can make a single frame read the
+  // new side early): the press lies between the last reading of the old side and the first of
+  // the new, less half a flip. On 10832's clock B the other half changed 0.2 s after the flip
+  // had been seen, as the hand left.
+  const bool by_positions = !board.travels.empty();
+  const double halfway = 0.5 * kLeverFlipSeconds;
+  if (from_free_half && (!by_positions || *from_free_half <= waiting.first_new_t)) {
     press.t = *from_free_half;
   } else if (from_travel &&
              (!from_touch || std::abs(*from_travel - *from_touch) <= kFlipTouchAgree)) {
@@ -139,6 +146,10 @@ ClockEvent LeverPressDetector::timed(const PerBoard& board, const Waiting& waiti
   } else {
     press.t = middle;
   }
+  // Nor before it: a hand that came early and stayed long timed presses 0.2-0.3 s early (10803's
+  // clock A, 10805's B). A single-frame reading may keep the old side some frames into the flip
+  // (10706's clock A: 0.17 s).
+  if (by_positions) press.t = std::max(press.t, waiting.last_old_t - halfway);
   return press;
 }
 
