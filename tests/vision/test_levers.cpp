@@ -11,15 +11,19 @@
 namespace bugcam::vision {
 namespace {
 
-// The clock's area spans x 100-220; White's half y 80-200 (outer end first), Black's half
-// y 200-320.
-calibration::Clock drawn_clock() {
+// A clock's area spanning x 100-220: White's half from y `top` (its outer end) to `middle`,
+// Black's from there to `bottom`.
+calibration::Clock clock_area(double top, double middle, double bottom) {
   calibration::Clock clock;
   clock.board = "A";
-  clock.region = {{100, 80}, {220, 80}, {220, 320}, {100, 320}};
-  clock.white_lever = {{100, 80}, {220, 80}, {220, 200}, {100, 200}};
-  clock.black_lever = {{100, 200}, {220, 200}, {220, 320}, {100, 320}};
+  clock.region = {{100, top}, {220, top}, {220, bottom}, {100, bottom}};
+  clock.white_lever = {{100, top}, {220, top}, {220, middle}, {100, middle}};
+  clock.black_lever = {{100, middle}, {220, middle}, {220, bottom}, {100, bottom}};
   return clock;
+}
+
+calibration::Clock drawn_clock() {
+  return clock_area(80, 200, 320);
 }
 
 // A dark clock with a light display (different digits on each half) and a grey lever
@@ -136,12 +140,7 @@ TEST(LeverReader, LearnsBothPositionsOfALeverASingleFrameMisreads) {
 // The clock's area as a tilted view finds it: it takes in the clock's side and shadow at
 // White's end, so the clock's top, and the lever's pivot, lie in Black's half (y 250-320).
 calibration::Clock clock_off_its_pivot() {
-  calibration::Clock clock;
-  clock.board = "A";
-  clock.region = {{100, 180}, {220, 180}, {220, 320}, {100, 320}};
-  clock.white_lever = {{100, 180}, {220, 180}, {220, 250}, {100, 250}};
-  clock.black_lever = {{100, 250}, {220, 250}, {220, 320}, {100, 320}};
-  return clock;
+  return clock_area(180, 250, 320);
 }
 
 // A dark clock with a pale display and a pale orange lever (peach in strong light: its blue

@@ -499,11 +499,14 @@ class BoardTracker {
   bool started_ = false;
 };
 
-// Reads the clock levers of a video frame by frame (`--clocks vision`): read_clock, except
-// that a frame where something covers part of the clock (a hand pressing it or reaching
-// past) reads unknown, since the covered lever end then looks lower than it is. Covered
-// means: much of the clock's area differs from how it looked in the last uncovered frames.
-// Feed frames in order.
+// Reads the clock levers of a video frame by frame (`--clocks vision`). It learns each
+// lever's two positions from where the lever shows along the clock in still frames, and reads
+// each frame by the nearer (the first position seen is the start's, Black's side down, until
+// the second is seen); read_clock where that cannot tell. A frame where something covers part
+// of the clock (a hand pressing it or reaching past) reads unknown, since the covered lever end
+// then looks lower than it is. Covered means: much of the clock's area differs from how it
+// looked in the last uncovered frames, or far more or fewer lever pixels show than in the
+// lever's position. Feed frames in order.
 class LeverReader {
  public:
   explicit LeverReader(calibration::Calibration calibration);
