@@ -39,7 +39,8 @@ struct Score {
   int frames = 0;
   int frames_right = 0;    // the reading equals the truth
   int frames_unknown = 0;  // no reading
-  // The same per clock (A, B): frames, read right, read wrong (the rest unknown).
+  // The same per clock (A, B): frames, read right, read wrong (the rest unknown); printed per
+  // clip only.
   std::array<int, 2> clock_frames{};
   std::array<int, 2> clock_right{};
   std::array<int, 2> clock_wrong{};
@@ -143,9 +144,12 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
       } else if (o.down == down) {
         ++score.frames_right;
         ++score.clock_right[clock];
-      } else if (++score.clock_wrong[clock]; verbose) {
-        std::printf("  frame %d clock %c: read %s\n", frame->index, rules::board_letter(o.board),
-                    *o.down == rules::Color::kWhite ? "white" : "black");
+      } else {
+        ++score.clock_wrong[clock];
+        if (verbose) {
+          std::printf("  frame %d clock %c: read %s\n", frame->index, rules::board_letter(o.board),
+                      *o.down == rules::Color::kWhite ? "white" : "black");
+        }
       }
     }
     frame = source->next();

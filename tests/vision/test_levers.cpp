@@ -145,8 +145,8 @@ calibration::Clock clock_off_its_pivot() {
 
 // A dark clock with a pale display and a pale orange lever (peach in strong light: its blue
 // only 50 levels below its green), pivoting at y 285; only the raised half shows, as a wedge
-// wide at its end. `hand`: a small dark hand over part of the raised end, too small to cover
-// the clock.
+// wide at its end. `hand`: a small hand (mid-tone skin, neither bright nor yellow) over part of
+// the raised end, too small to cover the clock.
 cv::Mat clock_off_its_pivot_picture(bool white_raised, bool hand = false) {
   cv::Mat image(400, 320, CV_8UC3, cv::Scalar(150, 140, 130));
   cv::rectangle(image, {130, 252}, {190, 318}, cv::Scalar(45, 45, 45), cv::FILLED);
@@ -167,6 +167,7 @@ TEST(LeverReader, ReadsALeverLyingInOneHalfOfTheClocksAreaFromTheStart) {
   // the two positions alike.
   const Lever single = read_clock(clock_off_its_pivot_picture(true), clock).lever_down;
   ASSERT_EQ(read_clock(clock_off_its_pivot_picture(false), clock).lever_down, single);
+  ASSERT_NE(single, Lever::kBlack);
   calibration::Calibration calibration;
   calibration.clocks.push_back(clock);
   LeverReader reader(calibration);

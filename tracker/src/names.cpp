@@ -122,14 +122,13 @@ ClockEvent LeverPressDetector::timed(const PerBoard& board, const Waiting& waiti
   const std::optional<double> from_travel = flip_start_from_travel(board, waiting);
   const std::optional<double> from_free_half =
       flip_start_from_free_half(board, waiting, from_touch.value_or(middle));
-  // Where the lever is read by its learnt positions (with its travel), it reads each side from
-  // halfway through the flip on, not before (as a hand's shadow can make a single frame read the
-  // new side early): the press lies between the last reading of the old side and the first of
-  // the new, less half a flip. On 10832's clock B the other half changed 0.2 s after the flip
-  // had been seen, as the hand left.
-  const bool by_positions = !board.travels.empty();
+  // Where the last reading of the old side and the first of the new were both by the lever's
+  // learnt positions (with its travel), each is sure of its side, read from halfway through the
+  // flip on, not before (as a hand's shadow can make a single frame read the new side early).
+  // So the other half's change does not time a press after that first reading of the new side:
+  // on 10832's clock B it changed 0.2 s after the flip had been seen, as the hand left.
   const double halfway = 0.5 * kLeverFlipSeconds;
-  if (from_free_half && (!by_positions || *from_free_half <= waiting.first_new_t)) {
+  if (from_free_half && (!waiting.by_positions || *from_free_half <= waiting.first_new_t)) {
     press.t = *from_free_half;
   } else if (from_travel &&
              (!from_touch || std::abs(*from_travel - *from_touch) <= kFlipTouchAgree)) {
@@ -146,10 +145,10 @@ ClockEvent LeverPressDetector::timed(const PerBoard& board, const Waiting& waiti
   } else {
     press.t = middle;
   }
-  // Nor before it: a hand that came early and stayed long timed presses 0.2-0.3 s early (10803's
-  // clock A, 10805's B). A single-frame reading may keep the old side some frames into the flip
-  // (10706's clock A: 0.17 s).
-  if (by_positions) press.t = std::max(press.t, waiting.last_old_t - halfway);
+  // Nor before the last reading of the old side, less half a flip: a hand that came early and
+  // stayed long timed presses 0.2-0.3 s early (10803's clock A, 10805's B). A single-frame
+  // reading may keep the old side some frames into the flip (10706's clock A: 0.17 s).
+  if (waiting.by_positions) press.t = std::max(press.t, waiting.last_old_t - halfway);
   return press;
 }
 
@@ -324,6 +323,7 @@ std::optional<ClockEvent> LeverPressDetector::press_from(PerBoard& board,
   const Color down = *observation.down;
   if (board.settled == down) {
     board.settled_last_t = observation.t;
+    board.settled_last_by_positions = observation.travel.has_value();
     board.candidate.reset();
     board.candidate_frames = 0;
     return out;
@@ -331,6 +331,7 @@ std::optional<ClockEvent> LeverPressDetector::press_from(PerBoard& board,
   if (board.candidate != down) {
     board.candidate = down;
     board.candidate_first_t = observation.t;
+    board.candidate_first_by_positions = observation.travel.has_value();
     board.candidate_frames = 0;
   }
   if (++board.candidate_frames < stable_frames_) return out;
@@ -338,9 +339,11 @@ std::optional<ClockEvent> LeverPressDetector::press_from(PerBoard& board,
   Waiting waiting;
   waiting.last_old_t = board.settled_last_t;
   waiting.first_new_t = board.candidate_first_t;
+  waiting.by_positions = board.settled_last_by_positions && board.candidate_first_by_positions;
   waiting.settled_t = observation.t;
   board.settled = down;
   board.settled_last_t = observation.t;
+  board.settled_last_by_positions = observation.travel.has_value();
   board.candidate.reset();
   board.candidate_frames = 0;
   // The first state seen is where the lever stood, not a press.

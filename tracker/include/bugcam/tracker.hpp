@@ -403,12 +403,16 @@ class LeverPressDetector {
     double last_old_t = 0.0;   // the last reading of the old side
     double first_new_t = 0.0;  // the first reading of the new side
     double settled_t = 0.0;    // when the new side had held stable_frames
+    // Both readings by the lever's learnt positions (with its travel): sure of their side.
+    bool by_positions = false;
   };
   struct PerBoard {
     std::optional<Color> settled;
     double settled_last_t = 0.0;
+    bool settled_last_by_positions = false;  // that reading had the lever's travel
     std::optional<Color> candidate;
     double candidate_first_t = 0.0;
+    bool candidate_first_by_positions = false;
     int candidate_frames = 0;
     bool touching = false;
     std::optional<double> touch_start;  // of the latest touch

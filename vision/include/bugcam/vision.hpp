@@ -502,11 +502,11 @@ class BoardTracker {
 // Reads the clock levers of a video frame by frame (`--clocks vision`). It learns each
 // lever's two positions from where the lever shows along the clock in still frames, and reads
 // each frame by the nearer (the first position seen is the start's, Black's side down, until
-// the second is seen); read_clock where that cannot tell. A frame where something covers part
-// of the clock (a hand pressing it or reaching past) reads unknown, since the covered lever end
-// then looks lower than it is. Covered means: much of the clock's area differs from how it
-// looked in the last uncovered frames, or far more or fewer lever pixels show than in the
-// lever's position. Feed frames in order.
+// the second is seen; unknown before the first); read_clock where that cannot tell. A frame where
+// something covers part of the clock (a hand pressing it or reaching past) reads unknown, since the
+// covered lever end then looks lower than it is. Covered means: much of the clock's area differs
+// from how it looked in the last uncovered frames, or far more or fewer lever pixels show than in
+// the lever's position. Feed frames in order.
 class LeverReader {
  public:
   explicit LeverReader(calibration::Calibration calibration);
@@ -568,7 +568,8 @@ class TrackingReader {
   // The same with the frame's boards already read by frame_reader().read_boards (elsewhere,
   // ahead of this frame's turn).
   FrameObservation read(const cv::Mat& frame_bgr, BoardsReading boards);
-  // Forget all frames read so far.
+  // Forget all frames read so far (the lever reader too: call clocks_running again where the
+  // game is under way).
   void reset();
   // The game may be under way: LeverReader::clocks_running.
   void clocks_running() { levers_.clocks_running(); }
