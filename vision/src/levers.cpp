@@ -141,6 +141,14 @@ bool surroundings_colour(const cv::Vec3b& p, const std::vector<bool>& surroundin
   return surroundings[static_cast<std::size_t>(colour_bin(p, kSurroundBin))];
 }
 
+// The median of some lumas (what a clock's area mostly shows: body, table); none: 0.
+float median_luma(std::vector<float> lumas) {
+  if (lumas.empty()) return 0.0f;
+  const auto middle = lumas.begin() + static_cast<std::ptrdiff_t>(lumas.size() / 2);
+  std::nth_element(lumas.begin(), middle, lumas.end());
+  return *middle;
+}
+
 // Pixels of the lever: bright or yellow (above), and not of the surroundings' colours.
 int lever_pixels(const std::vector<cv::Vec3b>& pixels, float background_luma,
                  const std::vector<bool>& surroundings) {
@@ -177,12 +185,11 @@ std::optional<LeverEnds> bright_lever_ends(const cv::Mat& frame_bgr,
   for (const cv::Vec3b& p : white_half) lumas.push_back(calibration::luma(p));
   for (const cv::Vec3b& p : black_half) lumas.push_back(calibration::luma(p));
   if (lumas.empty()) return std::nullopt;
-  const auto middle = lumas.begin() + static_cast<long>(lumas.size() / 2);
-  std::nth_element(lumas.begin(), middle, lumas.end());
+  const float background = median_luma(std::move(lumas));
   const std::vector<bool> surroundings = surround_colours(frame_bgr, clock.region);
   LeverEnds ends;
-  ends.white_end = lever_pixels(white_half, *middle, surroundings);
-  ends.black_end = lever_pixels(black_half, *middle, surroundings);
+  ends.white_end = lever_pixels(white_half, background, surroundings);
+  ends.black_end = lever_pixels(black_half, background, surroundings);
   if (ends.white_end + ends.black_end < kFewestLeverPixels) return std::nullopt;
   return ends;
 }
@@ -404,10 +411,7 @@ float median_luma(const cv::Mat& bgr) {
     const cv::Vec3b* line = bgr.ptr<cv::Vec3b>(y);
     for (int x = 0; x < bgr.cols; ++x) lumas.push_back(calibration::luma(line[x]));
   }
-  if (lumas.empty()) return 0.0f;
-  const auto middle = lumas.begin() + static_cast<std::ptrdiff_t>(lumas.size() / 2);
-  std::nth_element(lumas.begin(), middle, lumas.end());
-  return *middle;
+  return median_luma(std::move(lumas));
 }
 
 // The lever's two positions, learnt per clock from where the lever shows (lever_place) in quiet
@@ -431,6 +435,13 @@ constexpr double kPositionRate = 0.05;
 constexpr double kFewestPixelsShare = 0.75;
 constexpr double kMostPixelsShare = 4.0 / 3.0;
 
+// The observation with no side read.
+ClockObservation unknown(ClockObservation observation) {
+  observation.lever_down = Lever::kUnknown;
+  observation.confidence = 0.0f;
+  return observation;
+}
+
 struct LeverPosition {
   double place = 0.0;
   double pixels = 0.0;  // how many lever pixels it shows
@@ -438,6 +449,11 @@ struct LeverPosition {
   // What the single-frame reading said in this position's frames.
   int read_white = 0;
   int read_black = 0;
+
+  // About as many lever pixels show as in this position (not a hand over part of the lever).
+  bool shows_as_many(const LeverPlace& seen) const {
+    return seen.pixels >= kFewestPixelsShare * pixels && seen.pixels <= kMostPixelsShare * pixels;
+  }
 };
 
 class LeverPositions {
@@ -483,14 +499,9 @@ class LeverPositions {
     const LeverPosition& high = raised_white();
     const LeverPosition& low = raised_black();
     if (place > high.place + *apart || place < low.place - *apart) return single_frame;
-    ClockObservation out = single_frame;
     const bool white_up = std::abs(place - high.place) < std::abs(place - low.place);
-    const double pixels = (white_up ? high : low).pixels;
-    if (seen.pixels < kFewestPixelsShare * pixels || seen.pixels > kMostPixelsShare * pixels) {
-      out.lever_down = Lever::kUnknown;
-      out.confidence = 0.0f;
-      return out;
-    }
+    if (!(white_up ? high : low).shows_as_many(seen)) return unknown(single_frame);
+    ClockObservation out = single_frame;
     out.lever_down = white_up ? Lever::kBlack : Lever::kWhite;
     const double from_middle = std::abs(place - 0.5 * (high.place + low.place));
     out.confidence = static_cast<float>(std::min(1.0, 2.0 * from_middle / *apart));
@@ -507,15 +518,9 @@ class LeverPositions {
   // are not read (too close, or against the single-frame reading).
   ClockObservation before_both(LeverPlace seen, ClockObservation single_frame) const {
     if (!first_is_start_ || positions_.size() > 1) return single_frame;
-    ClockObservation out = single_frame;
-    out.lever_down = Lever::kUnknown;
-    out.confidence = 0.0f;
-    if (positions_.empty()) return out;
+    if (positions_.empty() || !positions_[0].shows_as_many(seen)) return unknown(single_frame);
     const LeverPosition& start = positions_[0];
-    if (seen.pixels < kFewestPixelsShare * start.pixels ||
-        seen.pixels > kMostPixelsShare * start.pixels) {
-      return out;
-    }
+    ClockObservation out = single_frame;
     if (std::abs(seen.place - start.place) <= kSamePosition) {
       out.lever_down = Lever::kBlack;
     } else if (seen.place <= start.place - kOtherPosition) {
@@ -653,8 +658,7 @@ std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr,
     seen.touched = !quiet;
     if (covered) {
       // No evidence: the covered end of the lever looks pressed.
-      seen.lever_down = Lever::kUnknown;
-      seen.confidence = 0.0f;
+      seen = unknown(seen);
     } else {
       cv::Mat area;
       cv::warpPerspective(frame_bgr, area, per.image_to_halves,
@@ -691,8 +695,7 @@ std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr,
       if (chosen) {
         seen = per.positions[*chosen].read(*places[*chosen], seen);
       } else if (any_apart) {
-        seen.lever_down = Lever::kUnknown;
-        seen.confidence = 0.0f;
+        seen = unknown(seen);
       }
     }
     if (quiet) {
