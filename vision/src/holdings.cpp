@@ -12,9 +12,6 @@ namespace bugcam::vision {
 
 namespace {
 
-// Holding areas are read at this many pixels per square.
-constexpr int kHoldingSquarePx = 24;
-
 float luma(const cv::Vec3b& bgr) {
   return 0.114f * static_cast<float>(bgr[0]) + 0.587f * static_cast<float>(bgr[1]) +
          0.299f * static_cast<float>(bgr[2]);
@@ -30,10 +27,6 @@ ColourSplit split_along(const cv::Vec3f& pixel, const cv::Vec3f& reference) {
   const float scale = pixel.dot(reference) / std::max(reference.dot(reference), 1.0f);
   const cv::Vec3f rest = pixel - reference * scale;
   return {scale, std::sqrt(rest.dot(rest))};
-}
-
-double length(cv::Point2d a, cv::Point2d b) {
-  return std::hypot(a.x - b.x, a.y - b.y);
 }
 
 // One piece found in the strip: its pixels' middle (strip pixels) and mean luma.
@@ -201,29 +194,13 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   HoldingObservation result;
   result.player = area.player;
   const double square_px_in_image = board.square_size_px();
-  if (area.region.size() != 4 || square_px_in_image <= 0) return result;
-  const double s = kHoldingSquarePx;
-  const int width = static_cast<int>(
-      std::lround(length(area.region[0], area.region[1]) / square_px_in_image * s));
-  const int height = static_cast<int>(
-      std::lround(length(area.region[1], area.region[2]) / square_px_in_image * s));
-  if (width < 4 || height < 4) return result;
-  const std::vector<cv::Point2f> from{{0, 0},
-                                      {static_cast<float>(width), 0},
-                                      {static_cast<float>(width), static_cast<float>(height)},
-                                      {0, static_cast<float>(height)}};
-  std::vector<cv::Point2f> to;
-  for (const cv::Point2d& p : area.region) to.emplace_back(cv::Point2f(p));
-  cv::Mat crop;
-  const cv::Mat crop_to_image = cv::getPerspectiveTransform(from, to);
-  cv::warpPerspective(frame_bgr, crop, crop_to_image, cv::Size(width, height),
-                      cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT);
-  // The part of the strip inside the image: beyond its edge there is nothing to count.
-  cv::Mat in_view;
-  cv::warpPerspective(cv::Mat(frame_bgr.size(), CV_8U, cv::Scalar(255)), in_view, crop_to_image,
-                      cv::Size(width, height), cv::INTER_NEAREST | cv::WARP_INVERSE_MAP,
-                      cv::BORDER_CONSTANT, cv::Scalar(0));
-  cv::erode(in_view, in_view, cv::Mat(), cv::Point(-1, -1), 2);
+  const double s = kHoldingStripPx;
+  const std::optional<HoldingStrip> strip = holding_strip(frame_bgr, area, square_px_in_image);
+  if (!strip) return result;
+  const cv::Mat& crop = strip->bgr;
+  const cv::Mat& in_view = strip->in_view;
+  const int width = crop.cols;
+  const int height = crop.rows;
   // The table is what most of the strip shows.
   std::vector<cv::Mat> channels;
   cv::split(crop, channels);
@@ -369,7 +346,7 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   }
   // Which way, in the strip, a standing piece rises: from its base away from the camera.
   const ViewGeometry view(board, image_size);
-  const cv::Matx33d to_image(crop_to_image);
+  const cv::Matx33d& to_image = strip->to_image;
   const cv::Matx33d to_strip = to_image.inv();
   const auto strip_point = [&](cv::Point2d image_point) {
     const cv::Vec3d q = to_strip * cv::Vec3d(image_point.x, image_point.y, 1);

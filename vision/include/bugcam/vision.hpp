@@ -602,6 +602,67 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
                                 float white_black_luma, const PieceTypeModel* model,
                                 EmptyHoldingLook* empty_look = nullptr);
 
+// --- Holding-area network (issue 4) --------------------------------------------------------
+
+// A holding area as read_holding reads it: the area warped to kHoldingStripPx pixels per
+// square, x along its region's first edge (region[0] to region[1]).
+inline constexpr int kHoldingStripPx = 24;
+struct HoldingStrip {
+  cv::Mat bgr;           // CV_8UC3
+  cv::Mat in_view;       // CV_8U: 255 where the strip shows the image, 2 pixels in from its edge
+  cv::Matx33d to_image;  // strip pixel -> image pixel
+};
+// nullopt when the area has not four corners, or is under 4 strip pixels either way.
+std::optional<HoldingStrip> holding_strip(const cv::Mat& frame_bgr,
+                                          const calibration::HoldingArea& area,
+                                          double square_px_in_image);
+
+// The holding network's input, 1 x 4 x H x W floats (H and W the strip's, rounded up to
+// kHoldingNetStride): its colours minus their median in view per channel (the table's), over
+// their spread about it pooled over the three (at least kHoldingNetMinSpread levels); then 1
+// where the strip is in view. Zero out of view and in the padding. scripts/train_holdings.py
+// builds the same.
+inline constexpr int kHoldingNetStride = 4;
+inline constexpr float kHoldingNetMinSpread = 8.0f;
+cv::Mat holding_net_input(const HoldingStrip& strip);
+
+// One piece the holding network finds: the middle of its silhouette, in strip pixels.
+struct HoldingNetPiece {
+  cv::Point2d middle;
+  bool white = true;
+  float confidence = 0;  // the network's probability of a piece's middle there
+};
+// A cell is a piece's middle where the network gives it at least this and no neighbour more.
+inline constexpr float kHoldingNetPieceAtLeast = 0.5f;
+
+// The holding network: a small fully convolutional network (ONNX, run by OpenCV's dnn) that
+// marks, on a grid of kHoldingNetStride strip pixels, the cells holding the middle of a white
+// or a black held piece's silhouette (standing, lying, touching others). Trained on synthetic
+// stills by scripts/train-holdings.sh. Thread-safe: one run at a time.
+class HoldingModel {
+ public:
+  // Throws std::runtime_error naming the file when it is missing or not such a network.
+  explicit HoldingModel(const std::filesystem::path& file);
+  ~HoldingModel();
+  HoldingModel(const HoldingModel&) = delete;
+  HoldingModel& operator=(const HoldingModel&) = delete;
+
+  // holdings.onnx beside the piece-type models (PieceTypeModel::bundled_dir()); empty when
+  // there is none.
+  static std::filesystem::path bundled_file();
+  // The bundled network, or nullptr when there is none.
+  static std::shared_ptr<const HoldingModel> load_bundled();
+
+  // The pieces in the strip: local maxima of the cells' piece probability (white plus black)
+  // of at least kHoldingNetPieceAtLeast, each at the probability-weighted middle of its 3x3
+  // cells, white where the network's white outweighs its black. In raster order of the cells.
+  std::vector<HoldingNetPiece> read(const HoldingStrip& strip) const;
+
+ private:
+  struct Network;
+  std::unique_ptr<Network> network_;
+};
+
 // Which side of a clock is pressed down. The lever is a bar along the clock, tilted about
 // its middle; beside the display only its raised end (the side not pressed) shows much of
 // it. The two halves of the clock's area are mirrored onto each other across the middle:
