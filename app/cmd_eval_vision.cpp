@@ -44,6 +44,7 @@ struct EvalOptions {
   bool learn_looks = true;
   bool lens = false;
   std::string squares = "fused";
+  bool holdings_network = false;
 };
 
 struct Ratio {
@@ -201,6 +202,7 @@ int run_eval(const EvalOptions& options) {
         vision::VisionOptions vision_options;
         vision_options.squares =
             vision::square_reader_named(options.squares).value_or(vision::SquareReader::kFused);
+        vision_options.holdings_by_network = options.holdings_network;
         reader = std::make_unique<vision::FrameReader>(calibration, vision_options);
         tracking = std::make_unique<vision::TrackingReader>(calibration, vision_options);
       } catch (const calibration::CalibrationError& e) {
@@ -438,6 +440,9 @@ void add_eval_vision_command(CLI::App& app, int& exit_status) {
       "calibration file from before they existed)");
   cmd->add_option("--squares", options->squares, vision::kSquareReadersHelp)
       ->check(CLI::IsMember(vision::square_reader_names()));
+  cmd->add_flag("--holdings-network", options->holdings_network,
+                "Find the held pieces with the holding network (vision/models/holdings.onnx), "
+                "not as blobs that differ from the table (experimental)");
   cmd->add_flag("--lens", options->lens,
                 "Calibrate with the lens's radial distortion fitted too (experimental, as "
                 "`bugcam calibrate --lens`)");

@@ -68,6 +68,14 @@ FrameReader::FrameReader(calibration::Calibration calibration, VisionOptions opt
       std::fill(board_readers_.begin(), board_readers_.end(), BoardReader::kHand);
     }
   }
+  if (options_.holdings_by_network && options_.read_holdings && !options_.holding_model) {
+    options_.holding_model = HoldingModel::load_bundled();
+    if (!options_.holding_model) {
+      std::cerr << "bugcam: warning: no holding network (vision/models/holdings.onnx) found; "
+                   "held pieces are found as blobs\n";
+    }
+  }
+  if (!options_.holdings_by_network) options_.holding_model = nullptr;
   for (const calibration::Board& board : calibration_.boards) {
     warps_.emplace_back(board.board_to_image, options_.square_px, board.lens);
   }
@@ -264,7 +272,8 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr, BoardsReading board
     if (board == nullptr) continue;
     observation.holdings.push_back(read_holding(
         frame_bgr, area, *board, calibration_.image_size, holding_split_luma(*board, classified),
-        options_.piece_types.get(), holding_looks != nullptr ? &(*holding_looks)[a] : nullptr));
+        options_.piece_types.get(), holding_looks != nullptr ? &(*holding_looks)[a] : nullptr,
+        options_.holding_model.get()));
   }
   for (const calibration::Clock& clock : calibration_.clocks) {
     if (!options_.read_clocks) break;

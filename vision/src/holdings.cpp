@@ -190,7 +190,7 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
 HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
                                 const calibration::Board& board, cv::Size image_size,
                                 float white_black_luma, const PieceTypeModel* model,
-                                EmptyHoldingLook* empty_look) {
+                                EmptyHoldingLook* empty_look, const HoldingModel* holding_model) {
   HoldingObservation result;
   result.player = area.player;
   const double square_px_in_image = board.square_size_px();
@@ -527,10 +527,22 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       found.push_back(part);
     }
   }
+  // The holding network, where given, finds the pieces instead of the blobs (an arm over the
+  // area is still the blobs' to flag).
+  std::vector<bool> network_white;
+  if (holding_model != nullptr) {
+    found.clear();
+    for (const HoldingNetPiece& piece : holding_model->read(*strip)) {
+      found.push_back({piece.middle, 0.0f, false});
+      network_white.push_back(piece.white);
+    }
+  }
   int merged = 0;
   float type_confidence = 0;
-  for (const StripPiece& part : found) {
-    const bool white = part.luma >= white_black_luma;
+  for (std::size_t k = 0; k < found.size(); ++k) {
+    const StripPiece& part = found[k];
+    const bool white =
+        holding_model != nullptr ? network_white[k] : part.luma >= white_black_luma;
     (white ? result.white_pieces : result.black_pieces) += 1;
     merged += part.merged;
     HeldPiece piece;

@@ -268,6 +268,8 @@ inline constexpr const char* kSquareReadersHelp =
 // The name square_reader_named takes for `reader`.
 std::string_view square_reader_name(SquareReader reader);
 
+class HoldingModel;
+
 struct VisionOptions {
   // Pixels per square of the top-down warp the squares are read from.
   int square_px = 32;
@@ -289,6 +291,10 @@ struct VisionOptions {
   // when there is none. The occlusion flag is the hand-written reader's either way.
   SquareReader squares = SquareReader::kFused;
   std::shared_ptr<const SquareModel> square_model = nullptr;
+  // Whether the holding network finds the held pieces (read_holding): holding_model, else the
+  // bundled one; the blobs, with a warning on stderr, when there is none.
+  bool holdings_by_network = false;
+  std::shared_ptr<const HoldingModel> holding_model = nullptr;
 };
 
 // --- Where the camera stands -----------------------------------------------------------
@@ -594,13 +600,15 @@ SquareClassification classify_squares(const std::vector<calibration::BoardAppear
 // along their length. With a model, each piece's type is read too (`board` gives the view's
 // geometry: which way pieces lean). With `empty_look`, pixels are compared with the area's
 // empty look where it is known (and the look is learnt and kept up), and an arm over the area
-// marks it occluded.
+// marks it occluded. With `holding_model`, the pieces and their colours are the network's
+// (HoldingModel::read), not the blobs'.
 HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
                                 double square_px_in_image, float white_black_luma);
 HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
                                 const calibration::Board& board, cv::Size image_size,
                                 float white_black_luma, const PieceTypeModel* model,
-                                EmptyHoldingLook* empty_look = nullptr);
+                                EmptyHoldingLook* empty_look = nullptr,
+                                const HoldingModel* holding_model = nullptr);
 
 // --- Holding-area network (issue 4) --------------------------------------------------------
 

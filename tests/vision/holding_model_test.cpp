@@ -1,0 +1,94 @@
+// The holding network (vision/models/holdings.onnx): its input as the training script builds
+// it, its loading, and how well it finds the pieces held beside the boards of rendered stills
+// of looks it never learnt from, beside the blobs read_holding counts.
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <opencv2/imgproc.hpp>
+
+#include "bugcam/samples.hpp"
+#include "bugcam/vision.hpp"
+#include "still_calibration.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+using namespace bugcam;
+using namespace bugcam::vision;
+
+TEST(HoldingNetInput, ColoursAgainstTheTablesMedianInViewAndZeroBeyond) {
+  HoldingStrip strip;
+  // A table of one colour with a pale piece on it, 30 x 50 (rounded up to 32 x 52), the
+  // last 10 columns out of view.
+  strip.bgr = cv::Mat(30, 50, CV_8UC3, cv::Scalar(40, 90, 150));
+  cv::circle(strip.bgr, {20, 15}, 6, cv::Scalar(200, 210, 220), cv::FILLED);
+  strip.in_view = cv::Mat(strip.bgr.size(), CV_8U, cv::Scalar(0));
+  strip.in_view(cv::Rect(0, 0, 40, 30)).setTo(255);
+  const cv::Mat input = holding_net_input(strip);
+  ASSERT_EQ(input.dims, 4);
+  EXPECT_EQ(input.size[0], 1);
+  EXPECT_EQ(input.size[1], 4);
+  EXPECT_EQ(input.size[2], 32);
+  EXPECT_EQ(input.size[3], 52);
+  const auto at = [&](int c, int y, int x) { return input.at<float>(std::array{0, c, y, x}.data()); };
+  // The table reads zero; the piece, its difference over the pooled spread about the table.
+  double squares = 0;
+  int in_view = 0;
+  for (int y = 0; y < 30; ++y) {
+    for (int x = 0; x < 40; ++x) {
+      for (int c = 0; c < 3; ++c) squares += at(c, y, x) * at(c, y, x);
+      ++in_view;
+    }
+  }
+  EXPECT_NEAR(std::sqrt(squares / (3.0 * in_view)), 1.0, 1e-3);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_EQ(at(c, 2, 2), 0.0f) << "table, channel " << c;
+    EXPECT_GT(at(c, 15, 20), 0.0f) << "piece, channel " << c;
+    EXPECT_EQ(at(c, 15, 45), 0.0f) << "out of view, channel " << c;
+    EXPECT_EQ(at(c, 31, 10), 0.0f) << "padding, channel " << c;
+  }
+  EXPECT_NEAR(at(0, 15, 20) / at(2, 15, 20), (200.0 - 40) / (220.0 - 150), 1e-4);
+  EXPECT_EQ(at(3, 15, 20), 1.0f);
+  EXPECT_EQ(at(3, 15, 45), 0.0f);
+  EXPECT_EQ(at(3, 31, 10), 0.0f);
+}
+
+TEST(HoldingModel, MissingFileIsAnErrorNamingIt) {
+  try {
+    HoldingModel model("/nonexistent/holdings.onnx");
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/holdings.onnx"), std::string::npos);
+  }
+}
+
+TEST(HoldingModel, AFileThatIsNotANetworkIsAnErrorNamingIt) {
+  const test_support::TempDir temp("holding-model");
+  const std::filesystem::path file = temp.path() / "holdings.onnx";
+  std::ofstream(file) << "not a network\n";
+  try {
+    HoldingModel model(file);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
+  }
+}
+
+TEST(HoldingModel, AnotherNetworkIsAnErrorNamingIt) {
+  // The square network loads with OpenCV, but its output is not one of cells a stride apart.
+  const std::filesystem::path squares = SquareModel::bundled_file();
+  ASSERT_FALSE(squares.empty());
+  try {
+    HoldingModel model(squares);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(squares.string()), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
