@@ -44,7 +44,7 @@ struct EvalOptions {
   bool learn_looks = true;
   bool lens = false;
   std::string squares = "fused";
-  bool holdings_network = false;
+  bool holdings_network = true;
 };
 
 struct Ratio {
@@ -440,9 +440,9 @@ void add_eval_vision_command(CLI::App& app, int& exit_status) {
       "calibration file from before they existed)");
   cmd->add_option("--squares", options->squares, vision::kSquareReadersHelp)
       ->check(CLI::IsMember(vision::square_reader_names()));
-  cmd->add_flag("--holdings-network", options->holdings_network,
-                "Find the held pieces with the holding network (vision/models/holdings.onnx), "
-                "not as blobs that differ from the table (experimental)");
+  cmd->add_flag("!--holdings-blobs", options->holdings_network,
+                "Find the held pieces as blobs that differ from the table alone, without the "
+                "holding network (vision/models/holdings.onnx; as before stop 47)");
   cmd->add_flag("--lens", options->lens,
                 "Calibrate with the lens's radial distortion fitted too (experimental, as "
                 "`bugcam calibrate --lens`)");

@@ -20,6 +20,12 @@ namespace {
 constexpr const char* kModelFile = "holdings.onnx";
 constexpr int kInputChannels = 4;
 constexpr int kOutputChannels = 3;  // no piece's middle, a white piece's, a black piece's
+// Two maxima this many cells apart or less, with no cell between them below kValleyShare of
+// the weaker, are one piece. Two pieces' middles lie at least two base radii apart, about 0.66
+// square or 4 cells, with a dip between; one piece lying on its side gave two maxima 2.2 cells
+// apart (10508).
+constexpr int kMergeRadius = 3;
+constexpr float kValleyShare = 0.6f;
 
 double length(cv::Point2d a, cv::Point2d b) {
   return std::hypot(a.x - b.x, a.y - b.y);
@@ -112,8 +118,8 @@ cv::Mat holding_net_input(const HoldingStrip& strip) {
       const std::size_t at = static_cast<std::size_t>(y) * static_cast<std::size_t>(width) +
                              static_cast<std::size_t>(x);
       for (std::size_t c = 0; c < 3; ++c) {
-        out[c * plane + at] = (static_cast<float>(row[3 * x + static_cast<int>(c)]) - table[c]) /
-                              spread;
+        out[c * plane + at] =
+            (static_cast<float>(row[3 * x + static_cast<int>(c)]) - table[c]) / spread;
       }
       out[3 * plane + at] = 1.0f;
     }
@@ -187,37 +193,73 @@ std::vector<HoldingNetPiece> HoldingModel::read(const HoldingStrip& strip) const
     return static_cast<std::size_t>(y) * static_cast<std::size_t>(cols) +
            static_cast<std::size_t>(x);
   };
-  std::vector<HoldingNetPiece> found;
+  // Candidates: maxima among their 8 neighbours (of equal ones, the first in raster order).
+  struct Candidate {
+    int y, x;
+    float p;
+  };
+  std::vector<Candidate> candidates;
   for (int y = 0; y < rows; ++y) {
     for (int x = 0; x < cols; ++x) {
       const float p = piece[at(y, x)];
       if (p < kHoldingNetPieceAtLeast) continue;
-      // A maximum among its neighbours; of equal ones, the first in raster order.
       bool peak = true;
-      double sum = 0, sum_x = 0, sum_y = 0, sum_white = 0;
       for (int dy = -1; dy <= 1 && peak; ++dy) {
         for (int dx = -1; dx <= 1; ++dx) {
           const int ny = y + dy, nx = x + dx;
-          if (ny < 0 || nx < 0 || ny >= rows || nx >= cols) continue;
+          if ((dx == 0 && dy == 0) || ny < 0 || nx < 0 || ny >= rows || nx >= cols) continue;
           const float q = piece[at(ny, nx)];
           const bool before = dy < 0 || (dy == 0 && dx < 0);
-          if (q > p || (before && q == p && (dx != 0 || dy != 0))) {
+          if (q > p || (before && q == p)) {
             peak = false;
             break;
           }
-          sum += q;
-          sum_x += q * (nx + 0.5);
-          sum_y += q * (ny + 0.5);
-          sum_white += q * white[at(ny, nx)];
         }
       }
-      if (!peak) continue;
-      HoldingNetPiece found_piece;
-      found_piece.middle = {sum_x / sum * kHoldingNetStride, sum_y / sum * kHoldingNetStride};
-      found_piece.white = sum_white >= 0.5 * sum;
-      found_piece.confidence = p;
-      found.push_back(found_piece);
+      if (peak) candidates.push_back({y, x, p});
     }
+  }
+  // Strongest first; one is dropped where a stronger one within kMergeRadius cells joins it
+  // without a valley: one piece (a lying one's length) can show two maxima so, while two
+  // pieces touching show a dip between their middles.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.p > b.p; });
+  std::vector<Candidate> kept;
+  for (const Candidate& c : candidates) {
+    const bool joined = std::any_of(kept.begin(), kept.end(), [&](const Candidate& k) {
+      const int dy = c.y - k.y, dx = c.x - k.x;
+      if (std::max(std::abs(dx), std::abs(dy)) > kMergeRadius) return false;
+      const int steps = std::max(std::abs(dx), std::abs(dy));
+      float lowest = c.p;
+      for (int i = 1; i < steps; ++i) {
+        const int y = k.y + static_cast<int>(std::lround(static_cast<double>(dy) * i / steps));
+        const int x = k.x + static_cast<int>(std::lround(static_cast<double>(dx) * i / steps));
+        lowest = std::min(lowest, piece[at(y, x)]);
+      }
+      return lowest >= kValleyShare * c.p;
+    });
+    if (!joined) kept.push_back(c);
+  }
+  std::sort(kept.begin(), kept.end(), [](const Candidate& a, const Candidate& b) {
+    return a.y != b.y ? a.y < b.y : a.x < b.x;
+  });
+  std::vector<HoldingNetPiece> found;
+  for (const Candidate& c : kept) {
+    double sum = 0, sum_x = 0, sum_y = 0, sum_white = 0;
+    for (int ny = std::max(0, c.y - 1); ny <= std::min(rows - 1, c.y + 1); ++ny) {
+      for (int nx = std::max(0, c.x - 1); nx <= std::min(cols - 1, c.x + 1); ++nx) {
+        const float q = piece[at(ny, nx)];
+        sum += q;
+        sum_x += q * (nx + 0.5);
+        sum_y += q * (ny + 0.5);
+        sum_white += q * white[at(ny, nx)];
+      }
+    }
+    HoldingNetPiece found_piece;
+    found_piece.middle = {sum_x / sum * kHoldingNetStride, sum_y / sum * kHoldingNetStride};
+    found_piece.white = sum_white >= 0.5 * sum;
+    found_piece.confidence = c.p;
+    found.push_back(found_piece);
   }
   return found;
 }

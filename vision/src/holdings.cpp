@@ -486,6 +486,7 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
     }
   }
   std::vector<StripPiece> found;
+  std::vector<int> found_in;  // the blob each part was cut from
   for (int label = 1; label < n; ++label) {
     const int blob_area = stats.at<int>(label, cv::CC_STAT_AREA);
     if (blob_area < kCrumbShare * base_area) continue;
@@ -525,24 +526,62 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
          split_blob(blob_pixels[static_cast<std::size_t>(label)],
                     blob_lumas[static_cast<std::size_t>(label)], pieces, lean_axis, elongation)) {
       found.push_back(part);
+      found_in.push_back(label);
     }
   }
-  // The holding network, where given, finds the pieces instead of the blobs (an arm over the
-  // area is still the blobs' to flag).
+  // The holding network, where given, tells how many pieces lie where. Against the empty look
+  // the blobs still tell what is a piece and what is table: the shadows the board's pieces
+  // cast into the strip, which the network can take for pieces, are in the look. So each
+  // blob kept holds the network's pieces whose middle lies on it (or within a base's radius),
+  // or, where the network finds none there, its own parts; pieces of the network on no blob
+  // kept are not counted. Without the look, the network's pieces are counted as they are.
   std::vector<bool> network_white;
   if (holding_model != nullptr) {
-    found.clear();
-    for (const HoldingNetPiece& piece : holding_model->read(*strip)) {
-      found.push_back({piece.middle, 0.0f, false});
-      network_white.push_back(piece.white);
+    const std::vector<HoldingNetPiece> network_pieces = holding_model->read(*strip);
+    std::vector<StripPiece> pieces;
+    if (!against_look) {
+      for (const HoldingNetPiece& piece : network_pieces) {
+        pieces.push_back({piece.middle, 0.0f, false});
+        network_white.push_back(piece.white);
+      }
+    } else {
+      std::vector<bool> kept(static_cast<std::size_t>(std::max(n, 1)), false);
+      for (const int label : found_in) kept[static_cast<std::size_t>(label)] = true;
+      const int reach = static_cast<int>(std::ceil(kBaseRadius * s));
+      std::vector<bool> has_network_piece(kept.size(), false);
+      for (const HoldingNetPiece& piece : network_pieces) {
+        const cv::Point at(static_cast<int>(piece.middle.x), static_cast<int>(piece.middle.y));
+        int nearest_label = 0;
+        int nearest_d2 = reach * reach + 1;
+        for (int y = std::max(0, at.y - reach); y <= std::min(labels.rows - 1, at.y + reach); ++y) {
+          const int* l = labels.ptr<int>(y);
+          for (int x = std::max(0, at.x - reach); x <= std::min(labels.cols - 1, at.x + reach);
+               ++x) {
+            const int d = (x - at.x) * (x - at.x) + (y - at.y) * (y - at.y);
+            if (l[x] != 0 && kept[static_cast<std::size_t>(l[x])] && d < nearest_d2) {
+              nearest_d2 = d;
+              nearest_label = l[x];
+            }
+          }
+        }
+        if (nearest_label == 0) continue;
+        has_network_piece[static_cast<std::size_t>(nearest_label)] = true;
+        pieces.push_back({piece.middle, 0.0f, false});
+        network_white.push_back(piece.white);
+      }
+      for (std::size_t k = 0; k < found.size(); ++k) {
+        if (has_network_piece[static_cast<std::size_t>(found_in[k])]) continue;
+        pieces.push_back(found[k]);
+        network_white.push_back(found[k].luma >= white_black_luma);
+      }
     }
+    found = std::move(pieces);
   }
   int merged = 0;
   float type_confidence = 0;
   for (std::size_t k = 0; k < found.size(); ++k) {
     const StripPiece& part = found[k];
-    const bool white =
-        holding_model != nullptr ? network_white[k] : part.luma >= white_black_luma;
+    const bool white = holding_model != nullptr ? network_white[k] : part.luma >= white_black_luma;
     (white ? result.white_pieces : result.black_pieces) += 1;
     merged += part.merged;
     HeldPiece piece;

@@ -292,8 +292,10 @@ struct VisionOptions {
   SquareReader squares = SquareReader::kFused;
   std::shared_ptr<const SquareModel> square_model = nullptr;
   // Whether the holding network finds the held pieces (read_holding): holding_model, else the
-  // bundled one; the blobs, with a warning on stderr, when there is none.
-  bool holdings_by_network = false;
+  // bundled one; the blobs, with a warning on stderr, when there is none. 19 clips of stop 44,
+  // areas whose own player's hand is away, every 10th frame, counted exactly: see README
+  // (stop 47).
+  bool holdings_by_network = true;
   std::shared_ptr<const HoldingModel> holding_model = nullptr;
 };
 
@@ -640,7 +642,8 @@ struct HoldingNetPiece {
   bool white = true;
   float confidence = 0;  // the network's probability of a piece's middle there
 };
-// A cell is a piece's middle where the network gives it at least this and no neighbour more.
+// A cell is a piece's middle where the network gives it at least this and no cell within three
+// cells more.
 inline constexpr float kHoldingNetPieceAtLeast = 0.5f;
 
 // The holding network: a small fully convolutional network (ONNX, run by OpenCV's dnn) that
@@ -661,9 +664,10 @@ class HoldingModel {
   // The bundled network, or nullptr when there is none.
   static std::shared_ptr<const HoldingModel> load_bundled();
 
-  // The pieces in the strip: local maxima of the cells' piece probability (white plus black)
-  // of at least kHoldingNetPieceAtLeast, each at the probability-weighted middle of its 3x3
-  // cells, white where the network's white outweighs its black. In raster order of the cells.
+  // The pieces in the strip: local maxima (within 7x7 cells) of the cells' piece probability
+  // (white plus black) of at least kHoldingNetPieceAtLeast, each at the probability-weighted
+  // middle of its 3x3 cells, white where the network's white outweighs its black there. In
+  // raster order of the cells.
   std::vector<HoldingNetPiece> read(const HoldingStrip& strip) const;
 
  private:
