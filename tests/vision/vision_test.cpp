@@ -152,8 +152,11 @@ TEST(Holdings, TheBoardFramesEdgeAlongTheAreaIsNoPiece) {
            cv::Scalar(30, 40, 60), std::max(2, cvRound(0.1 * square_px)), cv::LINE_AA);
   cv::circle(truth.image, board->to_image({7.2, -0.65 - 0.36}), cvRound(0.33 * square_px),
              cv::Scalar(25, 25, 28), cv::FILLED, cv::LINE_AA);
-  TrackingReader tracking(calibration);
-  for (const FrameObservation& seen : {FrameReader(calibration).read(truth.image),
+  // The blobs' rules (the drawn discs are no pieces the holding network learnt).
+  VisionOptions blobs;
+  blobs.holdings_by_network = false;
+  TrackingReader tracking(calibration, blobs);
+  for (const FrameObservation& seen : {FrameReader(calibration, blobs).read(truth.image),
                                        tracking.read(truth.image), tracking.read(truth.image)}) {
     ASSERT_EQ(seen.holdings.size(), 4u);
     for (const HoldingObservation& holding : seen.holdings) {
@@ -186,7 +189,10 @@ TEST(Holdings, ALargePieceLyingDownIsOnePieceAndTwoTouchingAreTwo) {
     cv::circle(truth.image, board->to_image({x, -1.9}), cvRound(0.33 * square_px), black_piece,
                cv::FILLED, cv::LINE_AA);
   }
-  const FrameObservation seen = FrameReader(calibration).read(truth.image);
+  // The blobs' rules (the drawn shapes are no pieces the holding network learnt).
+  VisionOptions blobs;
+  blobs.holdings_by_network = false;
+  const FrameObservation seen = FrameReader(calibration, blobs).read(truth.image);
   ASSERT_EQ(seen.holdings.size(), 4u);
   for (const HoldingObservation& holding : seen.holdings) {
     EXPECT_EQ(holding.white_pieces, 0) << holding.player;
