@@ -34,7 +34,7 @@
 #include "bugcam/calibration.hpp"
 #include "bugcam/samples.hpp"
 #include "bugcam/vision.hpp"
-#include "still_calibration.hpp"
+#include "training_stills.hpp"
 
 namespace {
 
@@ -62,24 +62,6 @@ int usage(const char* message) {
   return 2;
 }
 
-bool parse_range(const std::string& text, int& first, int& last) {
-  const std::size_t dash = text.find('-');
-  if (dash == std::string::npos) return false;
-  first = std::atoi(text.substr(0, dash).c_str());
-  last = std::atoi(text.substr(dash + 1).c_str());
-  return first >= 0 && last >= first;
-}
-
-// The seeds of `count` stills spread evenly over [first, last].
-std::vector<int> seeds_of(int first, int last, int count) {
-  std::vector<int> seeds;
-  const int span = last - first + 1;
-  for (int i = 0; i < count && i < span; ++i) {
-    seeds.push_back(first + static_cast<int>(static_cast<long>(i) * span / std::min(count, span)));
-  }
-  return seeds;
-}
-
 // A still as recording would see it: calibrated with the error of a real calibration (the
 // lattice moved by up to 0.04 of a square) and JPEG-compressed as video is.
 struct Scene {
@@ -93,13 +75,8 @@ Scene scene_of(int seed, int variant_base) {
   scene.still = bugcam::samples::render_training_still(
       static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(seed + variant_base), 1280, 720);
   std::mt19937_64 rng(static_cast<std::uint64_t>(seed) * 7919u + 17u);
-  std::uniform_real_distribution<double> jitter(-0.04, 0.04);
-  const double dx = jitter(rng), dy = jitter(rng);
-  scene.calibration = bugcam::testing::still_calibration(scene.still, {dx, dy});
-  std::uniform_int_distribution<int> quality(55, 92);
-  std::vector<uchar> bytes;
-  cv::imencode(".jpg", scene.still.image, bytes, {cv::IMWRITE_JPEG_QUALITY, quality(rng)});
-  scene.frame = cv::imdecode(bytes, cv::IMREAD_COLOR);
+  scene.calibration = bugcam::testing::jittered_still_calibration(scene.still, rng);
+  scene.frame = bugcam::testing::compressed_as_video(scene.still.image, rng);
   return scene;
 }
 
@@ -227,7 +204,8 @@ double seconds_since(std::chrono::steady_clock::time_point started) {
 }
 
 int cut(const Options& options) {
-  const std::vector<int> seeds = seeds_of(options.first, options.last, options.count);
+  const std::vector<int> seeds =
+      bugcam::testing::seeds_of(options.first, options.last, options.count);
   if (options.cut_file.has_parent_path()) fs::create_directories(options.cut_file.parent_path());
   std::ofstream out(options.cut_file, std::ios::binary);
   write_header(out);
@@ -310,7 +288,8 @@ class CountScore {
 
 int evaluate(const Options& options) {
   const vision::HoldingModel model(options.model_file);
-  const std::vector<int> seeds = seeds_of(options.first, options.last, options.count);
+  const std::vector<int> seeds =
+      bugcam::testing::seeds_of(options.first, options.last, options.count);
   CountScore network, hand_written;
   double network_seconds = 0, hand_written_seconds = 0;
   int strips = 0, outside = 0, truth_pieces = 0;
@@ -379,7 +358,8 @@ int main(int argc, char** argv) {
     } else if (arg == "--model") {
       options.model_file = value();
     } else if (arg == "--stills") {
-      if (!parse_range(value(), options.first, options.last)) return usage("bad --stills");
+      if (!bugcam::testing::parse_range(value(), options.first, options.last))
+        return usage("bad --stills");
     } else if (arg == "--count") {
       options.count = std::atoi(value().c_str());
     } else if (arg == "--variant-base") {

@@ -43,7 +43,7 @@
 #include "bugcam/calibration.hpp"
 #include "bugcam/samples.hpp"
 #include "bugcam/vision.hpp"
-#include "still_calibration.hpp"
+#include "training_stills.hpp"
 
 namespace {
 
@@ -70,41 +70,6 @@ int usage(const char* message) {
                "       train_piece_types --look-holdings DIR --out MODELS [--test FIRST-LAST] "
                "[--test-stills M]\n";
   return 2;
-}
-
-bool parse_range(const std::string& text, int& first, int& last) {
-  const std::size_t dash = text.find('-');
-  if (dash == std::string::npos) return false;
-  first = std::atoi(text.substr(0, dash).c_str());
-  last = std::atoi(text.substr(dash + 1).c_str());
-  return first >= 0 && last >= first;
-}
-
-// The seeds of `count` stills spread evenly over [first, last].
-std::vector<int> seeds_of(int first, int last, int count) {
-  std::vector<int> seeds;
-  const int span = last - first + 1;
-  for (int i = 0; i < count && i < span; ++i) {
-    seeds.push_back(first + static_cast<int>(static_cast<long>(i) * span / std::min(count, span)));
-  }
-  return seeds;
-}
-
-// The calibration a camera calibration would find for the still: the lattice fitted by a
-// homography (lens distortion leaves some error), moved by up to a few hundredths of a
-// square, and the holding areas where calibrate() puts them.
-calibration::Calibration calibration_of(const TrainingStill& still, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> jitter(-0.04, 0.04);
-  const double dx = jitter(rng), dy = jitter(rng);
-  return bugcam::testing::still_calibration(still, {dx, dy});
-}
-
-// The still as a video frame would show it: JPEG-compressed at a random quality.
-cv::Mat compressed(const cv::Mat& image, std::mt19937_64& rng) {
-  std::uniform_int_distribution<int> quality(55, 92);
-  std::vector<uchar> bytes;
-  cv::imencode(".jpg", image, bytes, {cv::IMWRITE_JPEG_QUALITY, quality(rng)});
-  return cv::imdecode(bytes, cv::IMREAD_COLOR);
 }
 
 int type_index(char letter) {
@@ -155,8 +120,8 @@ void collect(int seed, Collected& out) {
   const TrainingStill still = bugcam::samples::render_training_still(
       static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(seed), 1280, 720);
   std::mt19937_64 rng(static_cast<std::uint64_t>(seed) * 7919u + 17u);
-  const calibration::Calibration c = calibration_of(still, rng);
-  const cv::Mat frame = compressed(still.image, rng);
+  const calibration::Calibration c = bugcam::testing::jittered_still_calibration(still, rng);
+  const cv::Mat frame = bugcam::testing::compressed_as_video(still.image, rng);
   if (!out.look.empty()) {
     cv::Mat canvas = calibration::draw_calibration(frame, c);
     for (const auto& area : still.holdings) {
@@ -368,8 +333,8 @@ void report_holdings(const std::vector<int>& seeds, const vision::PieceTypeModel
     const TrainingStill still = bugcam::samples::render_training_still(
         static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(seed), 1280, 720);
     std::mt19937_64 rng(static_cast<std::uint64_t>(seed) * 7919u + 17u);
-    const calibration::Calibration c = calibration_of(still, rng);
-    const cv::Mat frame = compressed(still.image, rng);
+    const calibration::Calibration c = bugcam::testing::jittered_still_calibration(still, rng);
+    const cv::Mat frame = bugcam::testing::compressed_as_video(still.image, rng);
     for (std::size_t player = 0; player < 4; ++player) {
       const vision::HoldingObservation seen = vision::read_holding(
           frame, c.holdings[player], c.boards[player / 2], c.image_size, 128.0f, &model);
@@ -415,10 +380,11 @@ int main(int argc, char** argv) {
     if (arg == "--out") {
       options.out = value();
     } else if (arg == "--train") {
-      if (!parse_range(value(), options.train_first, options.train_last))
+      if (!bugcam::testing::parse_range(value(), options.train_first, options.train_last))
         return usage("bad --train");
     } else if (arg == "--test") {
-      if (!parse_range(value(), options.test_first, options.test_last)) return usage("bad --test");
+      if (!bugcam::testing::parse_range(value(), options.test_first, options.test_last))
+        return usage("bad --test");
     } else if (arg == "--train-stills") {
       options.train_stills = std::atoi(value().c_str());
     } else if (arg == "--test-stills") {
@@ -444,7 +410,8 @@ int main(int argc, char** argv) {
     fs::create_directories(look);
     Collected seen;
     seen.look = look;
-    for (int seed : seeds_of(options.train_first, options.train_last, options.train_stills)) {
+    for (int seed :
+         bugcam::testing::seeds_of(options.train_first, options.train_last, options.train_stills)) {
       collect(seed, seen);
     }
     return 0;
@@ -461,8 +428,9 @@ int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
     fs::create_directories(look_holdings);
     const vision::PieceTypeModel model(options.out);
-    report_holdings(seeds_of(options.test_first, options.test_last, options.test_stills), model,
-                    look_holdings);
+    report_holdings(
+        bugcam::testing::seeds_of(options.test_first, options.test_last, options.test_stills),
+        model, look_holdings);
     return 0;
   }
   if (options.evaluate_only == options.out.empty() || (!options.evaluate_only && patches.empty())) {
@@ -475,10 +443,10 @@ int main(int argc, char** argv) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
   const std::vector<int> test_seeds =
-      seeds_of(options.test_first, options.test_last, options.test_stills);
+      bugcam::testing::seeds_of(options.test_first, options.test_last, options.test_stills);
   if (!options.evaluate_only) {
     const std::vector<int> seeds =
-        seeds_of(options.train_first, options.train_last, options.train_stills);
+        bugcam::testing::seeds_of(options.train_first, options.train_last, options.train_stills);
     const Collected training = collect_all(seeds, patches, "train");
     std::printf("training: %zu board pieces, %zu holding pieces from %zu stills (seeds %d-%d)\n",
                 training.board.patches.size(), training.holding.patches.size(), seeds.size(),

@@ -31,7 +31,8 @@ import torch.nn.functional as F
 
 STRIDE = 4  # vision::kHoldingNetStride
 PIECE_AT_LEAST = 0.5  # vision::kHoldingNetPieceAtLeast
-PEAK_RADIUS = 2  # kPeakRadius in vision/src/holding_model.cpp
+MERGE_RADIUS = 3  # kMergeRadius in vision/src/holding_model.cpp
+VALLEY_SHARE = 0.6  # kValleyShare there
 IGNORE = -1
 
 
@@ -112,41 +113,62 @@ def jittered(x, generator):
     return x
 
 
+def rounded(value):
+    """std::lround: halves away from zero."""
+    return int(np.sign(value) * np.floor(abs(value) + 0.5))
+
+
 def counts_of(logits, none_bias=0.0):
-    """White and black pieces per strip, decoded as vision::HoldingModel::read decodes: the
-    cells' piece probability (softmax's white plus black), its maxima of at least
-    PIECE_AT_LEAST among the cells within PEAK_RADIUS (of equal ones the first in raster
-    order), white where the probability-weighted white share of the 3x3 cells around is at
-    least half."""
+    """White and black pieces in one strip (logits 1 x 3 x rows x cols), decoded as
+    vision::HoldingModel::read decodes: the cells' piece probability (softmax's white plus
+    black); candidates its maxima among their 8 neighbours of at least PIECE_AT_LEAST (of equal
+    ones the first in raster order); strongest first, a candidate dropped where a kept one
+    within MERGE_RADIUS cells joins it with no cell between below VALLEY_SHARE of it; each
+    white where the probability-weighted white share of its 3x3 cells is at least half."""
     logits = logits.clone()
     logits[:, 0] += none_bias
-    p = torch.softmax(logits, dim=1)
-    piece = p[:, 1] + p[:, 2]
-    white = p[:, 1] / (p[:, 1] + p[:, 2]).clamp(min=1e-30)
-    rows, cols = piece.shape[1:]
-    r = PEAK_RADIUS
-    around = F.pad(piece, (r, r, r, r), value=-1.0)  # beyond the edge: no cell to compare
-    weighted = F.pad(piece, (r, r, r, r))
-    weighted_white = F.pad(piece * white, (r, r, r, r))
+    p = torch.softmax(logits, dim=1)[0]
+    piece = p[1] + p[2]
+    white = p[1] / (p[1] + p[2]).clamp(min=1e-30)
+    rows, cols = piece.shape
+    around = F.pad(piece, (1, 1, 1, 1), value=-1.0)  # beyond the edge: no cell to compare
     peak = piece >= PIECE_AT_LEAST
-    total = torch.zeros_like(piece)
-    total_white = torch.zeros_like(piece)
-    for dy in range(-r, r + 1):
-        for dx in range(-r, r + 1):
-            shifted = (slice(None), slice(r + dy, r + dy + rows), slice(r + dx, r + dx + cols))
-            if abs(dy) <= 1 and abs(dx) <= 1:
-                total += weighted[shifted]
-                total_white += weighted_white[shifted]
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
             if dy == 0 and dx == 0:
                 continue
-            q = around[shifted]
+            q = around[1 + dy : 1 + dy + rows, 1 + dx : 1 + dx + cols]
             peak &= ~(q > piece)
             if dy < 0 or (dy == 0 and dx < 0):
                 peak &= ~(q == piece)
-    is_white = total_white >= 0.5 * total
-    white_count = (peak & is_white).sum(dim=(1, 2))
-    black_count = (peak & ~is_white).sum(dim=(1, 2))
-    return white_count, black_count
+    piece = piece.numpy()
+    white = white.numpy()
+    candidates = [(float(piece[y, x]), int(y), int(x)) for y, x in zip(*np.nonzero(peak.numpy()))]
+    candidates.sort(key=lambda c: -c[0])  # stable: raster order among equals
+    kept = []
+    for c in candidates:
+        joined = False
+        for k in kept:
+            dy, dx = c[1] - k[1], c[2] - k[2]
+            steps = max(abs(dy), abs(dx))
+            if steps > MERGE_RADIUS:
+                continue
+            lowest = c[0]
+            for i in range(1, steps):
+                y = k[1] + rounded(dy * i / steps)
+                x = k[2] + rounded(dx * i / steps)
+                lowest = min(lowest, float(piece[y, x]))
+            if lowest >= VALLEY_SHARE * c[0]:
+                joined = True
+                break
+        if not joined:
+            kept.append(c)
+    white_count = 0
+    for _, y, x in kept:
+        cells = piece[max(0, y - 1) : y + 2, max(0, x - 1) : x + 2]
+        shares = white[max(0, y - 1) : y + 2, max(0, x - 1) : x + 2]
+        white_count += (cells * shares).sum(dtype=np.float64) >= 0.5 * cells.sum(dtype=np.float64)
+    return int(white_count), len(kept) - int(white_count)
 
 
 def logits_of(model, strips):
@@ -172,7 +194,6 @@ def exact_shares(logits, strips, none_bias=0.0):
     right = np.zeros(3)
     for l, s in zip(logits, strips):
         white, black = counts_of(l.unsqueeze(0), none_bias)
-        white, black = int(white[0]), int(black[0])
         right += [white + black == s.white + s.black, white == s.white, black == s.black]
     return right / max(len(strips), 1)
 
@@ -183,7 +204,7 @@ def main():
     parser.add_argument("--test", action="append", required=True,
                         help="cut file of test stills (repeatable)")
     parser.add_argument("--out", required=True, help="ONNX file to write")
-    parser.add_argument("--epochs", type=int, default=16)
+    parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--piece-weight", type=float, default=6.0,
                         help="loss weight of the piece classes against no piece")
