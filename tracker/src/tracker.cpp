@@ -788,6 +788,9 @@ struct Shortfall {
   int seen = 0;
   // Since when every piece held has been seen again, without a shortfall after.
   std::optional<double> whole_since;
+  // Views evaluated while it was open: short of what is held, and whole.
+  int views_short = 0;
+  int views_whole = 0;
 };
 
 // Shortfalls by piece type, and (where vision counts the pieces whatever their types) of
@@ -3379,7 +3382,9 @@ struct Tracker::Impl {
             }
             open->last = o.t;
             open->whole_since.reset();
+            ++open->views_short;
           } else if (open) {
+            ++open->views_whole;
             if (!open->whole_since) open->whole_since = o.t;
             if (o.t - *open->whole_since >= kShortfallOverSeconds) {
               close_shortfall(s, type, *open->whole_since);
@@ -3455,6 +3460,11 @@ struct Tracker::Impl {
     if (!open) return;
     const Shortfall shortfall = *open;
     open.reset();
+    if (config.debug != nullptr) {
+      *config.debug << "shortfall seat " << s << " type " << type << " " << shortfall.start << "-"
+                    << t_end << " views short " << shortfall.views_short << " whole "
+                    << shortfall.views_whole << "\n";
+    }
     if (shortfall.from_capture || t_end - shortfall.start < config.hidden_piece_seconds) return;
     // Begun while a capture was on its way to this seat: the capturer's part, reported as
     // capture_not_passed if the piece came after their next move (decided up to kGrabSeconds
