@@ -68,7 +68,7 @@ constexpr double kBoardEdgeBand = 0.12;
 // A piece of the holding network's on no blob is counted when the network is at least this
 // sure of it and at least this share of a base's disc around its middle differs from the
 // empty look (read_holding says why). On 7 development clips, 0.8 and 0.3 took 10832 from
-// 68.8 % of areas exact to 93.7 % and cost the others at most 3 area-frames in 1000.
+// 68.8 % of areas exact to 93.7 % and cost each of the others at most 4 area-frames in 1000.
 constexpr float kNetworkAloneAtLeast = 0.8f;
 constexpr double kNetworkAloneDiffering = 0.3;
 
