@@ -590,7 +590,6 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
         // beside it is another piece the network missed (10301 lost 13 pieces so).
         int nearest_label = 0;
         int nearest_d2 = reach * reach + 1;
-        std::vector<int> fragments;
         for (int y = std::max(0, at.y - reach); y <= std::min(labels.rows - 1, at.y + reach); ++y) {
           const int* l = labels.ptr<int>(y);
           for (int x = std::max(0, at.x - reach); x <= std::min(labels.cols - 1, at.x + reach);
@@ -601,12 +600,13 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
               nearest_d2 = d;
               nearest_label = l[x];
             }
-            if (stats.at<int>(l[x], cv::CC_STAT_AREA) < 0.5 * single) fragments.push_back(l[x]);
+            if (stats.at<int>(l[x], cv::CC_STAT_AREA) < 0.5 * single) {
+              has_network_piece[static_cast<std::size_t>(l[x])] = true;
+            }
           }
         }
         const bool on_blob = nearest_label != 0;
         if (on_blob) has_network_piece[static_cast<std::size_t>(nearest_label)] = true;
-        for (const int label : fragments) has_network_piece[static_cast<std::size_t>(label)] = true;
         if (!on_blob) {
           // A pale piece on a pale table may leave no blob: only its lit top and its own
           // shadow differ from the look, and shadows alone make none. 10832's white
