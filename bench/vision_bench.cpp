@@ -1,8 +1,10 @@
 // Per-frame vision path (warp both boards, read 128 squares, count four holdings) on a
-// synthetic bughouse table at 720p and 1080p, one thread; one calibration; the piece-type
-// networks on one patch.
+// synthetic bughouse table at 720p and 1080p, one thread; the holding areas alone, by blobs
+// and by network; one calibration; the piece-type networks on one patch.
 #include <benchmark/benchmark.h>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include <opencv2/core/utility.hpp>
 
@@ -100,6 +102,51 @@ BENCHMARK(BM_TrackFrame)
     ->Args({1920, 1080, 2})
     ->Args({1280, 720, 3})
     ->Args({1920, 1080, 3})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The four holding areas alone, against their empty looks (learnt from the frame, as a
+// recording learns them from its first): counted by the blobs (third argument 0) or by the
+// holding network (1), types not read. Part of BM_ReadFrame's and BM_TrackFrame's cost.
+void BM_CountHoldings(benchmark::State& state) {
+  cv::setNumThreads(1);
+  const auto truth = table(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  const bugcam::calibration::Calibration calibration = calibrated(truth.image);
+  const std::shared_ptr<const bugcam::vision::HoldingModel> network =
+      state.range(2) == 1 ? bugcam::vision::HoldingModel::load_bundled() : nullptr;
+  if (state.range(2) == 1 && network == nullptr) {
+    state.SkipWithError("no bundled holding network");
+    return;
+  }
+  std::vector<bugcam::vision::EmptyHoldingLook> looks(calibration.holdings.size());
+  const auto count_all = [&] {
+    int pieces = 0;
+    for (std::size_t a = 0; a < calibration.holdings.size(); ++a) {
+      const bugcam::calibration::HoldingArea& area = calibration.holdings[a];
+      const bugcam::calibration::Board* board = calibration.board(area.player.substr(0, 1));
+      const bugcam::vision::HoldingObservation seen =
+          bugcam::vision::read_holding(truth.image, area, *board, calibration.image_size, 128.0f,
+                                       nullptr, &looks[a], network.get());
+      pieces += seen.white_pieces + seen.black_pieces;
+    }
+    return pieces;
+  };
+  count_all();  // learns the looks
+  int pieces = 0;
+  for (auto _ : state) {
+    pieces = count_all();
+    benchmark::DoNotOptimize(pieces);
+  }
+  state.counters["pieces"] = pieces;
+  state.counters["fps"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.SetLabel(network ? "network" : "blobs");
+}
+BENCHMARK(BM_CountHoldings)
+    ->Args({1280, 720, 0})
+    ->Args({1280, 720, 1})
+    ->Args({1920, 1080, 0})
+    ->Args({1920, 1080, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -157,6 +157,13 @@ TEST(HoldingModel, SurePiecesOnNoBlobAreCountedWhereTheTableDiffersFromItsEmptyL
   }
 }
 
+// The network is sure of pieces on no blob where there are none too: on seed 3003's area 3,
+// empty, two such, where the table reads as its empty look (counted with no look to
+// differ from: 2 of 0).
+TEST(HoldingModel, SurePiecesOnNoBlobAreNotCountedWhereTheTableIsAsItsEmptyLook) {
+  expect_counted_exactly_against_the_empty_look(3003, 3);
+}
+
 // A piece whose lit top and shaded base fell into two blobs: the network's piece went to one
 // and the other was counted again by its own parts (read before as 3 of 2).
 TEST(HoldingModel, APieceReadAsTwoBlobsIsCountedOnce) {
