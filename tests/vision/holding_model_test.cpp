@@ -158,8 +158,8 @@ TEST(HoldingModel, SurePiecesOnNoBlobAreCountedWhereTheTableDiffersFromItsEmptyL
 }
 
 // The network is sure of pieces on no blob where there are none too: on seed 3003's area 3,
-// empty, two such, where the table reads as its empty look (counted with no look to
-// differ from: 2 of 0).
+// empty, two such, where the table reads as its empty look (read as 2 of 0 without the check
+// that the table differs from its look there).
 TEST(HoldingModel, SurePiecesOnNoBlobAreNotCountedWhereTheTableIsAsItsEmptyLook) {
   expect_counted_exactly_against_the_empty_look(3003, 3);
 }

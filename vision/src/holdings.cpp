@@ -627,11 +627,12 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
         const auto label = static_cast<std::size_t>(found_in[k]);
         if (has_network_piece[label]) continue;
         // A blob on the board-side edge that reaches in less than a base's width, with no
-        // piece of the network's on it, is the top of a tall board piece leaning over the
-        // edge: the blob rules keep it once past a base's radius and some lean (10702's
-        // kings, 0.58 square in against 0.56, one piece too many in two areas all game).
-        // The network learnt such tops as table. Held pieces it missed by the edge reached
-        // in 0.83 square or more on 10301 and 10807.
+        // piece of the network's on it, is taken for the top of a tall board piece leaning
+        // over the edge: the blob rules keep it once past a base's radius and some lean
+        // (10702's kings and queens, 0.58 square in against 0.56 at a lean of 0.9 square: one
+        // piece too many in two areas all game). The network learnt such tops as table. Held
+        // pieces it missed by the edge reached in 0.83 square or more on 10301 and 10807; one
+        // lying along the edge or seen in part is lost (one of 400 unseen stills' areas).
         if (board_edge_pixels[label] > 0.25 * s && depth[label] < 2 * kBaseRadius * s) continue;
         pieces.push_back(found[k]);
         network_white.push_back(found[k].luma >= white_black_luma);
