@@ -515,6 +515,10 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       }
     }
   }
+  // A blob along the board-side edge (only where the board's pieces lean towards the strip).
+  const auto on_board_edge = [&](int label) {
+    return board_edge_pixels[static_cast<std::size_t>(label)] > 0.25 * s;
+  };
   std::vector<StripPiece> found;
   std::vector<int> found_in;  // the blob each part was cut from
   for (int label = 1; label < n; ++label) {
@@ -529,7 +533,7 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
     // reaching in (a row of touching pieces inside the strip is counted).
     if (edge_pixels[static_cast<std::size_t>(label)] > 3 * s) continue;
     // A held piece by the edge reaches in at least its base's width and some of its body.
-    if (board_edge_pixels[static_cast<std::size_t>(label)] > 0.25 * s &&
+    if (on_board_edge(label) &&
         depth[static_cast<std::size_t>(label)] < kBaseRadius * s + 0.25 * lean_px) {
       continue;
     }
@@ -633,7 +637,7 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
         // piece too many in two areas all game). The network learnt such tops as table. Held
         // pieces it missed by the edge reached in 0.83 square or more on 10301 and 10807; one
         // lying along the edge or seen in part is lost (one of 400 unseen stills' areas).
-        if (board_edge_pixels[label] > 0.25 * s && depth[label] < 2 * kBaseRadius * s) continue;
+        if (on_board_edge(found_in[k]) && depth[label] < 2 * kBaseRadius * s) continue;
         pieces.push_back(found[k]);
         network_white.push_back(found[k].luma >= white_black_luma);
       }
