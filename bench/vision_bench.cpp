@@ -1,6 +1,7 @@
 // Per-frame vision path (warp both boards, read 128 squares, count four holdings) on a
-// synthetic bughouse table at 720p and 1080p, one thread; the holding areas alone, by blobs
-// and by network; one calibration; the piece-type networks on one patch.
+// synthetic bughouse table at 720p and 1080p, one thread, and over the bundled sample clip's
+// frames; the holding areas alone, by blobs and by network; one calibration; the piece-type
+// networks on one patch.
 #include <benchmark/benchmark.h>
 #include <cstdint>
 #include <memory>
@@ -8,7 +9,10 @@
 
 #include <opencv2/core/utility.hpp>
 
+#include <opencv2/videoio.hpp>
+
 #include "bugcam/calibration.hpp"
+#include "bugcam/samples.hpp"
 #include "bugcam/vision.hpp"
 #include "synthetic_table.hpp"
 
@@ -80,7 +84,9 @@ BENCHMARK(BM_ReadFrame)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-// The same with the per-square tracker (still view, motion against the previous frame).
+// The same with the per-square tracker (still view, motion against the previous frame). The
+// frame never changes, so the holding network reads each area once (HoldingNetworkReading):
+// BM_CountHoldings gives its cost per frame, BM_TrackClip the mean over a game's frames.
 void BM_TrackFrame(benchmark::State& state) {
   cv::setNumThreads(1);
   const auto truth = table(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
@@ -105,21 +111,70 @@ BENCHMARK(BM_TrackFrame)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// The tracking path over the bundled sample clip (1280x720, 30 fps, a 40-ply game: hands over
+// the boards and the holding areas, pieces put down and taken), frame after frame from its
+// first, calibrated there as a recording is; decoding is not timed. Third argument: the holding
+// areas read by the network (1, the default), by the blobs (0), or not read (2, as `bugcam
+// record` does unless the tracker is given them). The network reads only the areas that changed
+// (HoldingNetworkReading), so a frame's cost varies: the figure is the mean over the frames.
+void BM_TrackClip(benchmark::State& state) {
+  cv::setNumThreads(1);
+  const std::string video = (bugcam::samples::bundled_sample_dir() / "video.mp4").string();
+  cv::VideoCapture capture(video);
+  cv::Mat frame;
+  if (!capture.read(frame)) {
+    state.SkipWithError(("cannot read " + video).c_str());
+    return;
+  }
+  bugcam::vision::VisionOptions options;
+  options.holdings_by_network = state.range(0) == 1;
+  options.read_holdings = state.range(0) != 2;
+  bugcam::vision::TrackingReader reader(calibrated(frame), options);
+  int frames = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(reader.read(frame));
+    ++frames;
+    state.PauseTiming();
+    if (!capture.read(frame)) {  // from the start again, as a new recording
+      capture.open(video);
+      capture.read(frame);
+      reader.reset();
+    }
+    state.ResumeTiming();
+  }
+  state.counters["fps"] =
+      benchmark::Counter(static_cast<double>(frames), benchmark::Counter::kIsRate);
+  state.SetLabel(state.range(0) == 1   ? "holdings by network"
+                 : state.range(0) == 0 ? "holdings by blobs"
+                                       : "holdings not read");
+}
+// The clip's first 1800 frames (a minute of play).
+BENCHMARK(BM_TrackClip)
+    ->Arg(1)
+    ->Arg(0)
+    ->Arg(2)
+    ->Iterations(1800)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 // The four holding areas alone, against their empty looks (learnt from the frame, as a
 // recording learns them from its first): counted by the blobs (third argument 0) or by the
-// holding network (1), types not read: the counting in BM_TrackFrame's holdings, which also
-// types each piece. (BM_ReadFrame reads without looks: the network's pieces as they are.)
+// holding network, each strip read (1) or, the frame unchanged, read once (2); types not read:
+// the counting in BM_TrackFrame's holdings, which also types each piece. (BM_ReadFrame reads
+// without looks: the network's pieces as they are.)
 void BM_CountHoldings(benchmark::State& state) {
   cv::setNumThreads(1);
   const auto truth = table(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
   const bugcam::calibration::Calibration calibration = calibrated(truth.image);
   const std::shared_ptr<const bugcam::vision::HoldingModel> network =
-      state.range(2) == 1 ? bugcam::vision::HoldingModel::load_bundled() : nullptr;
-  if (state.range(2) == 1 && network == nullptr) {
+      state.range(2) != 0 ? bugcam::vision::HoldingModel::load_bundled() : nullptr;
+  if (state.range(2) != 0 && network == nullptr) {
     state.SkipWithError("no bundled holding network");
     return;
   }
-  std::vector<bugcam::vision::EmptyHoldingLook> looks(calibration.holdings.size());
+  // Argument 2: the network's last reading is kept, and the unchanged strips are not read
+  // again, as TrackingReader does; 1: it is forgotten, and each strip is read by the network.
+  std::vector<bugcam::vision::HoldingAreaMemory> memories(calibration.holdings.size());
   const auto count_all = [&] {
     int pieces = 0;
     for (std::size_t a = 0; a < calibration.holdings.size(); ++a) {
@@ -127,9 +182,10 @@ void BM_CountHoldings(benchmark::State& state) {
       const bugcam::calibration::Board* board =
           calibration.board(area.player.substr(0, area.player.find(':')));
       if (board == nullptr) return -1;
+      if (state.range(2) != 2) memories[a].network = {};
       const bugcam::vision::HoldingObservation seen =
           bugcam::vision::read_holding(truth.image, area, *board, calibration.image_size, 128.0f,
-                                       nullptr, &looks[a], network.get());
+                                       nullptr, &memories[a], network.get());
       pieces += seen.white_pieces + seen.black_pieces;
     }
     return pieces;
@@ -146,13 +202,17 @@ void BM_CountHoldings(benchmark::State& state) {
   state.counters["pieces"] = pieces;
   state.counters["fps"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
-  state.SetLabel(network ? "network" : "blobs");
+  state.SetLabel(state.range(2) == 0   ? "blobs"
+                 : state.range(2) == 1 ? "network, every strip read"
+                                       : "network, unchanged strips not read again");
 }
 BENCHMARK(BM_CountHoldings)
     ->Args({1280, 720, 0})
     ->Args({1280, 720, 1})
+    ->Args({1280, 720, 2})
     ->Args({1920, 1080, 0})
     ->Args({1920, 1080, 1})
+    ->Args({1920, 1080, 2})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -137,11 +137,11 @@ void expect_counted_exactly_against_the_empty_look(std::uint64_t seed, std::size
   const samples::TrainingStill still = samples::render_training_still(seed, 1, 1280, 720);
   const calibration::Calibration c = bugcam::testing::still_calibration(still, {0.02, -0.02});
   const calibration::Board& board = c.boards[player / 2];
-  EmptyHoldingLook look;
-  read_holding(start.image, c.holdings[player], board, c.image_size, 128.0f, nullptr, &look,
+  HoldingAreaMemory memory;
+  read_holding(start.image, c.holdings[player], board, c.image_size, 128.0f, nullptr, &memory,
                model.get());
   const HoldingObservation seen = read_holding(still.image, c.holdings[player], board, c.image_size,
-                                               128.0f, nullptr, &look, model.get());
+                                               128.0f, nullptr, &memory, model.get());
   EXPECT_FALSE(seen.occluded) << "seed " << seed << ", area " << player;
   EXPECT_EQ(seen.white_pieces + seen.black_pieces, static_cast<int>(still.holdings[player].size()))
       << "seed " << seed << ", area " << player;
@@ -168,6 +168,46 @@ TEST(HoldingModel, SurePiecesOnNoBlobAreNotCountedWhereTheTableIsAsItsEmptyLook)
 // and the other was counted again by its own parts (read before as 3 of 2).
 TEST(HoldingModel, APieceReadAsTwoBlobsIsCountedOnce) {
   expect_counted_exactly_against_the_empty_look(3086, 2);
+}
+
+// The network reads a strip again only when it changed more than the video's noise: a still
+// with noise added is not read again, and gives the same counts; the empty start still, read
+// after it, is.
+TEST(HoldingModel, AStripIsReadAgainOnlyWhenItChanged) {
+  const std::shared_ptr<const HoldingModel> model = HoldingModel::load_bundled();
+  ASSERT_NE(model, nullptr);
+  const std::uint64_t seed = 3011;
+  const std::size_t player = 0;
+  const samples::TrainingStill start = samples::render_start_still(seed, 1, 1280, 720);
+  const samples::TrainingStill still = samples::render_training_still(seed, 1, 1280, 720);
+  ASSERT_FALSE(still.holdings[player].empty());
+  const calibration::Calibration c = bugcam::testing::still_calibration(still, {0.02, -0.02});
+  const calibration::Board& board = c.boards[player / 2];
+  const auto read = [&](const cv::Mat& image, HoldingAreaMemory& memory) {
+    const HoldingObservation seen = read_holding(image, c.holdings[player], board, c.image_size,
+                                                 128.0f, nullptr, &memory, model.get());
+    return seen.white_pieces + seen.black_pieces;
+  };
+  HoldingAreaMemory memory;
+  read(start.image, memory);
+  const int held = read(still.image, memory);
+  EXPECT_EQ(held, static_cast<int>(still.holdings[player].size()));
+  const cv::Mat read_strip = memory.network.strip.clone();
+  ASSERT_FALSE(read_strip.empty());
+
+  cv::Mat noise(still.image.size(), CV_16SC3);
+  cv::RNG(7).fill(noise, cv::RNG::NORMAL, 0, 3);
+  cv::Mat noisy;
+  still.image.convertTo(noisy, CV_16SC3);
+  noisy += noise;
+  noisy.convertTo(noisy, CV_8UC3);
+  EXPECT_EQ(read(noisy, memory), held);
+  EXPECT_EQ(cv::norm(memory.network.strip, read_strip, cv::NORM_INF), 0.0)
+      << "the noisy still was read again";
+
+  EXPECT_EQ(read(start.image, memory), 0);
+  EXPECT_GT(cv::norm(memory.network.strip, read_strip, cv::NORM_INF), 0.0)
+      << "the start still was not read again";
 }
 
 }  // namespace

@@ -196,8 +196,8 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr) const {
 }
 
 FrameObservation FrameReader::read(const cv::Mat& frame_bgr, std::vector<cv::Mat>* warped_boards,
-                                   std::vector<EmptyHoldingLook>* holding_looks) const {
-  return read(frame_bgr, read_boards(frame_bgr), warped_boards, holding_looks);
+                                   std::vector<HoldingAreaMemory>* holding_memories) const {
+  return read(frame_bgr, read_boards(frame_bgr), warped_boards, holding_memories);
 }
 
 BoardsReading FrameReader::read_boards(const cv::Mat& frame_bgr) const {
@@ -248,7 +248,7 @@ BoardsReading FrameReader::read_boards(const cv::Mat& frame_bgr) const {
 
 FrameObservation FrameReader::read(const cv::Mat& frame_bgr, BoardsReading boards,
                                    std::vector<cv::Mat>* warped_boards,
-                                   std::vector<EmptyHoldingLook>* holding_looks) const {
+                                   std::vector<HoldingAreaMemory>* holding_memories) const {
   if (boards.classified.boards.size() != calibration_.boards.size() ||
       boards.warps.size() != calibration_.boards.size()) {
     throw std::invalid_argument("FrameReader::read: boards read through another calibration");
@@ -263,7 +263,7 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr, BoardsReading board
     board.squares = classified.boards[i];
     observation.boards.push_back(board);
   }
-  if (holding_looks != nullptr) holding_looks->resize(calibration_.holdings.size());
+  if (holding_memories != nullptr) holding_memories->resize(calibration_.holdings.size());
   for (size_t a = 0; a < calibration_.holdings.size(); ++a) {
     if (!options_.read_holdings) break;
     const calibration::HoldingArea& area = calibration_.holdings[a];
@@ -272,7 +272,7 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr, BoardsReading board
     if (board == nullptr) continue;
     observation.holdings.push_back(read_holding(
         frame_bgr, area, *board, calibration_.image_size, holding_split_luma(*board, classified),
-        options_.piece_types.get(), holding_looks != nullptr ? &(*holding_looks)[a] : nullptr,
+        options_.piece_types.get(), holding_memories != nullptr ? &(*holding_memories)[a] : nullptr,
         options_.holding_model.get()));
   }
   for (const calibration::Clock& clock : calibration_.clocks) {

@@ -72,6 +72,48 @@ constexpr double kBoardEdgeBand = 0.12;
 constexpr float kNetworkAloneAtLeast = 0.8f;
 constexpr double kNetworkAloneDiffering = 0.3;
 
+// The holding network reads an area's strip again when more than this share of a piece's base
+// has changed by more than kStripChangeLevel in some channel since it last read it. Video noise
+// stays under it; a piece put down, taken or nudged, or a hand coming in, does not.
+constexpr double kStripChangeShare = 0.1;
+constexpr int kStripChangeLevel = 20;
+
+// Whether `now` differs from `before` (the same size, CV_8UC3) by more than the noise in more
+// than `at_most` pixels in view.
+bool strip_changed(const cv::Mat& before, const cv::Mat& now, const cv::Mat& in_view,
+                   int at_most) {
+  if (before.size() != now.size() || before.type() != now.type()) return true;
+  int changed = 0;
+  for (int y = 0; y < now.rows; ++y) {
+    const cv::Vec3b* b = before.ptr<cv::Vec3b>(y);
+    const cv::Vec3b* n = now.ptr<cv::Vec3b>(y);
+    const uchar* m = in_view.ptr<uchar>(y);
+    for (int x = 0; x < now.cols; ++x) {
+      if (m[x] == 0) continue;
+      for (int c = 0; c < 3; ++c) {
+        if (std::abs(static_cast<int>(b[x][c]) - static_cast<int>(n[x][c])) > kStripChangeLevel) {
+          if (++changed > at_most) return true;
+          break;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+// The network's pieces in `strip`: read again only where the strip changed since `last` (when
+// given) was read, which then keeps this reading.
+std::vector<HoldingNetPiece> network_pieces(const HoldingModel& model, const HoldingStrip& strip,
+                                            double base_area, HoldingNetworkReading* last) {
+  if (last == nullptr) return model.read(strip);
+  const int at_most = static_cast<int>(kStripChangeShare * base_area);
+  if (last->strip.empty() || strip_changed(last->strip, strip.bgr, strip.in_view, at_most)) {
+    last->pieces = model.read(strip);
+    last->strip = strip.bgr.clone();
+  }
+  return last->pieces;
+}
+
 // The share of the disc of `radius` strip pixels about `at` where the strip differs from its
 // empty look: known there and in view, and brighter, darker or off its colour past the
 // look's limits.
@@ -220,7 +262,8 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
 HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
                                 const calibration::Board& board, cv::Size image_size,
                                 float white_black_luma, const PieceTypeModel* model,
-                                EmptyHoldingLook* empty_look, const HoldingModel* holding_model) {
+                                HoldingAreaMemory* memory, const HoldingModel* holding_model) {
+  EmptyHoldingLook* empty_look = memory != nullptr ? &memory->empty_look : nullptr;
   HoldingObservation result;
   result.player = area.player;
   const double square_px_in_image = board.square_size_px();
@@ -572,10 +615,11 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   // the look, the network's pieces are counted as they are.
   std::vector<bool> network_white;
   if (holding_model != nullptr) {
-    const std::vector<HoldingNetPiece> network_pieces = holding_model->read(*strip);
+    const std::vector<HoldingNetPiece> network_found = network_pieces(
+        *holding_model, *strip, base_area, memory != nullptr ? &memory->network : nullptr);
     std::vector<StripPiece> pieces;
     if (!against_look) {
-      for (const HoldingNetPiece& piece : network_pieces) {
+      for (const HoldingNetPiece& piece : network_found) {
         pieces.push_back({piece.middle, 0.0f, false});
         network_white.push_back(piece.white);
       }
@@ -584,7 +628,7 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       for (const int label : found_in) kept[static_cast<std::size_t>(label)] = true;
       const int reach = static_cast<int>(std::ceil(kBaseRadius * s));
       std::vector<bool> has_network_piece(kept.size(), false);
-      for (const HoldingNetPiece& piece : network_pieces) {
+      for (const HoldingNetPiece& piece : network_found) {
         const cv::Point at(static_cast<int>(piece.middle.x), static_cast<int>(piece.middle.y));
         // The nearest kept blob within a base's radius holds this piece, and so does any
         // other there smaller than half a piece: one piece's silhouette can fall into two

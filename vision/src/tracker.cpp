@@ -272,7 +272,7 @@ void TrackingReader::reset() {
   for (BoardTracker& tracker : trackers_) tracker.reset();
   levers_ = LeverReader(reader_.calibration());
   if (arms_) arms_.emplace(reader_.calibration());
-  holding_looks_.clear();
+  holding_memories_.clear();
 }
 
 FrameObservation TrackingReader::read(const cv::Mat& frame_bgr) {
@@ -282,7 +282,7 @@ FrameObservation TrackingReader::read(const cv::Mat& frame_bgr) {
 FrameObservation TrackingReader::read(const cv::Mat& frame_bgr, BoardsReading boards) {
   std::vector<cv::Mat> warped;
   FrameObservation observation =
-      reader_.read(frame_bgr, std::move(boards), &warped, &holding_looks_);
+      reader_.read(frame_bgr, std::move(boards), &warped, &holding_memories_);
   for (size_t b = 0; b < observation.boards.size() && b < trackers_.size(); ++b) {
     observation.boards[b].squares = trackers_[b].update(warped[b], observation.boards[b].squares);
   }

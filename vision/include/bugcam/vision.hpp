@@ -89,6 +89,29 @@ struct EmptyHoldingLook {
   cv::Mat known;  // CV_8U, 255 where `look` was learnt from the table itself
 };
 
+// One piece the holding network finds: the middle of its silhouette, in strip pixels.
+struct HoldingNetPiece {
+  cv::Point2d middle;
+  bool white = true;
+  float confidence = 0;  // the network's probability of a piece's middle there
+};
+
+// The holding network's last reading of an area, and the strip it read. The network is most
+// of the cost of reading the four areas, and most frames find an area as it was: held pieces
+// stay put for seconds while the hands are on the boards. So the network reads the strip
+// again only when more than a crumb of it has changed by more than the video's noise since it
+// last did; slow changes (the light) add up until they count.
+struct HoldingNetworkReading {
+  cv::Mat strip;  // CV_8UC3: the strip the network read; empty until it has read one
+  std::vector<HoldingNetPiece> pieces;
+};
+
+// What read_holding keeps of one holding area from frame to frame.
+struct HoldingAreaMemory {
+  EmptyHoldingLook empty_look;
+  HoldingNetworkReading network;
+};
+
 enum class Lever { kWhite, kBlack, kUnknown };
 const char* lever_name(Lever lever);  // "white", "black", "unknown"
 
@@ -406,17 +429,18 @@ class FrameReader {
   FrameObservation read(const cv::Mat& frame_bgr) const;
   // The same, also handing out each board's top-down warp (8 * square_px square, rank 8 at
   // the top), in the order of calibration().boards.
-  // With `holding_looks` (one per holding area of the calibration, in its order), the holding
-  // areas are read against their empty looks, which this learns and keeps up.
+  // With `holding_memories` (one per holding area of the calibration, in its order), the
+  // holding areas are read against their empty looks, which this learns and keeps up, and the
+  // holding network reads only the areas that changed (HoldingNetworkReading).
   FrameObservation read(const cv::Mat& frame_bgr, std::vector<cv::Mat>* warped_boards,
-                        std::vector<EmptyHoldingLook>* holding_looks = nullptr) const;
+                        std::vector<HoldingAreaMemory>* holding_memories = nullptr) const;
   // The same in two steps: the boards (thread-safe), then the rest of the frame given them.
   // The boards must be read through a reader of this calibration (a copy of this one); the
   // second step throws std::invalid_argument when their number differs from the calibration's.
   BoardsReading read_boards(const cv::Mat& frame_bgr) const;
   FrameObservation read(const cv::Mat& frame_bgr, BoardsReading boards,
                         std::vector<cv::Mat>* warped_boards,
-                        std::vector<EmptyHoldingLook>* holding_looks = nullptr) const;
+                        std::vector<HoldingAreaMemory>* holding_memories = nullptr) const;
   const calibration::Calibration& calibration() const { return calibration_; }
   const VisionOptions& options() const { return options_; }
   // Whether board `board` (index in calibration().boards) has its squares read by the network.
@@ -589,7 +613,7 @@ class TrackingReader {
   std::vector<BoardTracker> trackers_;
   LeverReader levers_;
   std::optional<ArmWatch> arms_;                 // none unless VisionOptions::watch_arms
-  std::vector<EmptyHoldingLook> holding_looks_;  // per holding area of the calibration
+  std::vector<HoldingAreaMemory> holding_memories_;  // per holding area of the calibration
 };
 
 // Classifies the 64 squares of several boards seen in the same frame, from their
@@ -600,16 +624,17 @@ SquareClassification classify_squares(const std::vector<calibration::BoardAppear
 // Counts the pieces lying in a holding area, by colour: blobs that differ from the table,
 // split by the frame's white/black luma threshold; blobs of several touching pieces are cut
 // along their length. With a model, each piece's type is read too (`board` gives the view's
-// geometry: which way pieces lean). With `empty_look`, pixels are compared with the area's
+// geometry: which way pieces lean). With `memory`, pixels are compared with the area's
 // empty look where it is known (and the look is learnt and kept up), and an arm over the area
 // marks it occluded. With `holding_model`, the pieces and their colours are the network's
-// (HoldingModel::read), not the blobs'.
+// (HoldingModel::read), not the blobs'; with both, the network reads the strip only when it
+// changed since the network last read it (HoldingNetworkReading).
 HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
                                 double square_px_in_image, float white_black_luma);
 HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::HoldingArea& area,
                                 const calibration::Board& board, cv::Size image_size,
                                 float white_black_luma, const PieceTypeModel* model,
-                                EmptyHoldingLook* empty_look = nullptr,
+                                HoldingAreaMemory* memory = nullptr,
                                 const HoldingModel* holding_model = nullptr);
 
 // --- Holding-area network (issue 4) --------------------------------------------------------
@@ -636,12 +661,6 @@ inline constexpr int kHoldingNetStride = 4;
 inline constexpr float kHoldingNetMinSpread = 8.0f;
 cv::Mat holding_net_input(const HoldingStrip& strip);
 
-// One piece the holding network finds: the middle of its silhouette, in strip pixels.
-struct HoldingNetPiece {
-  cv::Point2d middle;
-  bool white = true;
-  float confidence = 0;  // the network's probability of a piece's middle there
-};
 // A cell is a piece's middle where the network gives it at least this and no cell within three
 // cells more.
 inline constexpr float kHoldingNetPieceAtLeast = 0.5f;
