@@ -80,8 +80,7 @@ constexpr int kStripChangeLevel = 20;
 
 // Whether `now` differs from `before` (the same size, CV_8UC3) by more than the noise in more
 // than `at_most` pixels in view.
-bool strip_changed(const cv::Mat& before, const cv::Mat& now, const cv::Mat& in_view,
-                   int at_most) {
+bool strip_changed(const cv::Mat& before, const cv::Mat& now, const cv::Mat& in_view, int at_most) {
   if (before.size() != now.size() || before.type() != now.type()) return true;
   int changed = 0;
   for (int y = 0; y < now.rows; ++y) {

@@ -612,7 +612,7 @@ class TrackingReader {
   FrameReader reader_;
   std::vector<BoardTracker> trackers_;
   LeverReader levers_;
-  std::optional<ArmWatch> arms_;                 // none unless VisionOptions::watch_arms
+  std::optional<ArmWatch> arms_;                     // none unless VisionOptions::watch_arms
   std::vector<HoldingAreaMemory> holding_memories_;  // per holding area of the calibration
 };
 
