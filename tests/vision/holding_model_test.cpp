@@ -170,12 +170,14 @@ TEST(HoldingModel, APieceReadAsTwoBlobsIsCountedOnce) {
   expect_counted_exactly_against_the_empty_look(3086, 2);
 }
 
-// The network reads a strip again only when it changed more than the video's noise: a still
-// with noise added is not read again, and gives the same counts; the empty start still, read
-// after it, is.
+// The network reads a strip again only when it changed more than the video's noise, and the
+// pieces' types are kept with its reading: a still with noise added is not read again, and
+// gives the same counts by type; the empty start still, read after it, is read again.
 TEST(HoldingModel, AStripIsReadAgainOnlyWhenItChanged) {
   const std::shared_ptr<const HoldingModel> model = HoldingModel::load_bundled();
+  const std::shared_ptr<const PieceTypeModel> types = PieceTypeModel::load_bundled();
   ASSERT_NE(model, nullptr);
+  ASSERT_NE(types, nullptr);
   const std::uint64_t seed = 3011;
   const std::size_t player = 0;
   const samples::TrainingStill start = samples::render_start_still(seed, 1, 1280, 720);
@@ -184,16 +186,17 @@ TEST(HoldingModel, AStripIsReadAgainOnlyWhenItChanged) {
   const calibration::Calibration c = bugcam::testing::still_calibration(still, {0.02, -0.02});
   const calibration::Board& board = c.boards[player / 2];
   const auto read = [&](const cv::Mat& image, HoldingAreaMemory& memory) {
-    const HoldingObservation seen = read_holding(image, c.holdings[player], board, c.image_size,
-                                                 128.0f, nullptr, &memory, model.get());
-    return seen.white_pieces + seen.black_pieces;
+    return read_holding(image, c.holdings[player], board, c.image_size, 128.0f, types.get(),
+                        &memory, model.get());
   };
   HoldingAreaMemory memory;
   read(start.image, memory);
-  const int held = read(still.image, memory);
+  const HoldingObservation seen = read(still.image, memory);
+  const int held = seen.white_pieces + seen.black_pieces;
   EXPECT_EQ(held, static_cast<int>(still.holdings[player].size()));
   const cv::Mat read_strip = memory.network.strip.clone();
   ASSERT_FALSE(read_strip.empty());
+  EXPECT_EQ(memory.network.typed.size(), static_cast<std::size_t>(held));
 
   cv::Mat noise(still.image.size(), CV_16SC3);
   cv::RNG(7).fill(noise, cv::RNG::NORMAL, 0, 3);
@@ -201,13 +204,18 @@ TEST(HoldingModel, AStripIsReadAgainOnlyWhenItChanged) {
   still.image.convertTo(noisy, CV_16SC3);
   noisy += noise;
   noisy.convertTo(noisy, CV_8UC3);
-  EXPECT_EQ(read(noisy, memory), held);
+  const HoldingObservation noisy_seen = read(noisy, memory);
+  EXPECT_EQ(noisy_seen.white_pieces, seen.white_pieces);
+  EXPECT_EQ(noisy_seen.black_pieces, seen.black_pieces);
+  EXPECT_EQ(noisy_seen.counts, seen.counts);
   EXPECT_EQ(cv::norm(memory.network.strip, read_strip, cv::NORM_INF), 0.0)
       << "the noisy still was read again";
 
-  EXPECT_EQ(read(start.image, memory), 0);
+  const HoldingObservation empty = read(start.image, memory);
+  EXPECT_EQ(empty.white_pieces + empty.black_pieces, 0);
   EXPECT_GT(cv::norm(memory.network.strip, read_strip, cv::NORM_INF), 0.0)
       << "the start still was not read again";
+  EXPECT_TRUE(memory.network.typed.empty());
 }
 
 }  // namespace

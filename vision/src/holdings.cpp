@@ -77,6 +77,9 @@ constexpr double kNetworkAloneDiffering = 0.3;
 // stays under it; a piece put down, taken or nudged, or a hand coming in, does not.
 constexpr double kStripChangeShare = 0.1;
 constexpr int kStripChangeLevel = 20;
+// On an unchanged strip a piece found this near (squares) to one typed is that piece: the
+// network's pieces lie where they lay, the blobs' parts within a pixel or two of the strip.
+constexpr double kSamePlace = 0.1;
 
 // Whether `now` differs from `before` (the same size, CV_8UC3) by more than the noise in more
 // than `at_most` pixels in view.
@@ -109,6 +112,7 @@ std::vector<HoldingNetPiece> network_pieces(const HoldingModel& model, const Hol
   if (last->strip.empty() || strip_changed(last->strip, strip.bgr, strip.in_view, at_most)) {
     last->pieces = model.read(strip);
     last->strip = strip.bgr.clone();
+    last->typed.clear();
   }
   return last->pieces;
 }
@@ -689,6 +693,10 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   }
   int merged = 0;
   float type_confidence = 0;
+  // The types of pieces read on strips the network found as this one (none when it read this).
+  std::vector<HeldPiece>* typed =
+      holding_model != nullptr && memory != nullptr ? &memory->network.typed : nullptr;
+  const double same_place_px = kSamePlace * square_px_in_image;
   for (std::size_t k = 0; k < found.size(); ++k) {
     const StripPiece& part = found[k];
     const bool white = holding_model != nullptr ? network_white[k] : part.luma >= white_black_luma;
@@ -698,13 +706,29 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
     const cv::Vec3d q = to_image * cv::Vec3d(part.middle.x, part.middle.y, 1);
     piece.at = {q[0] / q[2], q[1] / q[2]};
     if (model != nullptr) {
-      const TypeProbabilities p =
-          model->holding_piece(holding_patch(frame_bgr, view, board, piece.at));
+      // A piece typed where this one lies, on a strip the network found unchanged, is this
+      // piece (its colour aside: which pieces are white may change with what is found).
+      const HeldPiece* typed_here = nullptr;
+      if (typed != nullptr) {
+        for (const HeldPiece& earlier : *typed) {
+          if (std::hypot(earlier.at.x - piece.at.x, earlier.at.y - piece.at.y) <= same_place_px) {
+            typed_here = &earlier;
+            break;
+          }
+        }
+      }
+      TypeProbabilities p{};
+      if (typed_here != nullptr) {
+        p = typed_here->probabilities;
+      } else {
+        p = model->holding_piece(holding_patch(frame_bgr, view, board, piece.at));
+      }
       const auto best = std::max_element(p.begin(), p.end());
       const char letter = kPieceTypeLetters[static_cast<std::size_t>(best - p.begin())];
       piece.letter = white ? letter : static_cast<char>(std::tolower(letter));
       piece.confidence = *best;
       piece.probabilities = p;
+      if (typed != nullptr && typed_here == nullptr) typed->push_back(piece);
       type_confidence += *best;
       ++result.counts[letter];
     } else {
