@@ -5,10 +5,10 @@
 #include <benchmark/benchmark.h>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <opencv2/core/utility.hpp>
-
 #include <opencv2/videoio.hpp>
 
 #include "bugcam/calibration.hpp"
@@ -85,8 +85,9 @@ BENCHMARK(BM_ReadFrame)
     ->UseRealTime();
 
 // The same with the per-square tracker (still view, motion against the previous frame). The
-// frame never changes, so the holding network reads each area once (HoldingNetworkReading):
-// BM_CountHoldings gives its cost per frame, BM_TrackClip the mean over a game's frames.
+// frame never changes, so the holding network reads each area once and each held piece is
+// typed once (HoldingNetworkReading): BM_CountHoldings gives the network's cost per frame,
+// BM_TrackClip the mean over a game's frames.
 void BM_TrackFrame(benchmark::State& state) {
   cv::setNumThreads(1);
   const auto truth = table(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
@@ -136,8 +137,11 @@ void BM_TrackClip(benchmark::State& state) {
     ++frames;
     state.PauseTiming();
     if (!capture.read(frame)) {  // from the start again, as a new recording
-      capture.open(video);
-      capture.read(frame);
+      if (!capture.open(video) || !capture.read(frame)) {
+        state.SkipWithError(("cannot read " + video + " again").c_str());
+        state.ResumeTiming();
+        break;
+      }
       reader.reset();
     }
     state.ResumeTiming();

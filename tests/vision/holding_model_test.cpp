@@ -196,7 +196,7 @@ TEST(HoldingModel, AStripIsReadAgainOnlyWhenItChanged) {
   EXPECT_EQ(held, static_cast<int>(still.holdings[player].size()));
   const cv::Mat read_strip = memory.network.strip.clone();
   ASSERT_FALSE(read_strip.empty());
-  EXPECT_EQ(memory.network.typed.size(), static_cast<std::size_t>(held));
+  EXPECT_EQ(memory.network.typed_pieces.size(), static_cast<std::size_t>(held));
 
   cv::Mat noise(still.image.size(), CV_16SC3);
   cv::RNG(7).fill(noise, cv::RNG::NORMAL, 0, 3);
@@ -208,6 +208,12 @@ TEST(HoldingModel, AStripIsReadAgainOnlyWhenItChanged) {
   EXPECT_EQ(noisy_seen.white_pieces, seen.white_pieces);
   EXPECT_EQ(noisy_seen.black_pieces, seen.black_pieces);
   EXPECT_EQ(noisy_seen.counts, seen.counts);
+  // Each piece kept its type: none was typed again.
+  EXPECT_EQ(memory.network.typed_pieces.size(), static_cast<std::size_t>(held));
+  ASSERT_EQ(noisy_seen.pieces.size(), seen.pieces.size());
+  for (std::size_t k = 0; k < seen.pieces.size(); ++k) {
+    EXPECT_EQ(noisy_seen.pieces[k].probabilities, seen.pieces[k].probabilities) << "piece " << k;
+  }
   EXPECT_EQ(cv::norm(memory.network.strip, read_strip, cv::NORM_INF), 0.0)
       << "the noisy still was read again";
 
@@ -215,7 +221,7 @@ TEST(HoldingModel, AStripIsReadAgainOnlyWhenItChanged) {
   EXPECT_EQ(empty.white_pieces + empty.black_pieces, 0);
   EXPECT_GT(cv::norm(memory.network.strip, read_strip, cv::NORM_INF), 0.0)
       << "the start still was not read again";
-  EXPECT_TRUE(memory.network.typed.empty());
+  EXPECT_TRUE(memory.network.typed_pieces.empty());
 }
 
 }  // namespace

@@ -73,8 +73,9 @@ constexpr float kNetworkAloneAtLeast = 0.8f;
 constexpr double kNetworkAloneDiffering = 0.3;
 
 // The holding network reads an area's strip again when more than this share of a piece's base
-// has changed by more than kStripChangeLevel in some channel since it last read it. Video noise
-// stays under it; a piece put down, taken or nudged, or a hand coming in, does not.
+// has changed by more than kStripChangeLevel in some channel since it last read it. The rendered
+// clips' noise (sigma up to 4 levels) stays under it; a piece put down, taken or nudged, or a
+// hand coming in, does not. Noisier footage costs more network reads, not wrong counts.
 constexpr double kStripChangeShare = 0.1;
 constexpr int kStripChangeLevel = 20;
 // On an unchanged strip a piece found this near (squares) to one typed is that piece: the
@@ -112,7 +113,7 @@ std::vector<HoldingNetPiece> network_pieces(const HoldingModel& model, const Hol
   if (last->strip.empty() || strip_changed(last->strip, strip.bgr, strip.in_view, at_most)) {
     last->pieces = model.read(strip);
     last->strip = strip.bgr.clone();
-    last->typed.clear();
+    last->typed_pieces.clear();
   }
   return last->pieces;
 }
@@ -693,9 +694,11 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   }
   int merged = 0;
   float type_confidence = 0;
-  // The types of pieces read on strips the network found as this one (none when it read this).
-  std::vector<HeldPiece>* typed =
-      holding_model != nullptr && memory != nullptr ? &memory->network.typed : nullptr;
+  // The pieces typed on earlier frames whose strips the network found as this one (none when
+  // it read this one); this frame's are added after them.
+  std::vector<HeldPiece>* typed_pieces =
+      holding_model != nullptr && memory != nullptr ? &memory->network.typed_pieces : nullptr;
+  const std::size_t typed_before = typed_pieces != nullptr ? typed_pieces->size() : 0;
   const double same_place_px = kSamePlace * square_px_in_image;
   for (std::size_t k = 0; k < found.size(); ++k) {
     const StripPiece& part = found[k];
@@ -706,15 +709,16 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
     const cv::Vec3d q = to_image * cv::Vec3d(part.middle.x, part.middle.y, 1);
     piece.at = {q[0] / q[2], q[1] / q[2]};
     if (model != nullptr) {
-      // A piece typed where this one lies, on a strip the network found unchanged, is this
-      // piece (its colour aside: which pieces are white may change with what is found).
+      // The nearest piece typed where this one lies, on a strip the network found unchanged,
+      // is this piece (its colour aside: which pieces are white may change with what is found).
       const HeldPiece* typed_here = nullptr;
-      if (typed != nullptr) {
-        for (const HeldPiece& earlier : *typed) {
-          if (std::hypot(earlier.at.x - piece.at.x, earlier.at.y - piece.at.y) <= same_place_px) {
-            typed_here = &earlier;
-            break;
-          }
+      double nearest_px = same_place_px;
+      for (std::size_t t = 0; t < typed_before; ++t) {
+        const HeldPiece& earlier = (*typed_pieces)[t];
+        const double d = std::hypot(earlier.at.x - piece.at.x, earlier.at.y - piece.at.y);
+        if (d <= nearest_px) {
+          nearest_px = d;
+          typed_here = &earlier;
         }
       }
       TypeProbabilities p{};
@@ -728,7 +732,7 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       piece.letter = white ? letter : static_cast<char>(std::tolower(letter));
       piece.confidence = *best;
       piece.probabilities = p;
-      if (typed != nullptr && typed_here == nullptr) typed->push_back(piece);
+      if (typed_pieces != nullptr && typed_here == nullptr) typed_pieces->push_back(piece);
       type_confidence += *best;
       ++result.counts[letter];
     } else {

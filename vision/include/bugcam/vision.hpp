@@ -99,13 +99,14 @@ struct HoldingNetPiece {
 // The holding network's last reading of an area, and the strip it read. The network and the
 // piece types are most of the cost of reading the four areas, and most frames find an area as
 // it was: held pieces stay put for seconds while the hands are on the boards. So the network
-// reads the strip again only when more than a crumb of it has changed by more than the video's
-// noise since it last did (slow changes, the light, add up until they count), and until then
-// a piece found where one was typed keeps that piece's type.
+// reads the strip again only when more than a tenth of a piece's base has changed by more than
+// the video's noise since it last did (slow changes, the light, add up until they count), and
+// until then a piece found where one was typed keeps that piece's type. The readings are of
+// the models read_holding was given: a memory is for one pair of models.
 struct HoldingNetworkReading {
   cv::Mat strip;  // CV_8UC3: the strip the network read; empty until it has read one
   std::vector<HoldingNetPiece> pieces;
-  std::vector<HeldPiece> typed;  // pieces typed since, on strips as this one
+  std::vector<HeldPiece> typed_pieces;  // typed since, on strips found as this one
 };
 
 // What read_holding keeps of one holding area from frame to frame.
