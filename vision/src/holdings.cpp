@@ -616,9 +616,12 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   // blob kept holds the network's pieces whose middle lies on it or within a base's radius,
   // or, where the network finds none there, its own parts; pieces of the network on no blob
   // kept are counted only where sure and on a base's worth of change from the look. Without
-  // the look, the network's pieces are counted as they are.
+  // the look, the network's pieces are counted as they are. Not on an area an arm covers: its
+  // counts say nothing then (the tracker takes none), and hands over the areas are what makes
+  // the network read most often.
+  const bool by_network = holding_model != nullptr && !result.occluded;
   std::vector<bool> network_white;
-  if (holding_model != nullptr) {
+  if (by_network) {
     const std::vector<HoldingNetPiece> network_found = network_pieces(
         *holding_model, *strip, base_area, memory != nullptr ? &memory->network : nullptr);
     std::vector<StripPiece> pieces;
@@ -697,12 +700,12 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   // The pieces typed on earlier frames whose strips the network found as this one (none when
   // it read this one); this frame's are added after them.
   std::vector<HeldPiece>* typed_pieces =
-      holding_model != nullptr && memory != nullptr ? &memory->network.typed_pieces : nullptr;
+      by_network && memory != nullptr ? &memory->network.typed_pieces : nullptr;
   const std::size_t typed_before = typed_pieces != nullptr ? typed_pieces->size() : 0;
   const double same_place_px = kSamePlace * square_px_in_image;
   for (std::size_t k = 0; k < found.size(); ++k) {
     const StripPiece& part = found[k];
-    const bool white = holding_model != nullptr ? network_white[k] : part.luma >= white_black_luma;
+    const bool white = by_network ? network_white[k] : part.luma >= white_black_luma;
     (white ? result.white_pieces : result.black_pieces) += 1;
     merged += part.merged;
     HeldPiece piece;
