@@ -224,4 +224,61 @@ TEST(HoldingModel, AStripIsReadAgainOnlyWhenItChanged) {
   EXPECT_TRUE(memory.network.typed_pieces.empty());
 }
 
+// An area an arm covers is not read by the network: its counts say nothing then, and hands
+// over the areas were what made the network read most often. A dark sleeve painted in over the
+// area's edge farthest from the board flags it covered, and the network's reading of the
+// still before stays as it was.
+TEST(HoldingModel, AnAreaAnArmCoversIsNotReadByTheNetwork) {
+  const std::shared_ptr<const HoldingModel> model = HoldingModel::load_bundled();
+  ASSERT_NE(model, nullptr);
+  const std::uint64_t seed = 3011;
+  const std::size_t player = 0;
+  const samples::TrainingStill start = samples::render_start_still(seed, 1, 1280, 720);
+  const samples::TrainingStill still = samples::render_training_still(seed, 1, 1280, 720);
+  const calibration::Calibration c = bugcam::testing::still_calibration(still, {0.02, -0.02});
+  const calibration::HoldingArea& area = c.holdings[player];
+  const calibration::Board& board = c.boards[player / 2];
+  ASSERT_EQ(area.region.size(), 4u);
+  HoldingAreaMemory memory;
+  const auto read = [&](const cv::Mat& image) {
+    return read_holding(image, area, board, c.image_size, 128.0f, nullptr, &memory, model.get());
+  };
+  read(start.image);
+  EXPECT_FALSE(read(still.image).occluded);
+  const cv::Mat read_strip = memory.network.strip.clone();
+  ASSERT_FALSE(read_strip.empty());
+
+  // The sleeve: 1.2 squares wide, from a square beyond the far edge's middle to 1.5 squares in.
+  const cv::Point2d board_middle = board.to_image({4, 4});
+  cv::Point2d area_middle(0, 0);
+  for (const cv::Point2d& p : area.region) area_middle += p * 0.25;
+  std::size_t far_edge = 0;
+  double farthest = -1;
+  for (std::size_t e = 0; e < 4; ++e) {
+    const cv::Point2d m = (area.region[e] + area.region[(e + 1) % 4]) * 0.5;
+    const double d = cv::norm(m - board_middle);
+    if (d > farthest) {
+      farthest = d;
+      far_edge = e;
+    }
+  }
+  const cv::Point2d edge_middle = (area.region[far_edge] + area.region[(far_edge + 1) % 4]) * 0.5;
+  const cv::Point2d along_edge = area.region[(far_edge + 1) % 4] - area.region[far_edge];
+  const cv::Point2d along = along_edge * (1.0 / cv::norm(along_edge));
+  const cv::Point2d inwards =
+      (area_middle - edge_middle) * (1.0 / cv::norm(area_middle - edge_middle));
+  const double square = board.square_size_px();
+  const cv::Point2d outer = edge_middle - inwards * square;
+  const cv::Point2d inner = edge_middle + inwards * (1.5 * square);
+  const cv::Point2d half_width = along * (0.6 * square);
+  const std::vector<cv::Point> sleeve{outer - half_width, outer + half_width, inner + half_width,
+                                      inner - half_width};
+  cv::Mat covered = still.image.clone();
+  cv::fillConvexPoly(covered, sleeve, cv::Scalar(45, 40, 38), cv::LINE_AA);
+
+  EXPECT_TRUE(read(covered).occluded);
+  EXPECT_EQ(cv::norm(memory.network.strip, read_strip, cv::NORM_INF), 0.0)
+      << "the network read the covered area";
+}
+
 }  // namespace
