@@ -110,7 +110,8 @@ std::vector<HoldingNetPiece> network_pieces(const HoldingModel& model, const Hol
                                             double base_area, HoldingNetworkReading* last) {
   if (last == nullptr) return model.read(strip);
   const int at_most = static_cast<int>(kStripChangeShare * base_area);
-  if (last->strip.empty() || strip_changed(last->strip, strip.bgr, strip.in_view, at_most)) {
+  // Before the first reading `last->strip` is empty, and so differs in size.
+  if (strip_changed(last->strip, strip.bgr, strip.in_view, at_most)) {
     last->pieces = model.read(strip);
     last->strip = strip.bgr.clone();
     last->typed_pieces.clear();
