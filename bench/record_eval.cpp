@@ -15,7 +15,7 @@
 // partner_touches, on by default); --squares says who reads the squares
 // (RecordOptions::squares: fused, the default, is the reader each board's calibration chose,
 // on hand-read boards whose start position the network read no worse giving way to the
-// network's very sure readings); --lens
+// network's very sure readings, and in doubt where it finds another state likely); --lens
 // fits the lens's radial distortion when calibrating (RecordOptions::fit_lens);
 // --vision-every reads every N-th frame (RecordOptions::vision_every); --out names the recording's
 // folder in each clip (default recorded), so that two settings can be recorded from the same clips

@@ -5,8 +5,10 @@
 //
 // usage: square_trace VIDEO --calibration recorded/calibration.pbtxt --square A:b1
 //                     [--from SECONDS] [--to SECONDS] [--changes] [--warp PNG]
+//                     [--squares auto|hand|network|checked|fused]
 // --changes prints only the frames where either reading's symbol changes; --warp writes the
-// board's top-down warp at the first frame printed.
+// board's top-down warp at the first frame printed; --squares chooses who reads the squares
+// (default fused, as recording does).
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +38,7 @@ struct Options {
   double to = 1e9;
   bool changes_only = false;
   std::string warp;
+  vision::SquareReader squares = vision::SquareReader::kFused;
 };
 
 std::optional<Options> parse(int argc, char** argv) {
@@ -65,6 +68,14 @@ std::optional<Options> parse(int argc, char** argv) {
       (arg == "--from" ? options.from : options.to) = seconds;
     } else if (arg == "--warp" && has_value) {
       options.warp = argv[++i];
+    } else if (arg == "--squares" && has_value) {
+      const std::string value = argv[++i];
+      const std::optional<vision::SquareReader> reader = vision::square_reader_named(value);
+      if (!reader) {
+        std::cerr << "square_trace: --squares " << value << ": not a square reader\n";
+        return std::nullopt;
+      }
+      options.squares = *reader;
     } else if (arg == "--changes") {
       options.changes_only = true;
     } else if (options.video.empty() && arg.rfind("--", 0) != 0) {
@@ -76,7 +87,7 @@ std::optional<Options> parse(int argc, char** argv) {
   }
   if (options.video.empty() || options.calibration.empty() || options.square < 0) {
     std::cerr << "usage: square_trace VIDEO --calibration FILE --square A:b1 [--from S] "
-                 "[--to S] [--changes] [--warp PNG]\n";
+                 "[--to S] [--changes] [--warp PNG] [--squares auto|hand|network|checked|fused]\n";
     return std::nullopt;
   }
   return options;
@@ -102,6 +113,7 @@ int run(Options options) {
   }
   vision::VisionOptions vision_options;
   vision_options.read_holdings = false;
+  vision_options.squares = options.squares;
   const vision::FrameReader reader(calibration, vision_options);
   vision::BoardTracker tracker;
   std::unique_ptr<capture::FrameSource> source = capture::open_frame_source(options.video);

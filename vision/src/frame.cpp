@@ -231,11 +231,19 @@ BoardsReading FrameReader::read_boards(const cv::Mat& frame_bgr) const {
           if ((by_hand != 'w' && by_hand != 'b') || board[sq][0] < kCheckedEmptyAtLeast) continue;
         }
         if (fusing) {
-          const auto sure = std::max_element(board[sq].begin(), board[sq].end());
-          if (*sure < kFusedSureAtLeast) continue;
+          const auto likeliest = std::max_element(board[sq].begin(), board[sq].end());
           constexpr std::array<char, 3> kSymbols = {'.', 'w', 'b'};
-          if (square.probable_symbol() == kSymbols[static_cast<size_t>(sure - board[sq].begin())])
+          const char by_hand = square.probable_symbol();
+          if (by_hand == kSymbols[static_cast<size_t>(likeliest - board[sq].begin())]) continue;
+          if (*likeliest < kFusedSureAtLeast) {
+            // The network finds another state than the hand-written reader's likely, but not
+            // surely: in doubt, the mean of the two.
+            if (*likeliest < kFusedDoubtAtLeast) continue;
+            square.p_empty = 0.5f * (square.p_empty + board[sq][0]);
+            square.p_white = 0.5f * (square.p_white + board[sq][1]);
+            square.p_black = 0.5f * (square.p_black + board[sq][2]);
             continue;
+          }
         }
         square.p_empty = board[sq][0];
         square.p_white = board[sq][1];

@@ -77,7 +77,8 @@ struct RecordOptions {
   std::optional<bool> partner_touches;
   // Who reads the squares empty / white / black (vision::SquareReader): by default fused (per
   // board the reader the calibration chose on the start position; on hand-read boards whose
-  // start position the network read no worse, the network's very sure readings overrule).
+  // start position the network read no worse, the network's very sure readings overrule and
+  // its likelier ones put the square in doubt).
   std::optional<vision::SquareReader> squares;
   // Fit the lens's radial distortion when calibrating on the first frames
   // (calibration::CalibrateOptions::fit_lens; experimental). A resumed recording and a given

@@ -267,7 +267,11 @@ class SquareModel {
 // reading is taken, pieces as well as empties (a pale piece on a light square the
 // hand-written reader takes for the square, the network often sees); only on boards
 // network_fuses_start allows (where the network misread more of the start position, it also
-// missed pieces in play: 10703's white pieces, read empty).
+// missed pieces in play: 10703's white pieces, read empty). Where the network finds another
+// state than the hand-written reader's probable one likely, but not surely
+// (kFusedDoubtAtLeast), the square is in doubt: it takes the mean of the two readings, so that
+// the hand-written reader's sure misreads weigh little (the mean may still read its state,
+// and reads the network's surely only where the hand-written reader was unsure).
 enum class SquareReader { kAsCalibrated, kHand, kNetwork, kChecked, kFused };
 // Sure, not merely likelier: the network misses more pieces than the hand-written reader
 // (7 clips: 1251 against 1151 square-frames), so only its confident empties overrule.
@@ -277,6 +281,15 @@ inline constexpr float kCheckedEmptyAtLeast = 0.9f;
 // and the hand-written reader wrong in 4376 square-frames, the reverse in 339 (at 0.9: 5044
 // and 1059; at 0.999: 3449 and 94).
 inline constexpr float kFusedSureAtLeast = 0.99f;
+// Where the network finds another state than the hand-written reader's probable one at least
+// this likely (as likely as not) but below kFusedSureAtLeast, the square is in doubt. There
+// the two readers are each right about as often (the counts above, between 0.9 and 0.99: the
+// network alone right in 668 square-frames, the hand-written reader alone in 720), and the
+// hand-written reader's sure misreads decided moves (10802's white rook on e8 read empty,
+// network 0.78 white; its rook's shadow on b1 read as a white piece, network 0.89 empty).
+// 19 clips recorded again: 1087 of 1111 moves right -> 1097 of 1109, 11 -> 13 games exact;
+// 6 new ones 338 -> 340 of 351, 3 -> 4 (README, stop 51).
+inline constexpr float kFusedDoubtAtLeast = 0.5f;
 // "auto", "hand", "network", "checked", "fused" (the command line's --squares); nullopt for
 // another name.
 std::optional<SquareReader> square_reader_named(std::string_view name);
@@ -290,7 +303,8 @@ inline constexpr const char* kSquareReadersHelp =
     "the hand-written reader sees where the network is sure of an empty square reads empty) or "
     "fused (the default: as auto, but on a board read by hand whose start position the network "
     "read no worse, wherever the network is sure at p >= 0.99 of another reading, the "
-    "network's is taken)";
+    "network's is taken, and where it finds another than the hand-written reader's at p >= 0.5 "
+    "but less surely, the square is in doubt: the mean of the two readings)";
 // The name square_reader_named takes for `reader`.
 std::string_view square_reader_name(SquareReader reader);
 
@@ -450,7 +464,8 @@ class FrameReader {
   bool reads_by_network(std::size_t board) const;
   // Whether board `board`'s pieces read by hand are checked by the network (kChecked).
   bool checks_by_network(std::size_t board) const;
-  // Whether board `board`'s readings by hand give way to the network's sure ones (kFused).
+  // Whether board `board`'s readings by hand give way to the network's sure ones, and are in
+  // doubt where it finds others likely (kFused).
   bool fuses_with_network(std::size_t board) const;
 
  private:
