@@ -282,11 +282,12 @@ inline constexpr float kCheckedEmptyAtLeast = 0.9f;
 // and 1059; at 0.999: 3449 and 94).
 inline constexpr float kFusedSureAtLeast = 0.99f;
 // Where the network finds another state than the hand-written reader's probable one at least
-// this likely (as likely as not) but below kFusedSureAtLeast, the square is in doubt. There
-// the two readers are each right about as often (the counts above, between 0.9 and 0.99: the
-// network alone right in 668 square-frames, the hand-written reader alone in 720), and the
-// hand-written reader's sure misreads decided moves (10802's white rook on e8 read empty,
-// network 0.78 white; its rook's shadow on b1 read as a white piece, network 0.89 empty).
+// this likely (as likely as not) but below kFusedSureAtLeast, the square is in doubt. Between
+// 0.9 and 0.99 the two readers were each right about as often (the counts above: the network
+// alone right in 668 square-frames, the hand-written reader alone in 720; below 0.9 not
+// counted so), and the hand-written reader's sure misreads decided moves (10802's white rook
+// on e8 read empty, network 0.78 white; its rook's shadow on b1 read as a white piece,
+// network 0.89 empty).
 // 19 clips recorded again: 1087 of 1111 moves right -> 1097 of 1109, 11 -> 13 games exact;
 // 6 new ones 338 -> 340 of 351, 3 -> 4 (README, stop 51).
 inline constexpr float kFusedDoubtAtLeast = 0.5f;
