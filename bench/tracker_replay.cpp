@@ -13,7 +13,7 @@
 // at each press where the true history (truth.bpgn) ranks and whether the beam kept it;
 // --square A:e4 writes what vision reported for that square in every frame to
 // CLIP/NAME/square-A-e4.txt (time, frame, empty/white/black, occluded, altered, restored, the
-// seats whose arm is over the board);
+// seats whose arm is over the board, the board's own players' marked "own:");
 // --altered writes every stretch of frames in which vision saw a square altered (unlike its
 // still view, reading the same) to CLIP/NAME/altered.txt: board, square, first and last time,
 // frames, and whether a cover ended it; --symbols writes every board's squares in every frame
@@ -272,9 +272,12 @@ Result replay(const fs::path& clip, const ReplayOptions& options) {
                       seen.empty, seen.white, seen.black, seen.occluded ? 1 : 0,
                       seen.altered ? 1 : 0, seen.restored ? 1 : 0);
         square_file << line;
-        for (const tracker::Seat& seat : b->hands) {
-          square_file << ' ' << rules::board_letter(seat.board)
-                      << (seat.color == rules::Color::kWhite ? 'w' : 'b');
+        // The other board's arms as "Bw", the board's own players' as "own:Aw".
+        for (const auto& [seats, prefix] : {std::pair{&b->hands, ""}, {&b->own_arms, "own:"}}) {
+          for (const tracker::Seat& seat : *seats) {
+            square_file << ' ' << prefix << rules::board_letter(seat.board)
+                        << (seat.color == rules::Color::kWhite ? 'w' : 'b');
+          }
         }
         square_file << '\n';
       }

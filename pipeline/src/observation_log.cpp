@@ -14,11 +14,13 @@ namespace {
 // their type (logs written before it read as ever). kBoard: a board whose squares' flag byte
 // is 1 when occluded; kBoardFlagged: bit 0 occluded, bit 1 altered, bit 2 restored (a
 // reader that knows only kBoard stops at it rather than take altered squares for occluded
-// ones; logs from before restored squares have bit 2 clear).
+// ones; logs from before restored squares have bit 2 clear). kBoardWithOwnArms: kBoardFlagged
+// and then the board's own players' arms (older logs read with none).
 enum Tag : char {
   kClock = 'C',
   kBoard = 'B',
   kBoardFlagged = 'b',
+  kBoardWithOwnArms = 'o',
   kHoldings = 'H',
   kHoldingsCounted = 'h',
   kTypes = 'T',
@@ -72,7 +74,7 @@ void ObservationLogWriter::write(const LoggedInput& input) {
     put(out_, static_cast<std::int32_t>(e->white_ms.value_or(kNone)));
     put(out_, static_cast<std::int32_t>(e->black_ms.value_or(kNone)));
   } else if (const auto* b = std::get_if<tracker::BoardObservation>(&input)) {
-    put(out_, kBoardFlagged);
+    put(out_, kBoardWithOwnArms);
     put(out_, static_cast<std::uint8_t>(b->board));
     put(out_, b->t);
     put(out_, static_cast<std::int32_t>(b->frame));
@@ -83,10 +85,12 @@ void ObservationLogWriter::write(const LoggedInput& input) {
       put(out_, static_cast<std::uint8_t>((s.occluded ? 1 : 0) | (s.altered ? 2 : 0) |
                                           (s.restored ? 4 : 0)));
     }
-    put(out_, static_cast<std::uint8_t>(b->hands.size()));
-    for (const tracker::Seat& seat : b->hands) {
-      put(out_, static_cast<std::uint8_t>(seat.board));
-      put(out_, static_cast<std::uint8_t>(seat.color));
+    for (const std::vector<tracker::Seat>* seats : {&b->hands, &b->own_arms}) {
+      put(out_, static_cast<std::uint8_t>(seats->size()));
+      for (const tracker::Seat& seat : *seats) {
+        put(out_, static_cast<std::uint8_t>(seat.board));
+        put(out_, static_cast<std::uint8_t>(seat.color));
+      }
     }
   } else if (const auto* h = std::get_if<tracker::HoldingsObservation>(&input)) {
     put(out_, kHoldingsCounted);
@@ -129,7 +133,8 @@ std::vector<LoggedInput> read_observation_log(const std::filesystem::path& file)
         break;
       }
       case kBoard:
-      case kBoardFlagged: {
+      case kBoardFlagged:
+      case kBoardWithOwnArms: {
         tracker::BoardObservation b;
         b.board = static_cast<rules::BoardId>(in.get<std::uint8_t>());
         b.t = in.get<double>();
@@ -140,16 +145,20 @@ std::vector<LoggedInput> read_observation_log(const std::filesystem::path& file)
           s.black = in.get<float>();
           const auto flags = in.get<std::uint8_t>();
           s.occluded = tag == kBoard ? flags != 0 : (flags & 1) != 0;
-          s.altered = tag == kBoardFlagged && (flags & 2) != 0;
-          s.restored = tag == kBoardFlagged && (flags & 4) != 0;
+          s.altered = tag != kBoard && (flags & 2) != 0;
+          s.restored = tag != kBoard && (flags & 4) != 0;
         }
-        const int hands = in.get<std::uint8_t>();
-        for (int i = 0; i < hands; ++i) {
-          tracker::Seat seat;
-          seat.board = static_cast<rules::BoardId>(in.get<std::uint8_t>());
-          seat.color = static_cast<rules::Color>(in.get<std::uint8_t>());
-          b.hands.push_back(seat);
-        }
+        const auto read_seats = [&in](std::vector<tracker::Seat>& seats) {
+          const int count = in.get<std::uint8_t>();
+          for (int i = 0; i < count; ++i) {
+            tracker::Seat seat;
+            seat.board = static_cast<rules::BoardId>(in.get<std::uint8_t>());
+            seat.color = static_cast<rules::Color>(in.get<std::uint8_t>());
+            seats.push_back(seat);
+          }
+        };
+        read_seats(b.hands);
+        if (tag == kBoardWithOwnArms) read_seats(b.own_arms);
         out.emplace_back(std::move(b));
         break;
       }

@@ -47,9 +47,12 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
     // player's own arm is attributed only once the hand is well inside the board, so its
     // stretches end before the hand leaves and would date the tracker's reading of a move
     // (hand_left) too early.
+    // The board's own players' arms go apart (own_arms): they tell whose hand is over the
+    // board, which ends what a press's squares may show of its move.
     for (const std::string& player : seen.arms) {
       const std::optional<tracker::Seat> seat = seat_named(player);
-      if (seat && seat->board != *board) out.hands.push_back(*seat);
+      if (!seat) continue;
+      (seat->board != *board ? out.hands : out.own_arms).push_back(*seat);
     }
     inputs.boards.push_back(std::move(out));
   }

@@ -82,7 +82,7 @@ TEST(TrackerInputs, BoardsSquaresAndLeversKeepTheirMeaning) {
 }
 
 // Arms from the other board's seats become the tracker's hands (partner_board_touched); the
-// board's own players' arms do not (they would date the reading of a move).
+// board's own players' arms go apart, as own_arms (they would date the reading of a move).
 TEST(TrackerInputs, ArmsFromTheOtherBoardsSeatsBecomeHands) {
   vision::FrameObservation o = two_boards();
   o.boards[0].arms = {"A:white", "B:black"};  // over board B
@@ -91,7 +91,11 @@ TEST(TrackerInputs, ArmsFromTheOtherBoardsSeatsBecomeHands) {
   ASSERT_EQ(in.boards.size(), 2u);
   EXPECT_EQ(in.boards[0].hands,
             (std::vector<tracker::Seat>{{rules::BoardId::kA, rules::Color::kWhite}}));
+  EXPECT_EQ(in.boards[0].own_arms,
+            (std::vector<tracker::Seat>{{rules::BoardId::kB, rules::Color::kBlack}}));
   EXPECT_TRUE(in.boards[1].hands.empty());
+  EXPECT_EQ(in.boards[1].own_arms,
+            (std::vector<tracker::Seat>{{rules::BoardId::kA, rules::Color::kBlack}}));
 }
 
 TEST(TrackerInputs, HoldingsGoOnlyWhenVisionReadTheTypes) {
@@ -170,8 +174,9 @@ TEST(ObservationLog, HoldingsKeepTheirPiecesCount) {
   EXPECT_TRUE(b.occluded);
 }
 
-// Each square's flags (occluded, altered) share one byte; a log written before the altered
-// flag (its boards tagged 'B', the byte 0 or 1) reads as ever, nothing altered.
+// Each square's flags (occluded, altered) share one byte, and both lists of arms come back; a
+// log written before the altered flag (its boards tagged 'B', the byte 0 or 1) reads as ever,
+// nothing altered and no own arms.
 TEST(ObservationLog, SquaresKeepTheirOccludedAndAlteredFlags) {
   const bugcam::test_support::TempDir dir("pipeline-log-squares");
   const fs::path file = dir.path() / "observations.bin";
@@ -184,6 +189,9 @@ TEST(ObservationLog, SquaresKeepTheirOccludedAndAlteredFlags) {
   board.squares[10].occluded = true;
   board.squares[10].altered = true;
   board.squares[20] = {0.1f, 0.7f, 0.2f, false, false};
+  board.hands = {{rules::BoardId::kB, rules::Color::kWhite}};
+  board.own_arms = {{rules::BoardId::kA, rules::Color::kBlack},
+                    {rules::BoardId::kA, rules::Color::kWhite}};
   {
     pipeline::ObservationLogWriter writer(file);
     writer.write(board);
@@ -191,6 +199,8 @@ TEST(ObservationLog, SquaresKeepTheirOccludedAndAlteredFlags) {
   const std::vector<pipeline::LoggedInput> read = pipeline::read_observation_log(file);
   ASSERT_EQ(read.size(), 1u);
   const auto& got = std::get<tracker::BoardObservation>(read[0]);
+  EXPECT_EQ(got.hands, board.hands);
+  EXPECT_EQ(got.own_arms, board.own_arms);
   for (std::size_t s = 0; s < 64; ++s) {
     EXPECT_EQ(got.squares[s].occluded, board.squares[s].occluded) << s;
     EXPECT_EQ(got.squares[s].altered, board.squares[s].altered) << s;
@@ -220,6 +230,7 @@ TEST(ObservationLog, SquaresKeepTheirOccludedAndAlteredFlags) {
   const auto& old_board = std::get<tracker::BoardObservation>(old_read[0]);
   EXPECT_EQ(old_board.board, rules::BoardId::kB);
   EXPECT_EQ(old_board.frame, 75);
+  EXPECT_TRUE(old_board.own_arms.empty());
   for (std::size_t s = 0; s < 64; ++s) {
     EXPECT_EQ(old_board.squares[s].occluded, s == 3) << s;
     EXPECT_FALSE(old_board.squares[s].altered) << s;

@@ -92,15 +92,20 @@ SquareState Run::mean_state() const {
 }
 
 void BoardEvidence::add(const BoardObservation& observation) {
-  for (const Seat& seat : observation.hands) {
-    auto& stretches = hands_[static_cast<int>(seat.board) * 2 + static_cast<int>(seat.color)];
-    // A stretch goes on while the hand is seen in consecutive frames.
-    if (!stretches.empty() && stretches.back().end >= previous_t_ - 1e-9 && seen_) {
-      stretches.back().end = observation.t;
-    } else {
-      stretches.push_back({observation.t, observation.t});
+  const auto note = [&](const std::vector<Seat>& seats,
+                        std::array<std::deque<HandStretch>, 4>& by_seat) {
+    for (const Seat& seat : seats) {
+      auto& stretches = by_seat[static_cast<int>(seat.board) * 2 + static_cast<int>(seat.color)];
+      // A stretch goes on while the hand is seen in consecutive frames.
+      if (!stretches.empty() && stretches.back().end >= previous_t_ - 1e-9 && seen_) {
+        stretches.back().end = observation.t;
+      } else {
+        stretches.push_back({observation.t, observation.t});
+      }
     }
-  }
+  };
+  note(observation.hands, hands_);
+  note(observation.own_arms, own_arms_);
   previous_t_ = observation.t;
   seen_ = true;
   FrameReadings& readings = unlearned_.emplace_back();
@@ -383,6 +388,14 @@ std::optional<double> BoardEvidence::hand_left(Seat seat, double t) const {
   return std::nullopt;
 }
 
+bool BoardEvidence::own_arm_came_between(Seat seat, double t0, double t1) const {
+  const auto& stretches =
+      own_arms_[static_cast<int>(seat.board) * 2 + static_cast<int>(seat.color)];
+  return std::any_of(stretches.begin(), stretches.end(), [&](const HandStretch& stretch) {
+    return stretch.start > t0 && stretch.start <= t1;
+  });
+}
+
 void BoardEvidence::note_visit(double t, int covered) {
   while (!recent_covered_.empty() && recent_covered_.front().first < t - kVisitFloorSeconds) {
     recent_covered_.pop_front();
@@ -411,8 +424,10 @@ int BoardEvidence::hand_visits(double t0, double t1) const {
 
 void BoardEvidence::forget_before(double t) {
   while (visits_.size() > 1 && visits_.front().end < t - kVisitsKeptSeconds) visits_.pop_front();
-  for (auto& stretches : hands_) {
-    while (stretches.size() > 1 && stretches.front().end < t) stretches.pop_front();
+  for (auto* by_seat : {&hands_, &own_arms_}) {
+    for (auto& stretches : *by_seat) {
+      while (stretches.size() > 1 && stretches.front().end < t) stretches.pop_front();
+    }
   }
   for (SquareTimeline& line : squares_) {
     while (line.runs.size() > 1 && line.runs.front().end < t) line.runs.pop_front();

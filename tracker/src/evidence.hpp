@@ -125,6 +125,9 @@ class BoardEvidence {
   // When the hand of `seat` last left the board at or before `t` (the end of its last
   // stretch of frames over the board that started before `t`), if vision attributed one.
   std::optional<double> hand_left(Seat seat, double t) const;
+  // Whether an arm of `seat` (BoardObservation::own_arms) came over the board after `t0` and
+  // by `t1`.
+  bool own_arm_came_between(Seat seat, double t0, double t1) const;
   // Drops runs that ended before `t`, keeping each square's last run.
   void forget_before(double t);
 
@@ -172,7 +175,8 @@ class BoardEvidence {
     double start = 0.0;
     double end = 0.0;
   };
-  std::array<std::deque<HandStretch>, 4> hands_{};  // per seat (board * 2 + colour)
+  std::array<std::deque<HandStretch>, 4> hands_{};     // per seat (board * 2 + colour)
+  std::array<std::deque<HandStretch>, 4> own_arms_{};  // the same from own_arms
   // The frames not yet learned from: per square the normalised reading, or occluded.
   struct FrameReadings {
     double t = 0.0;

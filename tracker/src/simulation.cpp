@@ -563,6 +563,11 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
             if (std::find(o.hands.begin(), o.hands.end(), seat) == o.hands.end()) {
               o.hands.push_back(seat);
             }
+            if (options.own_arms_after && seat.board == o.board &&
+                t >= cover.t0 + *options.own_arms_after &&
+                std::find(o.own_arms.begin(), o.own_arms.end(), seat) == o.own_arms.end()) {
+              o.own_arms.push_back(seat);
+            }
           }
         }
       }

@@ -1718,6 +1718,12 @@ struct Tracker::Impl {
             prior = std::max(prior, beam[h].passed_from[b] ? kNothingSeenChangedPressBackPrior
                                                            : kNothingSeenChangedPrior);
           }
+          // Vision names a player's own arm only once the hand is well inside the board, not
+          // on its way to the clock: a player who reached in since the previous press moved.
+          if (evidence[b].own_arm_came_between(mover, press.previous_press_t.value_or(0.0),
+                                               press.t)) {
+            prior += config.own_arm_against_press_without_move;
+          }
           add(h, base + prior, NodeKind::kPressWithoutMove, nullptr, 0);
         }
         if (h < kUnpressedHypotheses) {

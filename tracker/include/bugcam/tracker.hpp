@@ -64,6 +64,11 @@ struct BoardObservation {
   // where they enter the image. An arm from a seat of the other board is
   // `partner_board_touched`. Empty when vision does not attribute arms.
   std::vector<Seat> hands;
+  // This board's own seats whose arm vision attributes over it in this frame. Vision names a
+  // player's own arm only once the hand is well inside the board, so these say whose hand is
+  // surely there, not when it came or left (`hands` times the presser's hand instead, where
+  // a source attributes it exactly).
+  std::vector<Seat> own_arms;
 };
 
 // What one player's holding area shows: visible pieces by type (pawn..queen).
@@ -200,6 +205,12 @@ struct TrackerConfig {
   // ... and of the opponent pressing back right after one, the usual way to put it right
   // (both are press_without_move incidents).
   double prior_press_back = -3.0;
+  // Added to both where vision saw the presser's own arm well inside the board since the
+  // previous press on it (BoardObservation::own_arms): a player reaches over the board to
+  // move, not to press without moving (on the dev clips the arms of the injected presses
+  // without a move were never named; 10823's 14A. B@d2, read empty, tied with a press without
+  // a move, 0.003 apart).
+  double own_arm_against_press_without_move = -3.0;
   // A press by the side whose opponent is to move: a clock does not flip for it (a player
   // pressing their own pressed button, a misread lever), so it changes nothing and is no
   // incident. (The opponent's press missed with a move made is a move without a press.)

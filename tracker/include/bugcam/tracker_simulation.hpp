@@ -74,6 +74,10 @@ struct SimulationOptions {
   // Whether board observations name the seats whose hands are over the board (vision's
   // ArmWatch; `bugcam record --no-partner-touches` gives none).
   bool attribute_hands = true;
+  // Whether board observations also name the board's own players whose hand is over it
+  // (BoardObservation::own_arms), and from how long after the hand came: vision names a
+  // player's own arm only once the hand is well inside the board. None: not named.
+  std::optional<double> own_arms_after;
   // How long a partner's hand stays over the board (kPartnerBoardTouched).
   double partner_touch_seconds = 0.7;
   std::vector<ShadowedSquare> shadowed;
