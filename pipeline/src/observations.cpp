@@ -43,12 +43,11 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
       const vision::SquareObservation& s = seen.squares[sq];
       out.squares[sq] = {s.p_empty, s.p_white, s.p_black, s.occluded, s.altered, s.restored};
     }
-    // Only arms from the other board's seats go to the tracker (partner_board_touched): a
+    // Arms from the other board's seats are the tracker's hands (partner_board_touched). A
     // player's own arm is attributed only once the hand is well inside the board, so its
     // stretches end before the hand leaves and would date the tracker's reading of a move
-    // (hand_left) too early.
-    // The board's own players' arms go apart (own_arms): they tell whose hand is over the
-    // board, which ends what a press's squares may show of its move.
+    // (hand_left) too early: the board's own players' arms go apart (own_arms), to tell that
+    // the presser reached over the board at all.
     for (const std::string& player : seen.arms) {
       const std::optional<tracker::Seat> seat = seat_named(player);
       if (!seat) continue;

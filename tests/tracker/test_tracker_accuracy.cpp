@@ -62,6 +62,17 @@ Totals run_clips(double misread) {
   return totals;
 }
 
+// The drop tests' footage: 1 % misreads, 60 plies, the holding areas not read (as `bugcam
+// record` by default).
+SimulationOptions drop_test_options() {
+  SimulationOptions options;
+  options.misread = 0.01;
+  options.seed = 7;
+  options.max_plies = 60;
+  options.holdings = false;
+  return options;
+}
+
 TEST(TrackerAccuracy, TwentyClipsWithThreePercentMisreads) {
   const Totals t = run_clips(std::getenv("MISREAD") ? std::atof(std::getenv("MISREAD")) : 0.03);
   ASSERT_EQ(t.games, 20);
@@ -83,11 +94,7 @@ TEST(TrackerAccuracy, TwentyClipsWithThreePercentMisreads) {
 // onto the squares around were taken (13B. N@c3 for N@b6 there).
 TEST(TrackerAccuracy, ADropReadEmptyIsFoundWhereTheSquareWasSeenAltered) {
   const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
-  SimulationOptions options;
-  options.misread = 0.01;
-  options.seed = 7;
-  options.max_plies = 60;
-  options.holdings = false;
+  SimulationOptions options = drop_test_options();
   const Simulation plain = simulate(games[0], options, [](const SimulatedInput&) {});
   int drops = 0, found_seen_altered = 0, found_not = 0;
   for (std::size_t k = 8; k < plain.truth.size(); ++k) {
@@ -159,11 +166,7 @@ TEST(TrackerAccuracy, ADropReadEmptyIsFoundWhereTheSquareWasSeenAltered) {
 TEST(TrackerAccuracy, ADropReadEmptyGoesWhereItGivesCheckByPlayersHabits) {
   const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
   const bugcam::rules::RuleSet& rules = bugcam::rules::otb_rules();
-  SimulationOptions options;
-  options.misread = 0.01;
-  options.seed = 7;
-  options.max_plies = 60;
-  options.holdings = false;
+  SimulationOptions options = drop_test_options();
   std::array<int, 2> found{};  // [preferred]
   int drops = 0;
   for (std::size_t g = 0; g < 4 && g < games.size(); ++g) {
@@ -285,11 +288,7 @@ TEST(TrackerAccuracy, SquaresFlaggedAlteredWhereverAHandWasCostNothing) {
 // with it (most others go to drops onto squares the hand covered).
 TEST(TrackerAccuracy, ADropReadEmptyIsAMoveWhereThePlayersArmWasSeen) {
   const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
-  SimulationOptions options;
-  options.misread = 0.01;
-  options.seed = 7;
-  options.max_plies = 60;
-  options.holdings = false;
+  SimulationOptions options = drop_test_options();
   options.own_arms_after = 0.2;
   constexpr double kEmpty = 0.9;
   std::array<int, 2> found{};  // [arm weighed]

@@ -5,8 +5,14 @@
 #include <array>
 
 #include "bugcam/rules.hpp"
+#include "bugcam/tracker.hpp"
 
 namespace bugcam::tracker::detail {
+
+// A seat as an index 0..3: board * 2 + colour.
+inline int seat_index(Seat s) {
+  return static_cast<int>(s.board) * 2 + static_cast<int>(s.color);
+}
 
 // Plays `m` on board `b`; a captured piece goes to the partner (a promoted pawn as a
 // pawn). Returns the type passed, or kNone.

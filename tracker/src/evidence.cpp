@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 
+#include "bughouse.hpp"
+
 namespace bugcam::tracker::detail {
 namespace {
 
@@ -95,7 +97,7 @@ void BoardEvidence::add(const BoardObservation& observation) {
   const auto note = [&](const std::vector<Seat>& seats,
                         std::array<std::deque<HandStretch>, 4>& by_seat) {
     for (const Seat& seat : seats) {
-      auto& stretches = by_seat[static_cast<int>(seat.board) * 2 + static_cast<int>(seat.color)];
+      auto& stretches = by_seat[seat_index(seat)];
       // A stretch goes on while the hand is seen in consecutive frames.
       if (!stretches.empty() && stretches.back().end >= previous_t_ - 1e-9 && seen_) {
         stretches.back().end = observation.t;
@@ -381,7 +383,7 @@ std::optional<double> BoardEvidence::change_began(int square, SquareState state,
 }
 
 std::optional<double> BoardEvidence::hand_left(Seat seat, double t) const {
-  const auto& stretches = hands_[static_cast<int>(seat.board) * 2 + static_cast<int>(seat.color)];
+  const auto& stretches = hands_[seat_index(seat)];
   for (auto it = stretches.rbegin(); it != stretches.rend(); ++it) {
     if (it->start <= t) return std::min(it->end, t);
   }
@@ -389,8 +391,7 @@ std::optional<double> BoardEvidence::hand_left(Seat seat, double t) const {
 }
 
 bool BoardEvidence::own_arm_came_between(Seat seat, double t0, double t1) const {
-  const auto& stretches =
-      own_arms_[static_cast<int>(seat.board) * 2 + static_cast<int>(seat.color)];
+  const auto& stretches = own_arms_[seat_index(seat)];
   return std::any_of(stretches.begin(), stretches.end(), [&](const HandStretch& stretch) {
     return stretch.start > t0 && stretch.start <= t1;
   });

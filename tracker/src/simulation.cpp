@@ -11,6 +11,7 @@
 namespace bugcam::tracker {
 namespace {
 
+using detail::seat_index;
 using rules::Move;
 using rules::PieceType;
 using rules::Position;
@@ -18,9 +19,6 @@ using rules::Square;
 
 int index(BoardId b) {
   return static_cast<int>(b);
-}
-int seat_index(Seat s) {
-  return static_cast<int>(s.board) * 2 + static_cast<int>(s.color);
 }
 
 using BoardState = std::array<std::uint8_t, 64>;  // 0 empty, 1 white, 2 black

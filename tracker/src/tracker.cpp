@@ -19,6 +19,7 @@ namespace bugcam::tracker {
 using detail::BoardEvidence;
 using detail::BoardLikelihood;
 using detail::most_likely;
+using detail::seat_index;
 using detail::SquareState;
 using rules::Move;
 using rules::MoveList;
@@ -167,9 +168,6 @@ int index(BoardId b) {
 }
 int index(Color c) {
   return static_cast<int>(c);
-}
-int seat_index(Seat s) {
-  return index(s.board) * 2 + index(s.color);
 }
 Seat seat_of(int i) {
   return Seat{static_cast<BoardId>(i / 2), static_cast<Color>(i % 2)};
