@@ -229,10 +229,10 @@ void add_record_command(CLI::App& app, int& exit_status) {
          "Read every n-th frame with vision (default 1: all)")
       ->check(CLI::Range(1, pipeline::kVisionEveryAtMost));
   cmd->add_flag_function(
-      "--holdings-to-tracker",
+      "--holdings-to-tracker,!--no-holdings-to-tracker",
       [options](std::int64_t count) { options->holdings_to_tracker = count > 0; },
-      "Check holding areas by piece type (hidden_piece, capture_not_passed); "
-      "experimental: misread types give false incidents");
+      "Check the holding areas against the captures (hidden_piece, capture_not_passed; on by "
+      "default, --no-holdings-to-tracker to leave them unread)");
   cmd->add_flag_function(
       "--partner-touches,!--no-partner-touches",
       [options](std::int64_t count) { options->partner_touches = count > 0; },

@@ -5,16 +5,18 @@
 //
 //   record_eval [--games FILE.bpgn] [--clips N] [--seed S] [--plies MIN-MAX] [--size WxH]
 //               [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse]
-//               [--save-observations] [--holdings] [--[no-]partner-touches] [--squares
+//               [--save-observations] [--[no-]holdings] [--[no-]partner-touches] [--squares
 //               auto|hand|network|checked|fused] [--lens] [--vision-every N] [--out NAME]
 // --keep leaves the clips in --work; --reuse records clips found there instead of rendering;
 // --save-observations writes each clip's tracker inputs to CLIP/observations.bin, which
-// bench/tracker_replay runs the tracker on again; --holdings sends the holding areas to the
-// tracker (RecordOptions::holdings_to_tracker, off in `bugcam record` by default);
+// bench/tracker_replay runs the tracker on again; --no-holdings keeps the holding areas from
+// the tracker (RecordOptions::holdings_to_tracker, on in `bugcam record` by default since
+// stop 53; --holdings sends them);
 // --no-partner-touches keeps arms over the other board from the tracker (RecordOptions::
 // partner_touches, on by default); --squares says who reads the squares
 // (RecordOptions::squares: fused, the default, is the reader each board's calibration chose,
-// on hand-read boards whose start position the network read no worse giving way to the
+// on hand-read boards whose start position the network read no worse (or but for a square)
+// giving way to the
 // network's very sure readings, and in doubt where it finds another state likely); --lens
 // fits the lens's radial distortion when calibrating (RecordOptions::fit_lens);
 // --vision-every reads every N-th frame (RecordOptions::vision_every); --out names the recording's
@@ -55,7 +57,7 @@ struct Options {
   bool keep = false;
   bool reuse = false;                   // record clips already rendered in --work again
   bool save_observations = false;       // write each clip's tracker inputs (bench/tracker_replay)
-  bool holdings = false;                // holding areas to the tracker (RecordOptions)
+  std::optional<bool> holdings;         // holding areas to the tracker (RecordOptions)
   std::optional<bool> partner_touches;  // arms over the other board to the tracker (RecordOptions)
   vision::SquareReader squares = vision::SquareReader::kFused;  // RecordOptions::squares
   bool lens = false;                                            // RecordOptions::fit_lens
@@ -75,7 +77,7 @@ std::string square_reader_choices() {
   std::cerr << "record_eval: " << what
             << "\nusage: record_eval [--games FILE] [--clips N] [--seed S] [--plies MIN-MAX] "
                "[--size WxH] [--clocks log|vision] [--incidents] [--work DIR] [--keep] [--reuse] "
-               "[--save-observations] [--holdings] [--[no-]partner-touches] [--squares "
+               "[--save-observations] [--[no-]holdings] [--[no-]partner-touches] [--squares "
             << square_reader_choices() << "] [--lens] [--vision-every N] [--out NAME]\n";
   std::exit(2);
 }
@@ -124,6 +126,8 @@ Options parse(int argc, char** argv) {
       if (o.out.empty() || o.out.find('/') != std::string::npos) usage("--out NAME (no slash)");
     } else if (arg == "--holdings") {
       o.holdings = true;
+    } else if (arg == "--no-holdings") {
+      o.holdings = false;
     } else if (arg == "--incidents") {
       o.incidents = true;
     } else if (arg == "--work") {

@@ -354,7 +354,7 @@ struct Session {
   std::string clocks;
   std::string rules = "otb";
   int vision_every = 1;
-  bool holdings_to_tracker = false;
+  bool holdings_to_tracker = true;
   bool partner_touches = true;
   std::string squares = "fused";
   std::vector<std::pair<std::string, std::string>> tags;
@@ -659,7 +659,7 @@ RecordSummary record(const RecordOptions& options) {
                                          defaults.vision_every, options.out, "--vision-every");
   session.holdings_to_tracker =
       session_setting(options.holdings_to_tracker, saved.holdings_to_tracker,
-                      defaults.holdings_to_tracker, options.out, "--holdings-to-tracker");
+                      defaults.holdings_to_tracker, options.out, "--[no-]holdings-to-tracker");
   session.partner_touches =
       session_setting(options.partner_touches, saved.partner_touches, defaults.partner_touches,
                       options.out, "--[no-]partner-touches");
@@ -791,8 +791,10 @@ RecordSummary record(const RecordOptions& options) {
   vision::VisionOptions vision_options;
   vision_options.piece_types = piece_model;
   vision_options.bundled_piece_types = false;
-  // The tracker gets the holding areas only when asked to (vision flags no hand over them).
+  // The holding areas go to the tracker unless asked not to, read on every kHoldingsEvery-th
+  // frame vision reads.
   vision_options.read_holdings = session.holdings_to_tracker;
+  vision_options.holdings_every = kHoldingsEvery;
   vision_options.watch_arms = session.partner_touches;
   vision_options.read_clocks = clocks_from_vision;
   vision_options.squares = square_model_broken ? vision::SquareReader::kHand : squares_by;

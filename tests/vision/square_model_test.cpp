@@ -412,13 +412,15 @@ TEST(SquareReader, FusedTakesTheNetworksSureReadings) {
 }
 
 // Fused only where the network was tried on the start position, misread no more of it than
-// the hand-written reader, and at most kNetworkStartMisreadsAtMost; a board the network reads
-// whole is not fused.
+// the hand-written reader (or one square), and at most kNetworkStartMisreadsAtMost; a board
+// the network reads whole is not fused.
 TEST(SquareReader, FusedOnlyWhereTheNetworkReadTheStartNoWorse) {
   EXPECT_FALSE(network_fuses_start(-1, -1));  // not tried: an older calibration file
   EXPECT_FALSE(network_fuses_start(3, -1));
   EXPECT_TRUE(network_fuses_start(0, 0));
   EXPECT_TRUE(network_fuses_start(3, 2));
+  EXPECT_TRUE(network_fuses_start(0, 1));  // one square is tolerated
+  EXPECT_FALSE(network_fuses_start(0, 2));
   EXPECT_FALSE(network_fuses_start(2, 3));
   EXPECT_TRUE(network_fuses_start(kNetworkStartMisreadsAtMost, kNetworkStartMisreadsAtMost));
   EXPECT_FALSE(network_fuses_start(20, kNetworkStartMisreadsAtMost + 1));  // not the start

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -200,7 +201,7 @@ TEST(Holdings, ALargePieceLyingDownIsOnePieceAndTwoTouchingAreTwo) {
   }
 }
 
-// Where nothing uses the holding areas (bugcam record without --holdings-to-tracker), they
+// Where nothing uses the holding areas (bugcam record --no-holdings-to-tracker), they
 // are not read; the boards and clocks are read as before.
 TEST(Holdings, NotReadWhenNotAskedFor) {
   Scene scene = bughouse_scene();
@@ -217,6 +218,31 @@ TEST(Holdings, NotReadWhenNotAskedFor) {
     EXPECT_EQ(seen.boards[b].occupancy(), all.boards[b].occupancy());
   }
   EXPECT_EQ(seen.clocks.size(), all.clocks.size());
+}
+
+// With holdings_every = 3 TrackingReader reads the holding areas on the first frame and every
+// third after it (and again from the first after a reset); the boards on every frame.
+TEST(Holdings, TrackingReaderReadsThemOnEveryNthFrame) {
+  Scene scene = bughouse_scene();
+  scene.holding_a_white = "wwbw";
+  const SceneTruth truth = testing::render_scene(scene);
+  const calibration::Calibration calibration = calibration::calibrate(truth.image);
+  VisionOptions options;
+  options.holdings_every = 3;
+  TrackingReader reader(calibration, options);
+  std::vector<bool> read;
+  for (int frame = 0; frame < 7; ++frame) {
+    const FrameObservation seen = reader.read(truth.image);
+    EXPECT_EQ(seen.boards.size(), 2u) << frame;
+    read.push_back(!seen.holdings.empty());
+    if (!seen.holdings.empty()) {
+      EXPECT_EQ(seen.holdings.size(), 4u) << frame;
+    }
+  }
+  EXPECT_EQ(read, (std::vector<bool>{true, false, false, true, false, false, true}));
+  reader.reset();
+  EXPECT_FALSE(reader.read(truth.image).holdings.empty());
+  EXPECT_TRUE(reader.read(truth.image).holdings.empty());
 }
 
 // An arm reaching over White A's holding area from the players' side, read against the

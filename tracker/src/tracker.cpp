@@ -1583,20 +1583,13 @@ struct Tracker::Impl {
     return plies;
   }
 
-  // For the trace: where the true history stands after a press.
-  void trace_truth(const Press& press, const std::vector<Candidate>& candidates,
-                   const std::vector<Hypothesis>& next) const {
-    const int b = index(press.board);
+  // For the trace: the candidate that follows the true history furthest, the best of those;
+  // `advance` is how many plies it follows it.
+  std::optional<std::size_t> best_true_candidate(const std::vector<Candidate>& candidates, int b,
+                                                 int* advance = nullptr) const {
     const auto total = [](const std::array<int, 2>& n) { return n[0] + n[1]; };
-    int following = 0;
-    for (const Hypothesis& h : beam) following += h.truth_followed.has_value();
-    *config.debug << "  truth: " << following << "/" << beam.size() << " hypotheses follow it";
-    if (following == 0) {
-      *config.debug << "\n";
-      return;
-    }
     std::optional<std::size_t> best_true;
-    int advance = 0;
+    int furthest = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const Candidate& c = candidates[i];
       const Hypothesis& parent = beam[static_cast<std::size_t>(c.parent)];
@@ -1606,12 +1599,28 @@ struct Tracker::Impl {
       const auto followed = follow_truth(parent.truth_followed, *plies);
       if (!followed) continue;
       const int more = total(*followed) - total(*parent.truth_followed);
-      // The one that follows it furthest, the best of those.
-      if (!best_true || more > advance) {
+      if (!best_true || more > furthest) {
         best_true = i;
-        advance = more;
+        furthest = more;
       }
     }
+    if (advance != nullptr) *advance = furthest;
+    return best_true;
+  }
+
+  // For the trace: where the true history stands after a press.
+  void trace_truth(const Press& press, const std::vector<Candidate>& candidates,
+                   const std::vector<Hypothesis>& next) const {
+    const int b = index(press.board);
+    int following = 0;
+    for (const Hypothesis& h : beam) following += h.truth_followed.has_value();
+    *config.debug << "  truth: " << following << "/" << beam.size() << " hypotheses follow it";
+    if (following == 0) {
+      *config.debug << "\n";
+      return;
+    }
+    int advance = 0;
+    const std::optional<std::size_t> best_true = best_true_candidate(candidates, b, &advance);
     if (!best_true) {
       *config.debug << "; no candidate follows it\n";
       return;
@@ -1841,13 +1850,19 @@ struct Tracker::Impl {
       }
       *config.debug << "\n";
       std::array<bool, kNodeKinds> kind_shown{};
+      // candidates.size() where the truth is not known or not followed.
+      const std::size_t true_rank =
+          tracing_truth() ? best_true_candidate(candidates, b).value_or(candidates.size())
+                          : candidates.size();
       for (std::size_t i = 0; i < candidates.size(); ++i) {
         const Candidate& c = candidates[i];
-        // The first 6, and the best of each other kind below them.
+        // The first 6, the best of each other kind below them, and the best that follows the
+        // truth where it is known.
         bool& shown = kind_shown[static_cast<std::size_t>(c.kind)];
-        if (i >= 6 && shown) continue;
+        if (i >= 6 && shown && true_rank != i) continue;
         shown = true;
         if (i >= 6) *config.debug << "  #" << i;
+        if (true_rank == i) *config.debug << " T";
         *config.debug << "  " << c.score << " parent " << c.parent << " kind "
                       << static_cast<int>(c.kind);
         if (c.cover_rank > 0) *config.debug << " covered " << c.cover_rank;

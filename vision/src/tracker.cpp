@@ -273,6 +273,7 @@ void TrackingReader::reset() {
   levers_ = LeverReader(reader_.calibration());
   if (arms_) arms_.emplace(reader_.calibration());
   holding_memories_.clear();
+  frames_read_ = 0;
 }
 
 FrameObservation TrackingReader::read(const cv::Mat& frame_bgr) {
@@ -281,8 +282,9 @@ FrameObservation TrackingReader::read(const cv::Mat& frame_bgr) {
 
 FrameObservation TrackingReader::read(const cv::Mat& frame_bgr, BoardsReading boards) {
   std::vector<cv::Mat> warped;
+  const bool holdings = frames_read_++ % std::max(1, reader_.options().holdings_every) == 0;
   FrameObservation observation =
-      reader_.read(frame_bgr, std::move(boards), &warped, &holding_memories_);
+      reader_.read(frame_bgr, std::move(boards), &warped, &holding_memories_, holdings);
   for (size_t b = 0; b < observation.boards.size() && b < trackers_.size(); ++b) {
     observation.boards[b].squares = trackers_[b].update(warped[b], observation.boards[b].squares);
   }
