@@ -15,9 +15,9 @@
 // --no-partner-touches keeps arms over the other board from the tracker (RecordOptions::
 // partner_touches, on by default); --squares says who reads the squares
 // (RecordOptions::squares: fused, the default, is the reader each board's calibration chose,
-// on hand-read boards whose start position the network read no worse (or but for a square)
-// giving way to the
-// network's very sure readings, and in doubt where it finds another state likely); --lens
+// on hand-read boards where the network misread no more of the start position than the
+// hand-written reader, or one square at most, giving way to the network's very sure
+// readings, and in doubt where it finds another state likely); --lens
 // fits the lens's radial distortion when calibrating (RecordOptions::fit_lens);
 // --vision-every reads every N-th frame (RecordOptions::vision_every); --out names the recording's
 // folder in each clip (default recorded), so that two settings can be recorded from the same clips

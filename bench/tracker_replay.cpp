@@ -23,11 +23,10 @@
 // (position_disturbed from TrackerConfig::disturbed_when_restored, on in `bugcam record`);
 // --without-holdings leaves out the holding areas of a log saved with `record_eval
 // --holdings` (the default since stop 53), as `bugcam record --no-holdings-to-tracker` runs.
-// The squares pieces hide from the camera
-// (TrackerConfig::leans_over) come from the calibration the recording used,
-// CLIP/recorded/calibration.pbtxt; --without-leans leaves them out, --lean sets the height of
-// the short pieces (pawns to rooks) and the tall ones (kings, queens) and the radius around a
-// square's centre they count from (for tuning);
+// The squares pieces hide from the camera (TrackerConfig::leans_over) come from the calibration the
+// recording used, CLIP/recorded/calibration.pbtxt; --without-leans leaves them out, --lean sets the
+// height of the short pieces (pawns to rooks) and the tall ones (kings, queens) and the radius
+// around a square's centre they count from (for tuning);
 // --hidden-seconds sets how long a held piece must go unseen to be a hidden_piece (for
 // tuning, on logs saved with `record_eval --holdings`); --beam sets how many game histories
 // the tracker keeps (TrackerConfig::beam_width, for tuning); --without-beside leaves out what

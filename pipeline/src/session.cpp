@@ -794,7 +794,7 @@ RecordSummary record(const RecordOptions& options) {
   // The holding areas go to the tracker unless asked not to, read on every kHoldingsEvery-th
   // frame vision reads.
   vision_options.read_holdings = session.holdings_to_tracker;
-  vision_options.holdings_every = kHoldingsEvery;
+  vision_options.holdings_every = std::max(1, kHoldingsEvery / session.vision_every);
   vision_options.watch_arms = session.partner_touches;
   vision_options.read_clocks = clocks_from_vision;
   vision_options.squares = square_model_broken ? vision::SquareReader::kHand : squares_by;

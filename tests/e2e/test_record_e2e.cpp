@@ -271,7 +271,7 @@ TEST_F(RecordEndToEnd, EvalVisionReportsEachBoard) {
     EXPECT_GE(hand_misreads, 0);
     EXPECT_GE(network_misreads, 0);
     // The default reader: the network where it read the start clearly better, else fused
-    // where it read it no worse (or but for a square), else by hand.
+    // where it misread no more of it than the hand-written reader (or one square), else by hand.
     const std::string expected =
         vision::network_reads_start_better(hand_misreads, network_misreads) ? "network"
         : vision::network_fuses_start(hand_misreads, network_misreads)      ? "fused"

@@ -411,12 +411,13 @@ TEST(SquareReader, FusedTakesTheNetworksSureReadings) {
   EXPECT_GT(doubted, 0);
 }
 
-// Fused only where the network was tried on the start position, misread no more of it than
-// the hand-written reader (or one square), and at most kNetworkStartMisreadsAtMost; a board
-// the network reads whole is not fused.
-TEST(SquareReader, FusedOnlyWhereTheNetworkReadTheStartNoWorse) {
+// Fused only where both readers were tried on the start position, the network misread no
+// more of it than the hand-written reader (or one square), and at most kNetworkStartMisreadsAtMost;
+// a board the network reads whole is not fused.
+TEST(SquareReader, FusedOnlyWhereTheNetworkReadTheStartNoWorseOrButForASquare) {
   EXPECT_FALSE(network_fuses_start(-1, -1));  // not tried: an older calibration file
   EXPECT_FALSE(network_fuses_start(3, -1));
+  EXPECT_FALSE(network_fuses_start(-1, 0));  // the hand-written reader's count unknown
   EXPECT_TRUE(network_fuses_start(0, 0));
   EXPECT_TRUE(network_fuses_start(3, 2));
   EXPECT_TRUE(network_fuses_start(0, 1));  // one square is tolerated
@@ -432,7 +433,7 @@ TEST(SquareReader, FusedOnlyWhereTheNetworkReadTheStartNoWorse) {
   };
   for (const Case& c :
        {Case{-1, -1, false, false}, Case{2, 2, false, true}, Case{2, 3, false, false},
-        Case{3, 2, false, true}, Case{5, 0, true, false}}) {
+        Case{3, 2, false, true}, Case{0, 1, false, true}, Case{5, 0, true, false}}) {
     calibration.boards[0].start_misreads_hand = c.hand;
     calibration.boards[0].start_misreads_network = c.network;
     calibration.boards[0].squares_by_network = c.by_network;

@@ -141,7 +141,8 @@ bool network_reads_start_better(int hand_misreads, int network_misreads) {
 }
 
 bool network_fuses_start(int hand_misreads, int network_misreads) {
-  return network_misreads >= 0 && network_misreads <= kNetworkStartMisreadsAtMost &&
+  return hand_misreads >= 0 && network_misreads >= 0 &&
+         network_misreads <= kNetworkStartMisreadsAtMost &&
          network_misreads <= std::max(hand_misreads, kNetworkStartMisreadsTolerated);
 }
 
@@ -257,7 +258,7 @@ BoardsReading FrameReader::read_boards(const cv::Mat& frame_bgr) const {
 FrameObservation FrameReader::read(const cv::Mat& frame_bgr, BoardsReading boards,
                                    std::vector<cv::Mat>* warped_boards,
                                    std::vector<HoldingAreaMemory>* holding_memories,
-                                   bool holdings) const {
+                                   bool read_holdings_now) const {
   if (boards.classified.boards.size() != calibration_.boards.size() ||
       boards.warps.size() != calibration_.boards.size()) {
     throw std::invalid_argument("FrameReader::read: boards read through another calibration");
@@ -274,7 +275,7 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr, BoardsReading board
   }
   if (holding_memories != nullptr) holding_memories->resize(calibration_.holdings.size());
   for (size_t a = 0; a < calibration_.holdings.size(); ++a) {
-    if (!options_.read_holdings || !holdings) break;
+    if (!options_.read_holdings || !read_holdings_now) break;
     const calibration::HoldingArea& area = calibration_.holdings[a];
     const std::string board_name = area.player.substr(0, area.player.find(':'));
     const calibration::Board* board = calibration_.board(board_name);

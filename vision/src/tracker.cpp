@@ -282,9 +282,10 @@ FrameObservation TrackingReader::read(const cv::Mat& frame_bgr) {
 
 FrameObservation TrackingReader::read(const cv::Mat& frame_bgr, BoardsReading boards) {
   std::vector<cv::Mat> warped;
-  const bool holdings = frames_read_++ % std::max(1, reader_.options().holdings_every) == 0;
+  const bool read_holdings_now = frames_read_ % std::max(1, reader_.options().holdings_every) == 0;
+  ++frames_read_;
   FrameObservation observation =
-      reader_.read(frame_bgr, std::move(boards), &warped, &holding_memories_, holdings);
+      reader_.read(frame_bgr, std::move(boards), &warped, &holding_memories_, read_holdings_now);
   for (size_t b = 0; b < observation.boards.size() && b < trackers_.size(); ++b) {
     observation.boards[b].squares = trackers_[b].update(warped[b], observation.boards[b].squares);
   }

@@ -45,9 +45,9 @@ struct Progress {
 
 // The most frames RecordOptions::vision_every may skip between reads.
 inline constexpr int kVisionEveryAtMost = 30;
-// The holding areas are read on every this-many-th frame vision reads
-// (vision::VisionOptions::holdings_every): at 30 frames/s still ten views a second, where the
-// tracker waits 0.3 s for a steady one; on every frame they more than doubled
+// The holding areas are read on every this-many-th frame of the footage (on every frame vision
+// reads where RecordOptions::vision_every is as large): at 30 frames/s still ten views a
+// second, where the tracker waits 0.3 s for a steady one; on every frame they more than doubled
 // the main thread's time (10704: 17.6 CPU s without them, 48.3 with, 25.1 at every 3rd).
 inline constexpr int kHoldingsEvery = 3;
 
@@ -72,9 +72,10 @@ struct RecordOptions {
   // types from the holdings), read on every kHoldingsEvery-th frame. On by default since stop
   // 53 (false to leave them unread): it was off while held pieces misread or missed, and
   // arms over the areas, left the expected holdings wrong (fresh clips 10100-10107 and
-  // 10200-10207: 8 false incidents with it on, 2 with it off); with the holding network and
-  // arms over an area flagged, 12 clips of stop 53 gave 3 more incidents found and one
-  // capture_not_passed reported as a hidden_piece, the moves the same.
+  // 10200-10207: 8 false incidents with it on, 2 with it off). With the holding network and
+  // arms over an area flagged, stop 53: 12 dev clips 6/12 -> 10/12 incidents found, 4 false
+  // either way; 10 new clips 4/11 -> 7/11 found, 9 -> 15 false, the new ones in the two
+  // clips whose track broke (the expected holdings then go wrong); moves the same.
   std::optional<bool> holdings_to_tracker;
   // Arms vision attributes to the other board's seats go to the tracker
   // (partner_board_touched). On by default (false to leave arms unwatched); it was off while
@@ -84,8 +85,9 @@ struct RecordOptions {
   std::optional<bool> partner_touches;
   // Who reads the squares empty / white / black (vision::SquareReader): by default fused (per
   // board the reader the calibration chose on the start position; on hand-read boards whose
-  // start position the network read no worse or but for a square, the network's very sure readings
-  // overrule and its likelier ones put the square in doubt).
+  // start position the network misread no more than the hand-written reader, or one square at
+  // most, the network's very sure readings overrule and its likelier ones put the square in
+  // doubt).
   std::optional<vision::SquareReader> squares;
   // Fit the lens's radial distortion when calibrating on the first frames
   // (calibration::CalibrateOptions::fit_lens; experimental). A resumed recording and a given

@@ -302,11 +302,11 @@ inline constexpr const char* kSquareReadersHelp =
     "chose on the start position), hand (the hand-written reader), network (the square "
     "network; the hand-written reader when its file is missing), checked (as auto, but a piece "
     "the hand-written reader sees where the network is sure of an empty square reads empty) or "
-    "fused (the default: as auto, but on a board read by hand whose start position the network "
-    "read no worse or but for one square, wherever the network is sure at p >= 0.99 of another "
-    "reading, the "
-    "network's is taken, and where it finds another than the hand-written reader's at p >= 0.5 "
-    "but less surely, the square is in doubt: the mean of the two readings)";
+    "fused (the default: as auto, but on a board read by hand where the network misread no "
+    "more of the start position than the hand-written reader, or one square at most, wherever "
+    "the network is sure at p >= 0.99 of another reading, the network's is taken, and where it "
+    "finds another than the hand-written reader's at p >= 0.5 but less surely, the square is in "
+    "doubt: the mean of the two readings)";
 // The name square_reader_named takes for `reader`.
 std::string_view square_reader_name(SquareReader reader);
 
@@ -324,7 +324,7 @@ struct VisionOptions {
   bool read_holdings = true;
   // TrackingReader reads the holding areas on every this-many-th frame only (the first
   // included): what lies there changes at a player's pace, not a frame's, and reading the
-  // areas costs more than the rest of TrackingReader's part of a frame.
+  // areas costs more than the rest of TrackingReader's part of a frame. Below 1 counts as 1.
   int holdings_every = 1;
   // Whether the clock levers are read (read_clock, and TrackingReader's LeverReader): a
   // recording whose presses come from a clock log has no use for them, and they cost about a
@@ -418,16 +418,16 @@ inline constexpr int kNetworkClearlyFewer = 3;
 inline constexpr int kNetworkStartMisreadsAtMost = 8;
 // That rule, on the two counts.
 bool network_reads_start_better(int hand_misreads, int network_misreads);
-// Whether a board read by hand is fused (SquareReader::kFused): the network was tried on the
-// start position, misread no more of its squares than the hand-written reader or at most
-// kNetworkStartMisreadsTolerated, and at most kNetworkStartMisreadsAtMost (more: the frame
-// may not show the start position).
+// Whether a board read by hand is fused (SquareReader::kFused): both readers were tried on
+// the start position, the network misread no more of its squares than the hand-written reader or at
+// most kNetworkStartMisreadsTolerated, and at most kNetworkStartMisreadsAtMost (more: the frame may
+// not show the start position).
 bool network_fuses_start(int hand_misreads, int network_misreads);
 // One square of 64 misread on the start position says little of a reader: boards the
 // hand-written reader read whole and the network but for one were left unfused (10704's board
 // A, whose hand-written reader then took an arm's shadow on d3 for a white pawn for 1.6 s,
-// the network 1.00 sure of an empty square: 3A. d3 recorded for d4). Two are not tolerated:
-// 10703's board A (network 3, hand 2), fused, lost its track at 9a.
+// the network 1.00 sure of an empty square: 3A. d3 recorded for d4). More are not: fused,
+// 10703's board A (network 3, hand 2) lost its track at 9a.
 inline constexpr int kNetworkStartMisreadsTolerated = 1;
 int choose_square_readers(const cv::Mat& start_frame_bgr, calibration::Calibration& calibration,
                           const SquareModel& model, int square_px = 32);
@@ -468,11 +468,12 @@ class FrameReader {
   // The boards must be read through a reader of this calibration (a copy of this one); the
   // second step throws std::invalid_argument when their number differs from the calibration's.
   BoardsReading read_boards(const cv::Mat& frame_bgr) const;
-  // `holdings`: whether this frame's holding areas are read (where options().read_holdings).
+  // `read_holdings_now`: whether this frame's holding areas are read (where
+  // options().read_holdings).
   FrameObservation read(const cv::Mat& frame_bgr, BoardsReading boards,
                         std::vector<cv::Mat>* warped_boards,
                         std::vector<HoldingAreaMemory>* holding_memories = nullptr,
-                        bool holdings = true) const;
+                        bool read_holdings_now = true) const;
   const calibration::Calibration& calibration() const { return calibration_; }
   const VisionOptions& options() const { return options_; }
   // Whether board `board` (index in calibration().boards) has its squares read by the network.
@@ -647,7 +648,7 @@ class TrackingReader {
   LeverReader levers_;
   std::optional<ArmWatch> arms_;                     // none unless VisionOptions::watch_arms
   std::vector<HoldingAreaMemory> holding_memories_;  // per holding area of the calibration
-  long frames_read_ = 0;                             // since the last reset: holdings_every
+  std::int64_t frames_read_ = 0;                     // since the last reset: holdings_every
 };
 
 // Classifies the 64 squares of several boards seen in the same frame, from their
