@@ -9,9 +9,9 @@
 //               auto|hand|network|checked|fused] [--lens] [--vision-every N] [--out NAME]
 // --keep leaves the clips in --work; --reuse records clips found there instead of rendering;
 // --save-observations writes each clip's tracker inputs to CLIP/observations.bin, which
-// bench/tracker_replay runs the tracker on again; --no-holdings keeps the holding areas from
-// the tracker (RecordOptions::holdings_to_tracker, on in `bugcam record` by default since
-// stop 53; --holdings sends them);
+// bench/tracker_replay runs the tracker on again; --holdings sends the holding areas to the
+// tracker (RecordOptions::holdings_to_tracker, off in `bugcam record` by default;
+// --no-holdings keeps them from it);
 // --no-partner-touches keeps arms over the other board from the tracker (RecordOptions::
 // partner_touches, on by default); --squares says who reads the squares
 // (RecordOptions::squares: fused, the default, is the reader each board's calibration chose,

@@ -354,7 +354,7 @@ struct Session {
   std::string clocks;
   std::string rules = "otb";
   int vision_every = 1;
-  bool holdings_to_tracker = true;
+  bool holdings_to_tracker = false;
   bool partner_touches = true;
   std::string squares = "fused";
   std::vector<std::pair<std::string, std::string>> tags;
@@ -791,8 +791,8 @@ RecordSummary record(const RecordOptions& options) {
   vision::VisionOptions vision_options;
   vision_options.piece_types = piece_model;
   vision_options.bundled_piece_types = false;
-  // The holding areas go to the tracker unless asked not to, read on every kHoldingsEvery-th
-  // frame vision reads.
+  // The holding areas go to the tracker only when asked to, read on every kHoldingsEvery-th
+  // frame of the footage.
   vision_options.read_holdings = session.holdings_to_tracker;
   vision_options.holdings_every = std::max(1, kHoldingsEvery / session.vision_every);
   vision_options.watch_arms = session.partner_touches;

@@ -69,13 +69,12 @@ struct RecordOptions {
   // index, so output does not depend on speed.
   std::optional<int> vision_every;
   // Holding areas counted by type go to the tracker (hidden_piece, capture_not_passed, drop
-  // types from the holdings), read on every kHoldingsEvery-th frame. On by default since stop
-  // 53 (false to leave them unread): it was off while held pieces misread or missed, and
-  // arms over the areas, left the expected holdings wrong (fresh clips 10100-10107 and
-  // 10200-10207: 8 false incidents with it on, 2 with it off). With the holding network and
-  // arms over an area flagged, stop 53: 12 dev clips 6/12 -> 10/12 incidents found, 4 false
-  // either way; 10 new clips 4/11 -> 7/11 found, 9 -> 15 false, the new ones in the two
-  // clips whose track broke (the expected holdings then go wrong); moves the same.
+  // types from the holdings), read on every kHoldingsEvery-th frame. Off by default: held
+  // pieces misread or missed, and tracks that go wrong, leave the expected holdings wrong,
+  // which the tracker reports as hidden pieces (fresh clips 10100-10107 and 10200-10207: 8
+  // false incidents with it on, 2 with it off; stop 53, with the holding network and arms
+  // over an area flagged, 19 dev clips: 17/21 -> 20/21 incidents found but 4 -> 13 false,
+  // and 10 new clips 4/11 -> 7/11 found, 9 -> 15 false).
   std::optional<bool> holdings_to_tracker;
   // Arms vision attributes to the other board's seats go to the tracker
   // (partner_board_touched). On by default (false to leave arms unwatched); it was off while
