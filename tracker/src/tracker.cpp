@@ -1583,10 +1583,14 @@ struct Tracker::Impl {
     return plies;
   }
 
-  // For the trace: the candidate that follows the true history furthest, the best of those;
-  // `advance` is how many plies it follows it.
-  std::optional<std::size_t> best_true_candidate(const std::vector<Candidate>& candidates, int b,
-                                                 int* advance = nullptr) const {
+  // For the trace: the candidate that follows the true history furthest (`rank` in the
+  // candidates), the best of those, and how many plies it follows it.
+  struct TrueCandidate {
+    std::size_t rank = 0;
+    int advance = 0;
+  };
+  std::optional<TrueCandidate> best_true_candidate(const std::vector<Candidate>& candidates,
+                                                   int b) const {
     const auto total = [](const std::array<int, 2>& n) { return n[0] + n[1]; };
     std::optional<std::size_t> best_true;
     int furthest = 0;
@@ -1604,14 +1608,15 @@ struct Tracker::Impl {
         furthest = more;
       }
     }
-    if (advance != nullptr) *advance = furthest;
-    return best_true;
+    if (!best_true) return std::nullopt;
+    return TrueCandidate{*best_true, furthest};
   }
 
   // For the trace: where the true history stands after a press.
-  void trace_truth(const Press& press, const std::vector<Candidate>& candidates,
+  // `best_true`: best_true_candidate of `candidates`.
+  void trace_truth(const std::vector<Candidate>& candidates,
+                   const std::optional<TrueCandidate>& best_true,
                    const std::vector<Hypothesis>& next) const {
-    const int b = index(press.board);
     int following = 0;
     for (const Hypothesis& h : beam) following += h.truth_followed.has_value();
     *config.debug << "  truth: " << following << "/" << beam.size() << " hypotheses follow it";
@@ -1619,16 +1624,14 @@ struct Tracker::Impl {
       *config.debug << "\n";
       return;
     }
-    int advance = 0;
-    const std::optional<std::size_t> best_true = best_true_candidate(candidates, b, &advance);
     if (!best_true) {
       *config.debug << "; no candidate follows it\n";
       return;
     }
-    const Candidate& c = candidates[*best_true];
-    *config.debug << "; best true candidate #" << *best_true << " of " << candidates.size() << " ("
-                  << advance << " plies, kind " << static_cast<int>(c.kind) << ") "
-                  << c.score - candidates.front().score << " behind the best (its parent "
+    const Candidate& c = candidates[best_true->rank];
+    *config.debug << "; best true candidate #" << best_true->rank << " of " << candidates.size()
+                  << " (" << best_true->advance << " plies, kind " << static_cast<int>(c.kind)
+                  << ") " << c.score - candidates.front().score << " behind the best (its parent "
                   << beam[static_cast<std::size_t>(c.parent)].score - beam.front().score << ")";
     std::optional<std::size_t> kept;
     for (std::size_t i = 0; i < next.size() && !kept; ++i) {
@@ -1822,6 +1825,8 @@ struct Tracker::Impl {
 
     sort_best_first(candidates);
     ask_piece_type(press, beam, candidates);
+    const std::optional<TrueCandidate> true_candidate =
+        tracing_truth() ? best_true_candidate(candidates, b) : std::nullopt;
 
     if (config.debug != nullptr) {
       *config.debug << "press " << press.index << " " << rules::board_letter(press.board)
@@ -1851,9 +1856,7 @@ struct Tracker::Impl {
       *config.debug << "\n";
       std::array<bool, kNodeKinds> kind_shown{};
       // candidates.size() where the truth is not known or not followed.
-      const std::size_t true_rank =
-          tracing_truth() ? best_true_candidate(candidates, b).value_or(candidates.size())
-                          : candidates.size();
+      const std::size_t true_rank = true_candidate ? true_candidate->rank : candidates.size();
       for (std::size_t i = 0; i < candidates.size(); ++i) {
         const Candidate& c = candidates[i];
         // The first 6, the best of each other kind below them, and the best that follows the
@@ -2042,7 +2045,7 @@ struct Tracker::Impl {
         next_parents.push_back(static_cast<int>(i));
       }
     }
-    if (tracing_truth()) trace_truth(press, candidates, next);
+    if (tracing_truth()) trace_truth(candidates, true_candidate, next);
     scores_relative_to_first(next);
     if (next.front().head->kind == NodeKind::kRepeatedPress) {
       counted_readings[b] = counted_before;
