@@ -110,6 +110,10 @@ constexpr int kIncidentVariants = 3;
 // from the plain moves that later presses favoured (11A. Nc3 went, N@c3 stayed). With two,
 // moves read only after their press at the end of the footage were lost (TrackerEnd test).
 constexpr int kTiedVariants = 3;
+// A history whose unseen drop went to another tied square (Impl::relocate_unseen_drops)
+// starts this far behind the one it came from: where the piece reads only there, it gains
+// much more.
+constexpr double kRelocatedDropPrior = -1.0;
 // A typed alternative of a drop or promotion this far behind the best candidate (log-
 // likelihood) keeps a place in the beam.
 constexpr double kTypedAlternativeMargin = 8.0;
@@ -684,6 +688,17 @@ void pass_turn(std::array<Position, 2>& boards, PassedFrom& passed_from, int b) 
   p.set_move_counters(p.halfmove_clock(), p.fullmove_number() + (black_passed ? 1 : 0));
 }
 
+// A drop that vision did not see land: every empty square it could have gone to fit as well
+// (exactly), and the beam kept only a few of them. Held per board until the board's next
+// press, where a square among those that now reads the dropper's colour puts it there
+// (Impl::relocate_unseen_drops).
+struct UnseenDrop {
+  int press = 0;          // the drop's press
+  Position before;        // the board before the drop: where else it was legal
+  Move move;              // the drop as this history has it
+  std::uint64_t tied = 0;  // the squares whose drops of the piece tied with it
+};
+
 struct Hypothesis {
   std::array<Position, 2> boards;
   double score = 0.0;
@@ -691,6 +706,8 @@ struct Hypothesis {
   PassedFrom passed_from;
   // Per board, a premove on the boards whose mover has yet to press (see NodeKind::kPremove).
   std::array<std::optional<PlyRecord>, 2> premove;
+  // Per board, the board's latest press if it was an unseen drop.
+  std::array<std::optional<UnseenDrop>, 2> unseen_drop;
   // For the trace (TrackerConfig::debug_truth): per board, how many true plies this history
   // has followed; nullopt once it has left them.
   std::optional<std::array<int, 2>> truth_followed = std::array<int, 2>{0, 0};
@@ -1669,6 +1686,7 @@ struct Tracker::Impl {
     const HoldingsFalls fell = holdings_falls(press);
     const HoldingsObservation* seen_after = holdings_after(press);
 
+    relocate_unseen_drops(press, counted_before);
     const std::array<int, 64> cover = covers(b, evidence_t, before);
     std::vector<Candidate> candidates;
     int order = 0;
@@ -1944,6 +1962,8 @@ struct Tracker::Impl {
       }
       child.premove = parent.premove;
       if (!changes_nothing) child.premove[b].reset();
+      child.unseen_drop = parent.unseen_drop;
+      if (!changes_nothing) child.unseen_drop[b] = unseen_drop_of(c, candidates, parent, press);
       auto node = std::make_shared<Node>();
       node->parent = parent.head;
       node->press = press.index;
@@ -2054,6 +2074,95 @@ struct Tracker::Impl {
     }
     beam = std::move(next);
     publish_provisional(press);
+  }
+
+  // Where `c` is a drop whose square nothing told (drops of the piece onto other squares
+  // scored exactly as well), what relocate_unseen_drops needs to move it later.
+  static std::optional<UnseenDrop> unseen_drop_of(const Candidate& c,
+                                                  const std::vector<Candidate>& candidates,
+                                                  const Hypothesis& parent, const Press& press) {
+    if (c.kind != NodeKind::kMove || c.move_count != 1 || !c.moves[0].is_drop()) {
+      return std::nullopt;
+    }
+    const Move drop = c.moves[0];
+    std::uint64_t tied = 0;
+    for (const Candidate& o : candidates) {
+      if (o.parent == c.parent && o.kind == NodeKind::kMove && o.move_count == 1 &&
+          o.moves[0].is_drop() && o.moves[0].piece() == drop.piece() &&
+          std::abs(o.score - c.score) < 1e-9) {
+        tied |= std::uint64_t{1} << o.moves[0].to();
+      }
+    }
+    if (std::popcount(tied) < 2) return std::nullopt;
+    return UnseenDrop{press.index, parent.boards[index(press.board)], drop, tied};
+  }
+
+  // A drop that showed nothing at its press tied with the same drop onto every other empty
+  // square, and the beam kept a few of them in the order moves are generated. When the
+  // dropped piece is read only later (held-out 11205: the network read the white pawn dropped
+  // on light f5 as empty for five seconds; P@a3 was kept, and the pawn's showing at Black's
+  // next press was explained by moves never made), each hypothesis holding such a drop
+  // gains a twin with the drop on a tied square read empty at the previous press and the
+  // dropper's colour now. At the board's next press only: after it, the board's later moves
+  // were chosen around the drop where it was. `counted_before`: counted_readings before this
+  // press's.
+  void relocate_unseen_drops(const Press& press,
+                             const std::array<CountedReading, 64>& counted_before) {
+    const rules::RuleSet& rules = *config.rules;
+    const int b = index(press.board);
+    std::uint64_t read_empty_then = 0;
+    std::array<std::uint64_t, 2> read_now{};  // by colour
+    for (int s = 0; s < 64; ++s) {
+      const CountedReading& then = counted_before[static_cast<std::size_t>(s)];
+      const CountedReading& now = counted_readings[b][static_cast<std::size_t>(s)];
+      if (then.known && then.state == SquareState::kEmpty) read_empty_then |= std::uint64_t{1} << s;
+      if (now.known && now.state != SquareState::kEmpty) {
+        read_now[now.state == SquareState::kWhite ? 0 : 1] |= std::uint64_t{1} << s;
+      }
+    }
+    std::vector<std::uint64_t> keys;
+    const std::size_t held = beam.size();
+    for (std::size_t h = 0; h < held; ++h) {
+      if (!beam[h].unseen_drop[b]) continue;
+      const UnseenDrop drop = *beam[h].unseen_drop[b];
+      const Position& now = beam[h].boards[b];
+      const Color dropper = drop.before.side_to_move();
+      const Square from = drop.move.to();
+      const rules::Piece piece = now.piece_at(from);
+      if (piece != rules::Piece{dropper, drop.move.piece()}) continue;
+      std::uint64_t squares = drop.tied & read_empty_then &
+                              read_now[dropper == Color::kWhite ? 0 : 1] & ~now.occupied();
+      for (; squares != 0; squares &= squares - 1) {
+        const Square to = std::countr_zero(squares);
+        const Move moved = Move::drop(drop.move.piece(), to);
+        if (!drop.before.is_legal(moved, rules)) continue;
+        Hypothesis twin = beam[h];
+        twin.boards[b].remove(from);
+        twin.boards[b].put(to, piece);
+        twin.unseen_drop[b].reset();
+        twin.score += kRelocatedDropPrior;
+        twin.truth_followed.reset();  // the trace follows the truth only from the start
+        // Every kept sibling of the drop moves to the same twin.
+        const std::uint64_t key = mix(state_key(twin.boards), drop.press);
+        if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+        keys.push_back(key);
+        twin.head = with_drop_moved(beam[h].head, drop.press, drop.before, moved, rules);
+        beam.push_back(std::move(twin));
+      }
+    }
+  }
+
+  // The history `head` with the drop at press `press` replaced by `moved`.
+  static NodePtr with_drop_moved(const NodePtr& head, int press, const Position& before,
+                                 Move moved, const rules::RuleSet& rules) {
+    auto copy = std::make_shared<Node>(*head);
+    if (head->press == press) {
+      copy->plies[0].move = moved;
+      copy->plies[0].san = rules::to_san(before, moved, rules);
+    } else {
+      copy->parent = with_drop_moved(head->parent, press, before, moved, rules);
+    }
+    return copy;
   }
 
   // The order in which candidates fill the beam: first, for every drop and promotion not yet
