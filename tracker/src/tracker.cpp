@@ -693,9 +693,9 @@ void pass_turn(std::array<Position, 2>& boards, PassedFrom& passed_from, int b) 
 // press, where a square among those that now reads the dropper's colour puts it there
 // (Impl::relocate_unseen_drops).
 struct UnseenDrop {
-  int press = 0;          // the drop's press
-  Position before;        // the board before the drop: where else it was legal
-  Move move;              // the drop as this history has it
+  int press = 0;           // the drop's press
+  Position before;         // the board before the drop: where else it was legal
+  Move move;               // the drop as this history has it
   std::uint64_t tied = 0;  // the squares whose drops of the piece tied with it
 };
 
@@ -2153,8 +2153,8 @@ struct Tracker::Impl {
   }
 
   // The history `head` with the drop at press `press` replaced by `moved`.
-  static NodePtr with_drop_moved(const NodePtr& head, int press, const Position& before,
-                                 Move moved, const rules::RuleSet& rules) {
+  static NodePtr with_drop_moved(const NodePtr& head, int press, const Position& before, Move moved,
+                                 const rules::RuleSet& rules) {
     auto copy = std::make_shared<Node>(*head);
     if (head->press == press) {
       copy->plies[0].move = moved;
