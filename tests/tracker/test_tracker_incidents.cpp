@@ -401,6 +401,53 @@ TEST(TrackerIncidents, HiddenPieceGlimpsedIsOneIncident) {
   }
   FAIL() << "no capture to inject into";
 }
+// Vision loses sight of a held piece for six seconds (a pale piece on a pale table, held-out
+// 10807 and 10801), with no hand over the area before or during: nothing left the area, so
+// nothing was hidden (before, a hidden_piece was reported for each such miss).
+TEST(TrackerIncidents, APieceVisionStopsCountingWithNoHandIsNotHidden) {
+  int missed = 0;
+  const auto edit = [&](std::vector<SimulatedInput>& inputs) {
+    for (int seat = 0; seat < 4; ++seat) {
+      std::vector<HoldingsObservation*> views;
+      for (SimulatedInput& input : inputs) {
+        auto* o = std::get_if<HoldingsObservation>(&input);
+        if (o != nullptr && o->seat.board == static_cast<BoardId>(seat / 2) &&
+            o->seat.color == (seat % 2 == 0 ? Color::kWhite : Color::kBlack)) {
+          views.push_back(o);
+        }
+      }
+      // The first eight seconds of views, all uncovered and with a piece counted, after two
+      // such seconds: the last six lose one piece.
+      for (std::size_t i = 0; i < views.size(); ++i) {
+        const double t0 = views[i]->t;
+        std::size_t end = i;
+        while (end < views.size() && views[end]->t < t0 + 8.0 && !views[end]->occluded &&
+               views[end]->pieces.value_or(0) >= 1) {
+          ++end;
+        }
+        if (end == views.size() || views[end]->t < t0 + 8.0) continue;
+        for (std::size_t j = i; j < end; ++j) {
+          if (views[j]->t < t0 + 2.0) continue;
+          *views[j]->pieces -= 1;
+          for (int& v : views[j]->visible) {
+            if (v > 0) {
+              --v;
+              break;
+            }
+          }
+        }
+        ++missed;
+        break;
+      }
+    }
+  };
+  const Outcome outcome =
+      run_tracker(clean_run_games()[0], clean_run_options(), {}, std::nullopt, edit);
+  EXPECT_GE(missed, 2);
+  for (const Incident& got : outcome.incidents) {
+    EXPECT_NE(got.type, IncidentType::kHiddenPiece) << got.t << ": " << got.detail;
+  }
+}
 // Holding areas whose pieces vision does not count (types only): found by type.
 TEST(TrackerIncidents, HiddenPieceByTypeAlone) {
   for (int ply = 10; ply < 40; ++ply) {

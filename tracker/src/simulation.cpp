@@ -431,7 +431,9 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
         ++sim.holdings_uncounted;
       }
       if (injected(IncidentType::kHiddenPiece, i)) {
-        holdings_hidden[seat_index(partner)].push_back({t + 2.0, t + 7.0});
+        // The partner's hand takes the piece from the area, and it is gone while it covers.
+        holdings_covers[seat_index(partner)].push_back({t + 1.8, t + 2.0});
+        holdings_hidden[seat_index(partner)].push_back({t + 1.8, t + 7.0});
         sim.incidents.push_back(
             {IncidentType::kHiddenPiece, partner.board, partner.color, t + 2.0});
       }

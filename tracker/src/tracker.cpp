@@ -806,6 +806,9 @@ struct Shortfall {
   // Views evaluated while it was open: short of what is held, and whole.
   int views_short = 0;
   int views_whole = 0;
+  // Begun after a view of the area whole, with no hand over the area and nothing held
+  // changed since: no piece left it, vision lost sight of one.
+  bool unhanded = false;
 };
 
 // Shortfalls by piece type, and (where vision counts the pieces whatever their types) of
@@ -1028,6 +1031,8 @@ struct Tracker::Impl {
   std::array<std::deque<HoldingsObservation>, 4> holdings_seen;  // not yet evaluated
   std::array<std::deque<HoldingsObservation>, 4> holdings_history;
   std::array<std::array<std::optional<Shortfall>, kAnyType + 1>, 4> shortfalls;
+  // Per seat and type (kAnyType: counted), the latest evaluated view of the area whole.
+  std::array<std::array<std::optional<double>, kAnyType + 1>, 4> last_whole;
   std::array<std::optional<HoldingsObservation>, 4> latest_holdings;
   std::array<double, 4> holdings_covered_t = {-kInfinity, -kInfinity, -kInfinity, -kInfinity};
   // Per seat, the latest unoccluded reading: its views wait until it is steady.
@@ -2299,7 +2304,10 @@ struct Tracker::Impl {
                       std::vector<Candidate>& candidates) const {
     if (!config.piece_types || candidates.empty()) return;
     const Candidate& best = candidates.front();
-    if (best.kind != NodeKind::kMove || best.move_count != 1) return;
+    // A premove's first move is the presser's, whose square the reading is of.
+    if ((best.kind != NodeKind::kMove || best.move_count != 1) && best.kind != NodeKind::kPremove) {
+      return;
+    }
     const int b = index(press.board);
     const Square to = best.moves[0].to();
     const auto type_of = [&](const Candidate& c) {
@@ -3510,11 +3518,17 @@ struct Tracker::Impl {
             }
             if (!open) {
               open = Shortfall{o.t, o.t, o.frame, false, want, o.pieces.value_or(0), std::nullopt};
+              const std::optional<double> whole = last_whole[s][type];
+              open->unhanded =
+                  whole && !expected_changed(s, *whole, o.t) && !hand_over_holdings(s, *whole, o.t);
             }
             open->last = o.t;
             open->whole_since.reset();
             ++open->views_short;
-          } else if (open) {
+          } else {
+            last_whole[s][type] = o.t;
+          }
+          if (!short_of && open) {
             ++open->views_whole;
             if (!open->whole_since) open->whole_since = o.t;
             if (o.t - *open->whole_since >= kShortfallOverSeconds) {
@@ -3594,9 +3608,12 @@ struct Tracker::Impl {
     if (config.debug != nullptr) {
       *config.debug << "shortfall seat " << s << " type " << type << " " << shortfall.start << "-"
                     << t_end << " views short " << shortfall.views_short << " whole "
-                    << shortfall.views_whole << "\n";
+                    << shortfall.views_whole << (shortfall.unhanded ? " unhanded" : "") << "\n";
     }
-    if (shortfall.from_capture || t_end - shortfall.start < config.hidden_piece_seconds) return;
+    if (shortfall.from_capture || shortfall.unhanded ||
+        t_end - shortfall.start < config.hidden_piece_seconds) {
+      return;
+    }
     // Begun while a capture was on its way to this seat: the capturer's part, reported as
     // capture_not_passed if the piece came after their next move (decided up to kGrabSeconds
     // after it, which may be after the piece came and closed this).
