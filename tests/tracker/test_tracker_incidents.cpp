@@ -448,6 +448,65 @@ TEST(TrackerIncidents, APieceVisionStopsCountingWithNoHandIsNotHidden) {
     EXPECT_NE(got.type, IncidentType::kHiddenPiece) << got.t << ": " << got.detail;
   }
 }
+// Footage that ends a few moves after a drop whose square nothing shows (an arm over the
+// board, the piece read as the empty squares read): drops onto other squares fit as well, and
+// its press is still uncommitted when the last press is read at the end. The areas' views
+// after that press are weighed against what the seats held once it is committed, not before
+// (held-out 10807: Black A's N@d4 waited until the end, and the knight was taken for hidden
+// from the press on; here White A's pawn and bishop after N@e6).
+TEST(TrackerIncidents, AnAreaAfterADropCommittedOnlyAtTheEndIsNotShortOfIt) {
+  const bugcam::rules::BpgnGame& game = clean_run_games()[0];
+  const bugcam::rules::Replay replay = bugcam::rules::replay(game);
+  int drops = 0;
+  for (std::size_t i = 10; i < replay.plies.size() && drops < 4; ++i) {
+    const bugcam::rules::Move drop = replay.plies[i].move;
+    if (!drop.is_drop()) continue;
+    ++drops;
+    SimulationOptions options = clean_run_options();
+    options.misread = 0.0;
+    options.max_plies = static_cast<int>(i) + 5;
+    const bugcam::rules::Position& before = replay.plies[i].before;
+    const BoardId board = replay.plies[i].board;
+    const auto edit = [&](std::vector<SimulatedInput>& inputs) {
+      std::vector<double> presses;
+      for (const SimulatedInput& input : inputs) {
+        if (const auto* e = std::get_if<ClockEvent>(&input);
+            e != nullptr && e->kind == ClockEvent::Kind::kPress) {
+          presses.push_back(e->t);
+        }
+      }
+      const double dropped = presses.at(i);
+      for (SimulatedInput& input : inputs) {
+        auto* o = std::get_if<BoardObservation>(&input);
+        if (o == nullptr || o->board != board || o->t < dropped - 1.0) continue;
+        SquareEvidence& e = o->squares[static_cast<std::size_t>(drop.to())];
+        if (e.occluded && o->t < dropped) {
+          for (int s = 8; s < 56; ++s) {
+            if (before.piece_at(s).empty()) o->squares[static_cast<std::size_t>(s)].occluded = true;
+          }
+        } else if (!e.occluded) {
+          for (int s = 8; s < 56; ++s) {
+            const SquareEvidence& other = o->squares[static_cast<std::size_t>(s)];
+            if (s != drop.to() && before.piece_at(s).empty() && !other.occluded) {
+              e = other;
+              break;
+            }
+          }
+        }
+      }
+      // The footage ends just after the last press, before that press is read.
+      std::erase_if(inputs, [&](const SimulatedInput& input) {
+        return std::visit([&](const auto& item) { return item.t > presses.back() + 0.3; }, input);
+      });
+    };
+    const Outcome outcome = run_tracker(game, options, {}, std::nullopt, edit);
+    for (const Incident& got : outcome.incidents) {
+      EXPECT_NE(got.type, IncidentType::kHiddenPiece)
+          << "ending after " << replay.plies[i].san << ": " << got.t << ": " << got.detail;
+    }
+  }
+  EXPECT_EQ(drops, 4);
+}
 // Holding areas whose pieces vision does not count (types only): found by type.
 TEST(TrackerIncidents, HiddenPieceByTypeAlone) {
   for (int ply = 10; ply < 40; ++ply) {

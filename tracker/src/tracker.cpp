@@ -3470,8 +3470,13 @@ struct Tracker::Impl {
                            : !pending.empty()   ? pending.front().t
                                                 : latest_t;
     // Views within the margin of the latest are kept back: a hand may yet be seen after them.
-    const double horizon =
-        finished ? kInfinity : std::min(settled, latest_t - kHoldingsHandMarginSeconds);
+    // At the end, views after a press still uncommitted wait for its commit too (held-out
+    // 10807: Black A's press of N@d4 waited 34 s, until the end, and the knight was expected
+    // in their area all that while).
+    const bool all_committed = uncommitted.empty() && pending.empty();
+    const double horizon = !finished ? std::min(settled, latest_t - kHoldingsHandMarginSeconds)
+                           : all_committed ? kInfinity
+                                           : settled;
     for (int s = 0; s < 4; ++s) {
       while (!holdings_seen[s].empty() && holdings_seen[s].front().t < horizon) {
         const HoldingsObservation o = holdings_seen[s].front();
