@@ -809,6 +809,8 @@ struct Shortfall {
   // Begun after a view of the area whole, with no hand over the area and nothing held
   // changed since: no piece left it, vision lost sight of one.
   bool unhanded = false;
+  // Begun after a resync, before the area was seen whole again (Impl::doubt_since).
+  bool in_doubt = false;
 };
 
 // Shortfalls by piece type, and (where vision counts the pieces whatever their types) of
@@ -1033,6 +1035,11 @@ struct Tracker::Impl {
   std::array<std::array<std::optional<Shortfall>, kAnyType + 1>, 4> shortfalls;
   // Per seat and type (kAnyType: counted), the latest evaluated view of the area whole.
   std::array<std::array<std::optional<double>, kAnyType + 1>, 4> last_whole;
+  // The presses of committed resyncs (illegal_move, position_disturbed): the track was lost
+  // there, and with it what was captured and dropped, so what each seat holds is in doubt
+  // from the latest until its area is seen whole after it (`doubt_since`, per seat).
+  std::vector<double> resync_presses;
+  std::array<std::optional<double>, 4> doubt_since;
   std::array<std::optional<HoldingsObservation>, 4> latest_holdings;
   std::array<double, 4> holdings_covered_t = {-kInfinity, -kInfinity, -kInfinity, -kInfinity};
   // Per seat, the latest unoccluded reading: its views wait until it is steady.
@@ -3087,6 +3094,8 @@ struct Tracker::Impl {
         break;
       }
       case NodeKind::kResync: {
+        resync_presses.push_back(press.t);
+        doubt_since.fill(press.t);
         // A legal move beside the disturbance is recorded as any move is.
         commit_plies(node, press);
         const Position before = committed[index(press.board)];
@@ -3317,6 +3326,18 @@ struct Tracker::Impl {
     return counts;
   }
 
+  // Whether what seat `s` holds at `t` is in doubt (Impl::doubt_since).
+  bool holdings_in_doubt(int s, double t) const {
+    const std::optional<double>& since = doubt_since[static_cast<std::size_t>(s)];
+    return since && t >= *since;
+  }
+
+  // Whether a resync was committed at a press in [t0, t1].
+  bool resync_between(double t0, double t1) const {
+    return std::any_of(resync_presses.begin(), resync_presses.end(),
+                       [&](double t) { return t >= t0 && t <= t1; });
+  }
+
   // Whether what the seat holds changed after t0, up to t1.
   bool expected_changed(int s, double t0, double t1) const {
     return std::any_of(expected[s].begin(), expected[s].end(),
@@ -3450,7 +3471,8 @@ struct Tracker::Impl {
       }
     }
     const std::optional<Shortfall>& open = shortfalls[s][counted ? kAnyType : type];
-    if (!observed || visible || (open && press.t - open->start >= config.hidden_piece_seconds)) {
+    if (!observed || visible || (open && press.t - open->start >= config.hidden_piece_seconds) ||
+        holdings_in_doubt(s, press.t) || resync_between(since, press.t)) {
       return;
     }
     // Grabbed as it arrived (or taken in hand during this turn, before another arrived).
@@ -3526,12 +3548,14 @@ struct Tracker::Impl {
               const std::optional<double> whole = last_whole[s][type];
               open->unhanded =
                   whole && !expected_changed(s, *whole, o.t) && !hand_over_holdings(s, *whole, o.t);
+              open->in_doubt = holdings_in_doubt(s, o.t);
             }
             open->last = o.t;
             open->whole_since.reset();
             ++open->views_short;
           } else {
             last_whole[s][type] = o.t;
+            if (holdings_in_doubt(s, o.t)) doubt_since[static_cast<std::size_t>(s)].reset();
           }
           if (!short_of && open) {
             ++open->views_whole;
@@ -3570,7 +3594,10 @@ struct Tracker::Impl {
       // Never seen to arrive, not even late: vision may miss the piece there (touching
       // pieces counted as one, a pale piece lying on a pale table), so whose fault it is is
       // not told; a shortfall it leaves in the area may be a hidden piece.
-      if (not_there && pass.seen_after_deadline) {
+      // A resync from the capture to the deadline may have taken the partner's drop of the
+      // piece for a disturbance (held-out 11200: 14b. Bxf2+, then board A resynced).
+      const bool track_lost = resync_between(pass.t_capture, *pass.deadline + kGrabSeconds);
+      if (not_there && pass.seen_after_deadline && !track_lost) {
         incident(IncidentType::kCaptureNotPassed, pass.capturer, pass.t_capture, *pass.deadline,
                  pass.ply,
                  seat_name(pass.capturer) + " captured a " + piece_name(pass.type) + " (" +
@@ -3615,7 +3642,8 @@ struct Tracker::Impl {
                     << t_end << " views short " << shortfall.views_short << " whole "
                     << shortfall.views_whole << (shortfall.unhanded ? " unhanded" : "") << "\n";
     }
-    if (shortfall.from_capture || shortfall.unhanded ||
+    if (shortfall.from_capture || shortfall.unhanded || shortfall.in_doubt ||
+        resync_between(shortfall.start, t_end) ||
         t_end - shortfall.start < config.hidden_piece_seconds) {
       return;
     }
