@@ -9,6 +9,7 @@ namespace {
 
 using namespace bugcam::tracker;
 using bugcam::rules::make_square;
+using bugcam::tracker::testing::expect_committed_as_played;
 using bugcam::tracker::testing::load_games;
 using bugcam::tracker::testing::Outcome;
 using bugcam::tracker::testing::run_tracker;
@@ -461,16 +462,10 @@ TEST(TrackerRecovery, ADropStillUnderTheHandIsKeptAmongDropsThatFitAsWell) {
       }
     };
     const Outcome outcome = run_tracker(game, options, {}, std::nullopt, edit);
-    bool found = false;
-    for (const TrackedMove& m : outcome.committed) {
-      if (m.board == truth.board && m.ply == truth.ply) {
-        EXPECT_EQ(m.san, truth.san) << "game " << g << " ply " << truth.ply;
-        found = true;
-      }
-    }
-    EXPECT_TRUE(found) << "game " << g << ": ply " << truth.ply << " was not committed";
-    EXPECT_EQ(outcome.right, clean.right) << "game " << g;
-    EXPECT_TRUE(outcome.incidents.empty()) << "game " << g;
+    SCOPED_TRACE("game " + std::to_string(g));
+    expect_committed_as_played(outcome.committed, truth);
+    EXPECT_EQ(outcome.right, clean.right);
+    EXPECT_TRUE(outcome.incidents.empty());
     return;
   }
   FAIL() << "no pawn drop with four empty squares before its own in the first games";
@@ -545,16 +540,10 @@ TEST(TrackerRecovery, ADropReadOnlyBeforeTheAnswerGoesWhereItIsRead) {
       }
     };
     const Outcome outcome = run_tracker(game, options, {}, std::nullopt, edit);
-    bool found = false;
-    for (const TrackedMove& m : outcome.committed) {
-      if (m.board == truth.board && m.ply == truth.ply) {
-        EXPECT_EQ(m.san, truth.san) << "game " << g << " ply " << truth.ply;
-        found = true;
-      }
-    }
-    EXPECT_TRUE(found) << "game " << g << ": ply " << truth.ply << " was not committed";
-    EXPECT_EQ(outcome.right, clean.right) << "game " << g;
-    EXPECT_TRUE(outcome.incidents.empty()) << "game " << g;
+    SCOPED_TRACE("game " + std::to_string(g));
+    expect_committed_as_played(outcome.committed, truth);
+    EXPECT_EQ(outcome.right, clean.right);
+    EXPECT_TRUE(outcome.incidents.empty());
   }
   EXPECT_EQ(tried, 3) << "fewer than three games with such a drop";
 }

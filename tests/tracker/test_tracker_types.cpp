@@ -11,6 +11,7 @@ namespace {
 using namespace bugcam::tracker;
 using bugcam::rules::Move;
 using bugcam::rules::PieceType;
+using bugcam::tracker::testing::expect_committed_as_played;
 using bugcam::tracker::testing::load_games;
 using bugcam::tracker::testing::run_tracker;
 using bugcam::tracker::testing::squares_untouched;
@@ -57,19 +58,6 @@ bool stays_put(const bugcam::rules::Replay& replay, std::size_t i, int stays) {
   const std::size_t end = i + 1 + static_cast<std::size_t>(stays);
   return end <= replay.plies.size() &&
          squares_untouched(replay, replay.plies[i].board, i + 1, end, {replay.plies[i].move.to()});
-}
-
-// The tracker committed `want`'s ply on its board, and as it was played.
-void expect_committed_as_played(const std::vector<TrackedMove>& committed,
-                                const TrackedMove& want) {
-  bool found = false;
-  for (const TrackedMove& got : committed) {
-    if (got.board == want.board && got.ply == want.ply) {
-      EXPECT_EQ(got.san, want.san) << "ply " << want.ply;
-      found = true;
-    }
-  }
-  EXPECT_TRUE(found) << "ply " << want.ply << " not committed";
 }
 
 // The type reading of the dropped bishop's square says pawn (0.7 against 0.1) in every

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "bugcam/tracker.hpp"
 #include "bugcam/tracker_simulation.hpp"
 
@@ -121,6 +123,19 @@ inline Outcome run_tracker(const rules::BpgnGame& game, const SimulationOptions&
   out.exact = out.right == static_cast<int>(out.sim.truth.size()) &&
               legal == static_cast<std::ptrdiff_t>(out.sim.truth.size());
   return out;
+}
+
+// The tracker committed `want`'s ply on its board, and as it was played.
+inline void expect_committed_as_played(const std::vector<TrackedMove>& committed,
+                                       const TrackedMove& want) {
+  bool found = false;
+  for (const TrackedMove& got : committed) {
+    if (got.board == want.board && got.ply == want.ply) {
+      EXPECT_EQ(got.san, want.san) << "ply " << want.ply;
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found) << "ply " << want.ply << " not committed";
 }
 
 }  // namespace bugcam::tracker::testing
