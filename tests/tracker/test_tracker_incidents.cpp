@@ -516,11 +516,11 @@ TEST(TrackerIncidents, AreasShortAfterAResyncAreNoHiddenPieces) {
   options.injections = {{IncidentType::kIllegalMove, 24}};
   const Outcome clean = run_tracker(clean_run_games()[0], options);
   ASSERT_FALSE(clean.sim.incidents.empty());
-  const auto illegal =
-      std::find_if(clean.incidents.begin(), clean.incidents.end(),
-                   [](const Incident& i) { return i.type == IncidentType::kIllegalMove; });
-  ASSERT_NE(illegal, clean.incidents.end());
-  const double resync = illegal->t;  // its press
+  // The resync's press: the illegal move's, as committed.
+  const auto illegal = std::find_if(clean.committed.begin(), clean.committed.end(),
+                                    [](const TrackedMove& m) { return m.illegal; });
+  ASSERT_NE(illegal, clean.committed.end());
+  const double resync = illegal->t;
   int short_views = 0;
   const auto edit = [&](std::vector<SimulatedInput>& inputs) {
     for (SimulatedInput& input : inputs) {

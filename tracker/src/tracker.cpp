@@ -67,6 +67,9 @@ constexpr double kGrabSeconds = 4.0;
 // (held-out 10201: a view with one piece counted 33 ms before the hand was flagged took a
 // pass not yet made for made, and closed a shortfall early as a hidden piece).
 constexpr double kHoldingsHandMarginSeconds = 0.25;
+// A shortfall is vision's miss (Shortfall::unhanded) only when the area was seen whole this
+// recently before it: over a longer stretch without views a hand may have come unseen.
+constexpr double kUnhandedWithinSeconds = 2.0;
 // A holding area's reading is evidence once it has stayed the same this long: a hand near
 // the area, not over it, makes the counts jump from view to view (held-out 10705 counted 2-5
 // pieces for 1.7 s where 1 lay, which took a capture not passed for passed).
@@ -688,8 +691,8 @@ void pass_turn(std::array<Position, 2>& boards, PassedFrom& passed_from, int b) 
   p.set_move_counters(p.halfmove_clock(), p.fullmove_number() + (black_passed ? 1 : 0));
 }
 
-// A drop that vision did not see land: every empty square it could have gone to fit as well
-// (exactly), and the beam kept only a few of them. Held per board until the board's next
+// A drop that vision did not see land: drops of the piece onto other squares fit exactly as
+// well, and the beam kept only a few of them. Held per board until the board's next
 // press, where a square among those that now reads the dropper's colour puts it there
 // (Impl::relocate_unseen_drops).
 struct UnseenDrop {
@@ -806,8 +809,8 @@ struct Shortfall {
   // Views evaluated while it was open: short of what is held, and whole.
   int views_short = 0;
   int views_whole = 0;
-  // Begun after a view of the area whole, with no hand over the area and nothing held
-  // changed since: no piece left it, vision lost sight of one.
+  // Begun within kUnhandedWithinSeconds of a view of the area whole, with no view covered by
+  // a hand and nothing held changed since: no piece left it, vision lost sight of one.
   bool unhanded = false;
   // Begun after a resync, before the area was seen whole again (Impl::doubt_since).
   bool in_doubt = false;
@@ -1037,8 +1040,8 @@ struct Tracker::Impl {
   std::array<std::array<std::optional<double>, kAnyType + 1>, 4> last_whole;
   // The presses of committed resyncs (illegal_move, position_disturbed): the track was lost
   // there, and with it what was captured and dropped, so what each seat holds is in doubt
-  // from the latest until its area is seen whole after it (`doubt_since`, per seat).
-  std::vector<double> resync_presses;
+  // from the latest until a view of its area after it is short of nothing (`doubt_since`).
+  std::vector<std::pair<double, BoardId>> resync_presses;
   std::array<std::optional<double>, 4> doubt_since;
   std::array<std::optional<HoldingsObservation>, 4> latest_holdings;
   std::array<double, 4> holdings_covered_t = {-kInfinity, -kInfinity, -kInfinity, -kInfinity};
@@ -1975,7 +1978,7 @@ struct Tracker::Impl {
       child.premove = parent.premove;
       if (!changes_nothing) child.premove[b].reset();
       child.unseen_drop = parent.unseen_drop;
-      if (!changes_nothing) child.unseen_drop[b] = unseen_drop_of(c, candidates, parent, press);
+      child.unseen_drop[b] = unseen_drop_of(c, candidates, parent, press);
       auto node = std::make_shared<Node>();
       node->parent = parent.head;
       node->press = press.index;
@@ -2137,7 +2140,10 @@ struct Tracker::Impl {
     for (std::size_t h = 0; h < held; ++h) {
       if (!beam[h].unseen_drop[b]) continue;
       const UnseenDrop drop = *beam[h].unseen_drop[b];
-      const Position& now = beam[h].boards[b];
+      if (drop.press < next_commit) continue;  // the record has it where it is
+      const Node* node = node_at(beam[h].head, drop.press);
+      if (!one_move(node) || node->plies[0].move != drop.move) continue;
+      const Position now = beam[h].boards[b];  // a copy: the beam grows below
       const Color dropper = drop.before.side_to_move();
       const Square from = drop.move.to();
       const rules::Piece piece = now.piece_at(from);
@@ -2148,9 +2154,18 @@ struct Tracker::Impl {
         const Square to = std::countr_zero(squares);
         const Move moved = Move::drop(drop.move.piece(), to);
         if (!drop.before.is_legal(moved, rules)) continue;
+        // From the board before the drop (a rook dropped on its corner may castle), holding
+        // what the board holds now.
         Hypothesis twin = beam[h];
-        twin.boards[b].remove(from);
-        twin.boards[b].put(to, piece);
+        Position& board = twin.boards[b];
+        board = drop.before;
+        board.make(moved, rules);
+        for (const Color c : {Color::kWhite, Color::kBlack}) {
+          for (int t = 0; t < 5; ++t) {
+            const auto type = static_cast<PieceType>(t);
+            board.set_holding(c, type, now.holding(c, type));
+          }
+        }
         twin.unseen_drop[b].reset();
         twin.score += kRelocatedDropPrior;
         twin.truth_followed.reset();  // the trace follows the truth only from the start
@@ -2164,7 +2179,8 @@ struct Tracker::Impl {
     }
   }
 
-  // The history `head` with the drop at press `press` replaced by `moved`.
+  // The history `head` with the drop at press `press` replaced by `moved` (`head` has a
+  // one-move node at `press`).
   static NodePtr with_drop_moved(const NodePtr& head, int press, const Position& before, Move moved,
                                  const rules::RuleSet& rules) {
     auto copy = std::make_shared<Node>(*head);
@@ -2311,10 +2327,11 @@ struct Tracker::Impl {
                       std::vector<Candidate>& candidates) const {
     if (!config.piece_types || candidates.empty()) return;
     const Candidate& best = candidates.front();
-    // A premove's first move is the presser's, whose square the reading is of.
-    if ((best.kind != NodeKind::kMove || best.move_count != 1) && best.kind != NodeKind::kPremove) {
-      return;
-    }
+    // A premove's first move is the presser's, whose square the reading is of, unless the
+    // opponent's premove lands there too.
+    const bool presser_piece_stays =
+        best.kind == NodeKind::kPremove && best.moves[1].to() != best.moves[0].to();
+    if ((best.kind != NodeKind::kMove || best.move_count != 1) && !presser_piece_stays) return;
     const int b = index(press.board);
     const Square to = best.moves[0].to();
     const auto type_of = [&](const Candidate& c) {
@@ -2328,9 +2345,11 @@ struct Tracker::Impl {
       const Candidate& c = candidates[i];
       if (c.score < best.score - kTypeDoubtMargin) break;
       // A premove's first move is the presser's: P@f5 with the opponent's premove beside it
-      // must pay the reading of f5 as B@f5 does (held-out 5000 kept P@f5 that way).
+      // must pay the reading of f5 as B@f5 does (held-out 5000 kept P@f5 that way), unless
+      // the premove lands on f5 too.
       const bool presser_move_only =
-          (c.kind == NodeKind::kMove && c.move_count == 1) || c.kind == NodeKind::kPremove;
+          (c.kind == NodeKind::kMove && c.move_count == 1) ||
+          (c.kind == NodeKind::kPremove && c.moves[1].to() != c.moves[0].to());
       if (!presser_move_only || c.moves[0].to() != to) continue;
       if (c.moves[0].kind() == Move::Kind::kPromotion) return;
       king = king || type_of(c) == PieceType::kKing;
@@ -3094,7 +3113,7 @@ struct Tracker::Impl {
         break;
       }
       case NodeKind::kResync: {
-        resync_presses.push_back(press.t);
+        resync_presses.emplace_back(press.t, press.board);
         doubt_since.fill(press.t);
         // A legal move beside the disturbance is recorded as any move is.
         commit_plies(node, press);
@@ -3332,10 +3351,11 @@ struct Tracker::Impl {
     return since && t >= *since;
   }
 
-  // Whether a resync was committed at a press in [t0, t1].
-  bool resync_between(double t0, double t1) const {
-    return std::any_of(resync_presses.begin(), resync_presses.end(),
-                       [&](double t) { return t >= t0 && t <= t1; });
+  // Whether a resync was committed at a press on `board` in [t0, t1].
+  bool resync_between(double t0, double t1, BoardId board) const {
+    return std::any_of(resync_presses.begin(), resync_presses.end(), [&](const auto& resync) {
+      return resync.first >= t0 && resync.first <= t1 && resync.second == board;
+    });
   }
 
   // Whether what the seat holds changed after t0, up to t1.
@@ -3472,7 +3492,7 @@ struct Tracker::Impl {
     }
     const std::optional<Shortfall>& open = shortfalls[s][counted ? kAnyType : type];
     if (!observed || visible || (open && press.t - open->start >= config.hidden_piece_seconds) ||
-        holdings_in_doubt(s, press.t) || resync_between(since, press.t)) {
+        holdings_in_doubt(s, press.t)) {
       return;
     }
     // Grabbed as it arrived (or taken in hand during this turn, before another arrived).
@@ -3496,6 +3516,7 @@ struct Tracker::Impl {
     // 10807: Black A's press of N@d4 waited 34 s, until the end, and the knight was expected
     // in their area all that while).
     const bool all_committed = uncommitted.empty() && pending.empty();
+    const bool final_views = finished && all_committed;  // every view there will be is read
     const double horizon = !finished ? std::min(settled, latest_t - kHoldingsHandMarginSeconds)
                            : all_committed ? kInfinity
                                            : settled;
@@ -3546,8 +3567,9 @@ struct Tracker::Impl {
             if (!open) {
               open = Shortfall{o.t, o.t, o.frame, false, want, o.pieces.value_or(0), std::nullopt};
               const std::optional<double> whole = last_whole[s][type];
-              open->unhanded =
-                  whole && !expected_changed(s, *whole, o.t) && !hand_over_holdings(s, *whole, o.t);
+              open->unhanded = whole && o.t - *whole <= kUnhandedWithinSeconds &&
+                               !expected_changed(s, *whole, o.t) &&
+                               !hand_over_holdings(s, *whole, o.t);
               open->in_doubt = holdings_in_doubt(s, o.t);
             }
             open->last = o.t;
@@ -3555,7 +3577,6 @@ struct Tracker::Impl {
             ++open->views_short;
           } else {
             last_whole[s][type] = o.t;
-            if (holdings_in_doubt(s, o.t)) doubt_since[static_cast<std::size_t>(s)].reset();
           }
           if (!short_of && open) {
             ++open->views_whole;
@@ -3565,17 +3586,25 @@ struct Tracker::Impl {
             }
           }
         };
+        bool short_of_any = false;
         if (o.pieces) {
-          track(kAnyType, *o.pieces < total(want));
+          short_of_any = *o.pieces < total(want);
+          track(kAnyType, short_of_any);
         } else {
-          for (int type = 0; type < 5; ++type) track(type, o.visible[type] < want[type]);
+          for (int type = 0; type < 5; ++type) {
+            short_of_any = short_of_any || o.visible[type] < want[type];
+            track(type, o.visible[type] < want[type]);
+          }
+        }
+        if (!short_of_any && holdings_in_doubt(s, o.t)) {
+          doubt_since[static_cast<std::size_t>(s)].reset();
         }
       }
     }
     // Passes whose deadline the evaluated observations have passed.
     for (PendingPass& pass : passes) {
       if (pass.passed || !pass.deadline ||
-          (*pass.deadline + kGrabSeconds >= horizon && !finished)) {
+          (*pass.deadline + kGrabSeconds >= horizon && !final_views)) {
         continue;
       }
       const Seat partner = partner_of(pass.capturer);
@@ -3587,7 +3616,7 @@ struct Tracker::Impl {
           (!pass.there_after_deadline.value_or(true) ||
            !hand_over_holdings(seat_index(partner), pass.by_deadline->t, *pass.deadline));
       // Whose it is waits until the piece is seen (credit_pass_by_drop decides a drop).
-      if (not_there && !pass.seen_after_deadline && !finished &&
+      if (not_there && !pass.seen_after_deadline && !final_views &&
           *pass.deadline + kUndecidedPassSeconds >= horizon) {
         continue;
       }
@@ -3596,7 +3625,8 @@ struct Tracker::Impl {
       // not told; a shortfall it leaves in the area may be a hidden piece.
       // A resync from the capture to the deadline may have taken the partner's drop of the
       // piece for a disturbance (held-out 11200: 14b. Bxf2+, then board A resynced).
-      const bool track_lost = resync_between(pass.t_capture, *pass.deadline + kGrabSeconds);
+      const bool track_lost =
+          resync_between(pass.t_capture, *pass.deadline + kGrabSeconds, partner.board);
       if (not_there && pass.seen_after_deadline && !track_lost) {
         incident(IncidentType::kCaptureNotPassed, pass.capturer, pass.t_capture, *pass.deadline,
                  pass.ply,
@@ -3643,7 +3673,6 @@ struct Tracker::Impl {
                     << shortfall.views_whole << (shortfall.unhanded ? " unhanded" : "") << "\n";
     }
     if (shortfall.from_capture || shortfall.unhanded || shortfall.in_doubt ||
-        resync_between(shortfall.start, t_end) ||
         t_end - shortfall.start < config.hidden_piece_seconds) {
       return;
     }
@@ -3754,7 +3783,10 @@ void Tracker::replay_committed(BoardId board, rules::Move move, double t,
   ++impl.next_press;
   ++impl.next_commit;
   apply_move(impl.committed, board, move, rules);
-  for (Hypothesis& h : impl.beam) apply_move(h.boards, board, move, rules);
+  for (Hypothesis& h : impl.beam) {
+    apply_move(h.boards, board, move, rules);
+    h.unseen_drop[index(board)].reset();
+  }
   impl.last_press_t[index(board)] = t;
   impl.learned_until[index(board)] = t;
   impl.clocks[index(board)].last_t = t;
