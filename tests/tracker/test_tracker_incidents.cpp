@@ -14,6 +14,7 @@ using namespace bugcam::tracker;
 using bugcam::tracker::testing::load_games;
 using bugcam::tracker::testing::Outcome;
 using bugcam::tracker::testing::run_tracker;
+using bugcam::tracker::testing::show_drop_as_nothing;
 
 // A 60-ply game with rare, brief misreads, before any incident is injected.
 const std::vector<bugcam::rules::BpgnGame>& clean_run_games() {
@@ -479,20 +480,7 @@ TEST(TrackerIncidents, AnAreaAfterADropCommittedOnlyAtTheEndIsNotShortOfIt) {
       for (SimulatedInput& input : inputs) {
         auto* o = std::get_if<BoardObservation>(&input);
         if (o == nullptr || o->board != board || o->t < dropped - 1.0) continue;
-        SquareEvidence& e = o->squares[static_cast<std::size_t>(drop.to())];
-        if (e.occluded && o->t < dropped) {
-          for (int s = 8; s < 56; ++s) {
-            if (before.piece_at(s).empty()) o->squares[static_cast<std::size_t>(s)].occluded = true;
-          }
-        } else if (!e.occluded) {
-          for (int s = 8; s < 56; ++s) {
-            const SquareEvidence& other = o->squares[static_cast<std::size_t>(s)];
-            if (s != drop.to() && before.piece_at(s).empty() && !other.occluded) {
-              e = other;
-              break;
-            }
-          }
-        }
+        show_drop_as_nothing(*o, before, drop.to(), dropped);
       }
       // The footage ends just after the last press, before that press is read.
       std::erase_if(inputs, [&](const SimulatedInput& input) {

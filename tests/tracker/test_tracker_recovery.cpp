@@ -13,6 +13,7 @@ using bugcam::tracker::testing::expect_committed_as_played;
 using bugcam::tracker::testing::load_games;
 using bugcam::tracker::testing::Outcome;
 using bugcam::tracker::testing::run_tracker;
+using bugcam::tracker::testing::show_drop_as_nothing;
 using bugcam::tracker::testing::squares_untouched;
 
 const std::vector<bugcam::rules::BpgnGame>& games() {
@@ -519,23 +520,11 @@ TEST(TrackerRecovery, ADropReadOnlyBeforeTheAnswerGoesWhereItIsRead) {
         if (o == nullptr || o->board != truth.board) continue;
         const double read_from = (truth.t + answered) / 2;
         if (o->t < truth.t - 1.0 || o->t > read_from + 0.1) continue;
-        SquareEvidence& e = o->squares[static_cast<std::size_t>(to)];
         if (o->t > read_from) {
-          e.occluded = true;  // the opponent's arm passes, and the piece reads right after it
-        } else if (!e.occluded) {
-          // Read as the other empty squares of the frame read.
-          for (int s = 8; s < 56; ++s) {
-            const SquareEvidence& other = o->squares[static_cast<std::size_t>(s)];
-            if (s != to && before.piece_at(s).empty() && !other.occluded) {
-              e = other;
-              break;
-            }
-          }
-        } else if (o->t < truth.t) {
-          // The arm that drops it crosses the board: every empty square is covered a while.
-          for (int s = 8; s < 56; ++s) {
-            if (before.piece_at(s).empty()) o->squares[static_cast<std::size_t>(s)].occluded = true;
-          }
+          // The opponent's arm passes, and the piece reads right after it.
+          o->squares[static_cast<std::size_t>(to)].occluded = true;
+        } else {
+          show_drop_as_nothing(*o, before, to, truth.t);
         }
       }
     };

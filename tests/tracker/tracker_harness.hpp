@@ -40,6 +40,29 @@ inline bool squares_untouched(const rules::Replay& replay, BoardId board, std::s
   return true;
 }
 
+// Edits one frame `o` of vision's view of a drop onto `to` made from the position `before`,
+// pressed at `pressed`, so that the frame shows nothing of it: while the hand is over `to`
+// before the press, the arm crossing the board covers every empty square off the back ranks
+// too; where `to` is uncovered, it reads as the first other uncovered empty square reads.
+inline void show_drop_as_nothing(BoardObservation& o, const rules::Position& before,
+                                 rules::Square to, double pressed) {
+  SquareEvidence& e = o.squares[static_cast<std::size_t>(to)];
+  if (e.occluded) {
+    if (o.t >= pressed) return;
+    for (int s = 8; s < 56; ++s) {
+      if (before.piece_at(s).empty()) o.squares[static_cast<std::size_t>(s)].occluded = true;
+    }
+    return;
+  }
+  for (int s = 8; s < 56; ++s) {
+    const SquareEvidence& other = o.squares[static_cast<std::size_t>(s)];
+    if (s != to && before.piece_at(s).empty() && !other.occluded) {
+      e = other;
+      return;
+    }
+  }
+}
+
 struct Outcome {
   Simulation sim;
   std::vector<TrackedMove> committed;
