@@ -2417,14 +2417,20 @@ struct Tracker::Impl {
           // colour): a square seen to change (a knight dropped without a press and taken by
           // the answer scores as a drop seen nowhere), or a capture a hand reached, whose
           // square may read as before (held-out 10207: 6A. Qxf7+ 6a. Kxf7 after an unpressed
-          // 5a. e6 leave f7 black).
+          // 5a. e6 leave f7 black). Or onto a square seen to change from one a later ply of
+          // the mover fills again, which reads as if never left (held-out 11206: 11A. Bxh5
+          // unpressed, 12A. Nc3-e2 pressed; vision never saw e2 empty, so Bxh5 tied with
+          // every knight move from c3, and the first three in move order kept it out).
           const SquareState mover = state_of(sides[ply]);
           const std::uint64_t reached = l.changed | (l.touched & partial.p.pieces(!sides[ply]));
           std::vector<std::pair<double, int>> kept;
           int onto_kept = 0;
           for (std::size_t k = 0; k < scored.size(); ++k) {
-            const Square to = moves[scored[k].second].to();
-            const bool onto = ((reached >> to) & 1) != 0 && most_likely(l.whole[to]) != mover;
+            const Move move = moves[scored[k].second];
+            const bool from_refilled = !move.is_drop() && ((l.changed >> move.to()) & 1) != 0 &&
+                                       most_likely(l.whole[move.from()]) == mover;
+            const bool onto = ((reached >> move.to()) & 1) != 0 &&
+                              (most_likely(l.whole[move.to()]) != mover || from_refilled);
             if (k < kUnpressedBranching || (onto && onto_kept < kUnpressedBranching)) {
               kept.push_back(scored[k]);
               if (k >= kUnpressedBranching) ++onto_kept;
