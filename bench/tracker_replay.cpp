@@ -31,6 +31,10 @@
 // tuning, on logs saved with `record_eval --holdings`); --beam sets how many game histories
 // the tracker keeps (TrackerConfig::beam_width, for tuning); --without-beside leaves out what
 // the tracker learns of shadows beside pieces (TrackerConfig::learn_shadows_beside).
+// The last line gives how long after their presses moves were committed over all the clips
+// (median, 90th and 99th percentiles, the longest and its move): until then the live page
+// shows them provisional, and game.bpgn does not hold them.
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdio>
@@ -142,9 +146,18 @@ char evidence_symbol(const tracker::SquareEvidence& square) {
   return square.altered ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
 }
 
+// How long after its press each move was committed (the live page shows it provisional until
+// then): the time of the input after which the tracker committed it, less the move's time.
+// A move committed only when the footage ends counts until the last input.
+struct CommitLatency {
+  double seconds = 0.0;
+  std::string ply;
+};
+
 struct Result {
   pipeline::Accuracy accuracy;
   int committed = 0;
+  std::vector<CommitLatency> latencies;
 };
 
 int seat_slot(const tracker::Seat& seat) {
@@ -251,19 +264,24 @@ Result replay(const fs::path& clip, const ReplayOptions& options) {
   tracker::Tracker tracker(config);
   std::array<std::optional<tracker::HoldingsObservation>, 4> last_traced;
   Result result;
+  double input_t = 0.0;  // of the latest clock event or board observation
   const auto drain = [&] {
     for (const tracker::TrackerEvent& event : tracker.take_events()) {
       if (const auto* m = std::get_if<tracker::TrackedMove>(&event); m && !m->provisional) {
         ++result.committed;
+        result.latencies.push_back(
+            {input_t - m->t, std::string(1, rules::board_letter(m->board)) + " " + m->ply});
       }
       recorder.record(event);
     }
   };
   for (const pipeline::LoggedInput& input : inputs) {
     if (const auto* e = std::get_if<capture::ClockEvent>(&input)) {
+      input_t = std::max(input_t, e->t);
       tracker.add(*e);
       recorder.record(*e);
     } else if (const auto* b = std::get_if<tracker::BoardObservation>(&input)) {
+      input_t = std::max(input_t, b->t);
       if (options.watched && b->board == options.watched->board) {
         const tracker::SquareEvidence& seen =
             b->squares[static_cast<std::size_t>(options.watched->square)];
@@ -371,10 +389,20 @@ int main(int argc, char** argv) {
   int right = 0, compared = 0, exact = 0, found = 0, truth = 0, failed = 0;
   std::map<std::string, int> false_by_type;
   double press_error_max = 0.0;
+  std::vector<double> latencies;
+  CommitLatency latest;
+  std::string latest_clip;
   for (const fs::path& clip : clips) {
     try {
       const Result r = replay(clip, options);
       const pipeline::Accuracy& a = r.accuracy;
+      for (const CommitLatency& l : r.latencies) {
+        latencies.push_back(l.seconds);
+        if (l.seconds > latest.seconds) {
+          latest = l;
+          latest_clip = clip.filename().string();
+        }
+      }
       right += a.moves_right;
       compared += a.moves_compared;
       exact += a.exact ? 1 : 0;
@@ -403,5 +431,13 @@ int main(int argc, char** argv) {
               clips.size() - static_cast<std::size_t>(failed), found, truth, false_total);
   for (const auto& [type, n] : false_by_type) std::printf(" %s %d", type.c_str(), n);
   std::printf(", press error max %.3fs\n", press_error_max);
+  if (!latencies.empty()) {
+    std::sort(latencies.begin(), latencies.end());
+    const auto at = [&](double q) {
+      return latencies[static_cast<std::size_t>(q * static_cast<double>(latencies.size() - 1))];
+    };
+    std::printf("commit latency median %.1fs, 90%% %.1fs, 99%% %.1fs, max %.1fs (%s %s)\n", at(0.5),
+                at(0.9), at(0.99), latest.seconds, latest_clip.c_str(), latest.ply.c_str());
+  }
   return failed == 0 ? 0 : 1;
 }
