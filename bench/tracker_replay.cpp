@@ -7,7 +7,7 @@
 //   tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] [--without-leans]
 //                [--lean SHORT,TALL,RADIUS] [--square BOARD:SQUARE] [--hidden-seconds S]
 //                [--altered] [--symbols] [--no-knocks] [--beam N]
-//                [--without-beside]
+//                [--without-beside] [--without-shadow-sides]
 // --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt, with each
 // holding area's reading where it changes (in logs saved with `record_eval --holdings`), and
 // at each press where the true history (truth.bpgn) ranks and whether the beam kept it;
@@ -30,7 +30,9 @@
 // --hidden-seconds sets how long a held piece must go unseen to be a hidden_piece (for
 // tuning, on logs saved with `record_eval --holdings`); --beam sets how many game histories
 // the tracker keeps (TrackerConfig::beam_width, for tuning); --without-beside leaves out what
-// the tracker learns of shadows beside pieces (TrackerConfig::learn_shadows_beside).
+// the tracker learns of shadows beside pieces (TrackerConfig::learn_shadows_beside);
+// --without-shadow-sides leaves out the side the start position's shadows fell on, from the
+// recorded calibration (TrackerConfig::shadow_rank_side).
 // The last line gives how long after their presses moves were committed over all the clips
 // (median, 90th and 99th percentiles, the longest and its move): until then the live page
 // shows them provisional, and game.bpgn does not hold them.
@@ -63,7 +65,8 @@ using namespace bugcam;
 [[noreturn]] void usage(const std::string& what) {
   std::cerr << "tracker_replay: " << what
             << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] "
-               "[--without-leans] [--lean SHORT,TALL,RADIUS] [--square BOARD:SQUARE] "
+               "[--without-leans] [--without-shadow-sides] [--lean SHORT,TALL,RADIUS] [--square "
+               "BOARD:SQUARE] "
                "[--hidden-seconds S] [--altered] [--symbols] [--no-knocks] [--beam N] "
                "[--without-beside]\n";
   std::exit(2);
@@ -201,6 +204,7 @@ struct ReplayOptions {
   bool trace = false;
   bool holdings = true;
   bool leans = true;
+  bool shadow_sides = true;
   pipeline::HidingSizes sizes;
   std::optional<WatchedSquare> watched;
   std::optional<double> hidden_seconds;
@@ -219,11 +223,10 @@ Result replay(const fs::path& clip, const ReplayOptions& options) {
   if (options.beam_width) config.beam_width = *options.beam_width;
   config.learn_shadows_beside = options.beside;
   config.disturbed_when_restored = options.knocked;
-  if (options.leans) {
-    config.leans_over = pipeline::tracker_leans(
-        calibration::load_calibration((clip / "recorded" / "calibration.pbtxt").string()),
-        options.sizes);
-  }
+  const calibration::Calibration recorded =
+      calibration::load_calibration((clip / "recorded" / "calibration.pbtxt").string());
+  if (options.leans) config.leans_over = pipeline::tracker_leans(recorded, options.sizes);
+  if (options.shadow_sides) config.shadow_rank_side = pipeline::tracker_shadow_sides(recorded);
   std::map<std::tuple<int, int, int>, std::optional<tracker::PieceTypeScores>> answers;
   for (const pipeline::LoggedInput& input : inputs) {
     if (const auto* e = std::get_if<capture::ClockEvent>(&input)) {
@@ -349,6 +352,8 @@ int main(int argc, char** argv) {
       options.beside = false;
     } else if (arg == "--without-leans") {
       options.leans = false;
+    } else if (arg == "--without-shadow-sides") {
+      options.shadow_sides = false;
     } else if (arg == "--lean") {
       char rest = 0;
       if (i + 1 >= argc ||

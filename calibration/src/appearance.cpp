@@ -1,6 +1,7 @@
 // The top-down warp of a board and what each of its squares looks like against the board's
 // own colours. Used by calibration (White's edge from the pieces) and by vision (per frame).
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <opencv2/imgproc.hpp>
@@ -60,6 +61,20 @@ void agree_square_colours(BoardLooks& looks, const std::vector<const BoardLooks*
     }
     looks.empty_square_ratio[sq] =
         2 * ratios.size() > learnt ? channel_median(ratios) : cv::Vec3f(0, 0, 0);
+  }
+}
+
+void agree_shadow_rank_side(BoardLooks& looks, const std::vector<const BoardLooks*>& seen) {
+  std::array<size_t, 3> votes{};  // sides -1, 0, 1
+  size_t learnt = 0;
+  for (const BoardLooks* other : seen) {
+    if (!other->learned) continue;
+    ++learnt;
+    ++votes[static_cast<size_t>(other->shadow_rank_side + 1)];
+  }
+  looks.shadow_rank_side = 0;
+  for (const int side : {-1, 1}) {
+    if (2 * votes[static_cast<size_t>(side + 1)] > learnt) looks.shadow_rank_side = side;
   }
 }
 

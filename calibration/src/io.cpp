@@ -3,6 +3,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <string>
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
@@ -82,6 +83,11 @@ BoardLooks read_looks(const proto::BoardLooks& in, const std::string& where) {
       read_colour(in.shadow_ratio(), where, "looks.shadow_ratio").value_or(cv::Vec3d(0, 0, 0)));
   looks.solid_share = static_cast<float>(in.solid_share());
   looks.bright_margin = static_cast<float>(in.bright_margin());
+  if (in.shadow_rank_side() < -1 || in.shadow_rank_side() > 1) {
+    throw CalibrationError(where + ": looks.shadow_rank_side is " +
+                           std::to_string(in.shadow_rank_side()) + ", not -1, 0 or 1");
+  }
+  looks.shadow_rank_side = in.shadow_rank_side();
   for (const proto::SquareColourRatio& colour : in.square_colours()) {
     const std::string& name = colour.square();
     if (name.size() != 2 || name[0] < 'a' || name[0] > 'h' || name[1] < '1' || name[1] > '8') {
@@ -144,6 +150,7 @@ std::string to_pbtxt(const Calibration& calibration) {
       write_colour(board.looks.black_on_dark, looks->mutable_black_on_dark());
       looks->set_solid_share(static_cast<double>(board.looks.solid_share));
       looks->set_bright_margin(static_cast<double>(board.looks.bright_margin));
+      looks->set_shadow_rank_side(board.looks.shadow_rank_side);
       if (board.looks.shadow_ratio != cv::Vec3f(0, 0, 0)) {
         write_colour(board.looks.shadow_ratio, looks->mutable_shadow_ratio());
       }

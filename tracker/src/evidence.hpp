@@ -7,6 +7,7 @@
 #include <array>
 #include <deque>
 #include <optional>
+#include <utility>
 
 #include "bugcam/tracker.hpp"
 
@@ -40,6 +41,12 @@ constexpr std::size_t beside_cell(int square, int caster, bool long_caster) {
   const int df = caster % 8 - square % 8, dr = caster / 8 - square / 8;
   return static_cast<std::size_t>((long_caster ? kBesideSide * kBesideSide : 0) +
                                   (dr + kBesideReach) * kBesideSide + df + kBesideReach);
+}
+
+// The offset (ranks, files) from the square to the caster of `cell` (beside_cell).
+constexpr std::pair<int, int> beside_offset(std::size_t cell) {
+  const int within = static_cast<int>(cell) % (kBesideSide * kBesideSide);
+  return {within / kBesideSide - kBesideReach, within % kBesideSide - kBesideReach};
 }
 
 struct Run {

@@ -284,8 +284,16 @@ using BesideCosts = std::array<double, 2 * detail::kBesideCells>;
 // clips' logs: 0.15 and 0.2 fix 10301, 10302's illegal move and 10303; 0.1 loses moves on
 // 10107 and 10303's press; 0.25 fixes 10301 only).
 constexpr double kBesideMinRate = 0.15;
-// nullopt where no offset is frequent enough.
-std::optional<BesideCosts> beside_costs(const detail::BoardEvidence& evidence) {
+// The rate taken for the piece one rank along the side its shadows fall on, as seen in the
+// start position (TrackerConfig::shadow_rank_side), where nothing learned is higher: a grey
+// shadow on a cream square reads as a white piece from the first moves on (held-out 11200:
+// 3A. d4's shadow on d3 read white at 0.99, and 3A. d3 was recorded for d4), while over
+// the game such readings stay rare among the board's empty squares beside pieces (7 % on
+// 11200's board A), too rare to learn. Replays of the 35 rendered clips with the side measured
+// on their first frames: 0.2 and 0.3 alike (11200 exact, nothing else changed), 0.5 loses 2.
+constexpr double kShadowSideRate = 0.25;
+// nullopt where no offset is frequent enough. `shadow_side`: TrackerConfig::shadow_rank_side.
+std::optional<BesideCosts> beside_costs(const detail::BoardEvidence& evidence, int shadow_side) {
   BesideCosts out;
   out.fill(-std::numeric_limits<double>::infinity());
   bool any = false;
@@ -293,8 +301,13 @@ std::optional<BesideCosts> beside_costs(const detail::BoardEvidence& evidence) {
     for (std::size_t cell = 0; cell < detail::kBesideCells; ++cell) {
       const std::optional<double> rate =
           evidence.beside_rate(colour == 0 ? SquareState::kWhite : SquareState::kBlack, cell);
-      if (rate && *rate >= kBesideMinRate) {
-        out[colour * detail::kBesideCells + cell] = std::log(*rate);
+      const double floor =
+          shadow_side != 0 && detail::beside_offset(cell) == std::pair{shadow_side, 0}
+              ? kShadowSideRate
+              : 0.0;
+      const double taken = std::max(rate && *rate >= kBesideMinRate ? *rate : 0.0, floor);
+      if (taken > 0.0) {
+        out[colour * detail::kBesideCells + cell] = std::log(taken);
         any = true;
       }
     }
@@ -2273,7 +2286,9 @@ struct Tracker::Impl {
     const int b = index(press.board);
     PressEvidence out;
     out.leans = leans_of(b);
-    if (config.learn_shadows_beside) beside[b] = beside_costs(evidence[b]);
+    if (config.learn_shadows_beside) {
+      beside[b] = beside_costs(evidence[b], config.shadow_rank_side[static_cast<std::size_t>(b)]);
+    }
     out.beside = beside[b] ? &*beside[b] : nullptr;
     const auto readings = evidence[b].readings_at(evidence_t, before);
     const detail::BoardEvidence::Changes news =

@@ -10,6 +10,8 @@
 #include <numeric>
 #include <optional>
 
+#include <opencv2/imgproc.hpp>
+
 #include "bugcam/vision.hpp"
 #include "colour.hpp"
 #include "piece_geometry.hpp"
@@ -633,6 +635,7 @@ std::optional<calibration::BoardLooks> learn_board(const cv::Mat& warped_bgr,
   if (luma(looks.white_on_light) <= luma(looks.black_on_light) ||
       luma(looks.white_on_dark) <= luma(looks.black_on_dark))
     return std::nullopt;
+  looks.shadow_rank_side = shadow_rank_side(warped_bgr, plan.square_px, seen.a1_is_dark);
   // Between the most an empty square showed and the least a piece did, when they part well.
   if (piece_solid > kSolidShareParting * std::max(empty_solid, kSolidShareFloor)) {
     looks.solid_share = std::clamp(std::sqrt(std::max(empty_solid, kSolidShareFloor) * piece_solid),
@@ -642,6 +645,29 @@ std::optional<calibration::BoardLooks> learn_board(const cv::Mat& warped_bgr,
 }
 
 }  // namespace
+
+int shadow_rank_side(const cv::Mat& warped_bgr, int square_px, bool a1_is_dark) {
+  cv::Mat gray;
+  cv::cvtColor(warped_bgr, gray, cv::COLOR_BGR2GRAY);
+  // Mean luma of the middle half of the light squares of each rank (0-based) from 2 to 5.
+  const auto light_rank_luma = [&](int rank) {
+    double sum = 0.0;
+    int squares = 0;
+    for (int file = 0; file < 8; ++file) {
+      if (((file + rank) % 2 == 0) == a1_is_dark) continue;  // a square of a1's colour
+      const cv::Rect middle(file * square_px + square_px / 4,
+                            (7 - rank) * square_px + square_px / 4, square_px / 2, square_px / 2);
+      sum += cv::mean(gray(middle))[0];
+      ++squares;
+    }
+    return sum / squares;
+  };
+  const double unshaded = std::min(light_rank_luma(3), light_rank_luma(4));
+  const double rank_6 = light_rank_luma(5), rank_3 = light_rank_luma(2);
+  if (rank_6 < unshaded - kShadowRankLumaDrop && rank_6 < rank_3) return 1;
+  if (rank_3 < unshaded - kShadowRankLumaDrop) return -1;
+  return 0;
+}
 
 int learn_looks(const cv::Mat& frame_bgr, calibration::Calibration& calibration, int square_px) {
   const std::vector<Viewpoint> views = estimate_viewpoints(calibration);

@@ -49,6 +49,13 @@ struct BoardLooks {
   // position's empty squares (ranks 3 to 6) that stay nearer their parity's colour than the
   // other's (a stronger hot spot is not learnt); all 0 elsewhere.
   std::array<cv::Vec3f, 64> empty_square_ratio{};
+  // Which way the light cast the pieces' shadows along the files, as the rank offset from a
+  // darkened empty square to the piece casting on it: +1, toward rank 1 (in the start
+  // position, the light squares of rank 6 darker than those of ranks 4 and 5); -1, toward
+  // rank 8 (rank 3 darker); 0, neither seen. A shadow there can read as a piece (a grey shadow
+  // on a cream square like a white pawn): the tracker expects it (TrackerConfig::
+  // shadow_rank_side).
+  int shadow_rank_side = 0;
 };
 
 // The camera lens's radial distortion, one term about the image centre: a pixel seen at
@@ -237,6 +244,9 @@ cv::Vec3f channel_median(std::vector<cv::Vec3f>& colours);
 // median of the frames that learnt one, where more than half of those that learnt looks did;
 // forgotten where fewer did (a hand passing over it in one frame). One frame alone keeps all.
 void agree_square_colours(BoardLooks& looks, const std::vector<const BoardLooks*>& seen);
+// The side the shadows fell on (BoardLooks::shadow_rank_side) of `looks` as more than half of
+// `seen` that learnt looks saw it, else 0 (a hand over rank 3 or 6 in one frame darkens it).
+void agree_shadow_rank_side(BoardLooks& looks, const std::vector<const BoardLooks*>& seen);
 
 // --- Files and pictures --------------------------------------------------------------------
 

@@ -170,5 +170,9 @@ struct HidingSizes {
 };
 std::array<tracker::PieceLeans, 2> tracker_leans(const calibration::Calibration& calibration,
                                                  const HidingSizes& sizes = {});
+// Per board (A, B): the side the start position's shadows fell on
+// (calibration::BoardLooks::shadow_rank_side), for TrackerConfig::shadow_rank_side; 0 for a
+// board without learnt looks.
+std::array<int, 2> tracker_shadow_sides(const calibration::Calibration& calibration);
 
 }  // namespace bugcam::pipeline

@@ -401,6 +401,15 @@ inline constexpr float kSamplingPieceFraction = 0.07f;
 calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const SquareSampling& plan,
                                            const calibration::BoardLooks& looks = {});
 
+// Which way the light cast the pieces' shadows along the files, from a top-down view of the
+// start position (calibration::warp_board's layout, `square_px` pixels per square), as
+// calibration::BoardLooks::shadow_rank_side: the light squares of rank 6 (under the shadows of
+// rank 7 when they fall toward rank 1), and of rank 3, against the darker of ranks 4 and 5,
+// where no piece casts; kShadowRankLumaDrop luma levels darker in the middle of the squares is
+// a shadow. `a1_is_dark`: the board's parity (calibration::BoardAppearance::a1_is_dark).
+inline constexpr double kShadowRankLumaDrop = 3.0;
+int shadow_rank_side(const cv::Mat& warped_bgr, int square_px, bool a1_is_dark);
+
 // Learns each board's looks (calibration::BoardLooks: its pieces' colours, its shadows) from a
 // frame of the start position, ranks 1-2 white, 7-8 black, 3-6 empty, in the calibration's
 // orientation. A board whose squares do not show that position keeps what it had. Returns
