@@ -277,6 +277,7 @@ TEST(CalibrationFile, LearntLooksRoundTripAndOldFilesHaveNone) {
   looks.bright_margin = 12.5f;
   looks.empty_square_ratio[16] = {1.37f, 1.27f, 1.14f};  // a3
   looks.empty_square_ratio[47] = {1.05f, 1.04f, 1.02f};  // h6
+  looks.shadow_rank_side = -1;
   const Calibration back = from_pbtxt(to_pbtxt(calibration), "looks.pbtxt");
   EXPECT_FALSE(back.boards[0].looks.learned);
   const BoardLooks& read = back.boards[1].looks;
@@ -289,6 +290,7 @@ TEST(CalibrationFile, LearntLooksRoundTripAndOldFilesHaveNone) {
   EXPECT_FLOAT_EQ(read.solid_share, looks.solid_share);
   EXPECT_FLOAT_EQ(read.bright_margin, looks.bright_margin);
   EXPECT_EQ(read.empty_square_ratio, looks.empty_square_ratio);
+  EXPECT_EQ(read.shadow_rank_side, -1);
   EXPECT_NE(to_pbtxt(calibration).find("square: \"a3\""), std::string::npos);
 }
 
@@ -341,6 +343,29 @@ TEST(LearntLooks, SquareColoursAreThoseMostFramesSaw) {
   EXPECT_EQ(unlearnt.empty_square_ratio[16], none);
 }
 
+// Which way the shadows fell, learnt on one frame of the start, may be a hand over rank 3 or
+// 6: kept where more than half of the frames that learnt looks saw it.
+TEST(LearntLooks, ShadowSideIsTheOneMostFramesSaw) {
+  const auto frame = [](int side, bool learned = true) {
+    BoardLooks looks;
+    looks.learned = learned;
+    looks.shadow_rank_side = side;
+    return looks;
+  };
+  const auto agreed = [](const std::vector<BoardLooks>& frames) {
+    std::vector<const BoardLooks*> seen;
+    for (const BoardLooks& looks : frames) seen.push_back(&looks);
+    BoardLooks chosen = frames.front();
+    agree_shadow_rank_side(chosen, seen);
+    return chosen.shadow_rank_side;
+  };
+  EXPECT_EQ(agreed({frame(1), frame(1), frame(0), frame(-1, false)}), 1);  // 2 of 3 learnt
+  EXPECT_EQ(agreed({frame(-1), frame(0), frame(-1)}), -1);
+  EXPECT_EQ(agreed({frame(1), frame(0)}), 0);  // 1 of 2: a hand over rank 6 in one frame
+  EXPECT_EQ(agreed({frame(1), frame(-1), frame(0)}), 0);
+  EXPECT_EQ(agreed({frame(1)}), 1);  // one frame alone keeps its side
+}
+
 // A damaged colour is an error that names the file, the board and the field, not a board
 // silently read with nothing learnt.
 TEST(CalibrationFile, DamagedColoursAreErrorsNamingTheBoardAndField) {
@@ -373,6 +398,8 @@ TEST(CalibrationFile, DamagedColoursAreErrorsNamingTheBoardAndField) {
   EXPECT_EQ(error_of(pieces + "square_colours { square: \"a3\" bgr: [1, 1, 1] } " +
                      "square_colours { square: \"a3\" bgr: [1, 1, 1] } }"),
             "damaged.pbtxt: board B: looks.square_colours has a3 twice");
+  EXPECT_EQ(error_of(pieces + "shadow_rank_side: 2 }"),
+            "damaged.pbtxt: board B: looks.shadow_rank_side is 2, not -1, 0 or 1");
   EXPECT_EQ(error_of("light_square_bgr: [1, 2, 3, 4] dark_square_bgr: [1, 2, 3]"),
             "damaged.pbtxt: board B: light_square_bgr needs 3 numbers, has 4");
   EXPECT_EQ(error_of("light_square_bgr: [1, 2, 3]"),

@@ -227,4 +227,60 @@ TEST(TrackerShadows, ALongPiecesShadowBesideItIsLearnedAndNotTakenForAPiece) {
   EXPECT_LE(incidents_learnt, incidents_unlearnt);
 }
 
+// A low light beyond rank 8 of board A: every piece that comes to a square casts its shadow
+// on the square one rank lower, which vision reads as a piece of the caster's colour while it
+// is empty (held-out 11200: 3A. d4's shadow on d3 read white, and 3A. d3 was recorded). From
+// each ply of board A in the first `plies` whose piece lands above an empty square, where both
+// squares stay as they are for `stays` plies of the board.
+SimulationOptions shade_below_arrivals(const bugcam::rules::BpgnGame& game, int plies, int stays) {
+  const bugcam::rules::Replay replay = bugcam::rules::replay(game);
+  SimulationOptions options = few_misreads(plies);
+  std::uint64_t shaded = 0;
+  const std::size_t last = std::min(static_cast<std::size_t>(plies), replay.plies.size());
+  for (std::size_t i = 0; i < last; ++i) {
+    const auto& ply = replay.plies[i];
+    const bugcam::rules::Square caster = ply.move.to();
+    if (ply.board != BoardId::kA || bugcam::rules::rank_of(caster) == 0) continue;
+    const auto below = static_cast<bugcam::rules::Square>(caster - 8);
+    if (((shaded >> below) & 1) != 0 || !board_a_after(replay, i).piece_at(below).empty()) continue;
+    std::size_t end = i + 1;
+    for (int seen = 0; seen < stays && end < last; ++end) {
+      seen += replay.plies[end].board == BoardId::kA ? 1 : 0;
+    }
+    if (!squares_untouched(replay, BoardId::kA, i + 1, end, {caster, below})) continue;
+    options.shadowed.push_back(
+        {BoardId::kA, below, ply.before.side_to_move(), static_cast<int>(i)});
+    shaded |= std::uint64_t{1} << below;
+  }
+  return options;
+}
+
+// Told from the start position which way the shadows fall (TrackerConfig::shadow_rank_side),
+// the tracker takes a piece read one rank that way from a piece for its shadow from the first
+// moves on, before it could learn them.
+TEST(TrackerShadows, ShadowsOnTheSideTheStartShowedAreNotTakenForPieces) {
+  const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
+  int shaded = 0, moves_told = 0, moves_untold = 0, incidents_told = 0, incidents_untold = 0;
+  for (std::size_t g = 0; g < 8 && g < games.size(); ++g) {
+    const SimulationOptions shade = shade_below_arrivals(games[g], 40, 6);
+    if (shade.shadowed.empty()) continue;
+    TrackerConfig told;
+    told.shadow_rank_side = {1, 0};
+    const Outcome with = run_tracker(games[g], shade, told);
+    const Outcome without = run_tracker(games[g], shade);
+    shaded += static_cast<int>(shade.shadowed.size());
+    moves_told += with.right;
+    moves_untold += without.right;
+    incidents_told += static_cast<int>(with.incidents.size());
+    incidents_untold += static_cast<int>(without.incidents.size());
+    std::cout << "game " << g << ": " << shade.shadowed.size() << " shadows; moves right "
+              << with.right << " told / " << without.right << " not, of " << with.sim.truth.size()
+              << "; incidents " << with.incidents.size() << " / " << without.incidents.size()
+              << "\n";
+  }
+  ASSERT_GE(shaded, 20) << "too few shadows";
+  EXPECT_GT(moves_told, moves_untold);
+  EXPECT_LE(incidents_told, incidents_untold);
+}
+
 }  // namespace

@@ -291,4 +291,39 @@ TEST(LearntLooks, NothingIsLearntFromAGameInProgress) {
   for (const calibration::Board& board : calibration.boards) EXPECT_FALSE(board.looks.learned);
 }
 
+// A top-down view of an empty board, 32 pixels a square, a1 dark: cream light squares, brown
+// dark ones, the middle of the light squares of `shaded_rank` (0-based; none when negative)
+// darkened by `drop` luma levels, as a piece's shadow from the rank beside darkens them.
+cv::Mat board_with_shaded_rank(int shaded_rank, double drop) {
+  constexpr int kPx = 32;
+  cv::Mat view(8 * kPx, 8 * kPx, CV_8UC3);
+  for (int rank = 0; rank < 8; ++rank) {
+    for (int file = 0; file < 8; ++file) {
+      const bool light = (rank + file) % 2 == 1;
+      const cv::Scalar colour = light ? cv::Scalar(190, 215, 225) : cv::Scalar(60, 90, 130);
+      const cv::Rect square(file * kPx, (7 - rank) * kPx, kPx, kPx);
+      view(square).setTo(colour);
+      if (light && rank == shaded_rank) {
+        view(cv::Rect(square.x + 8, square.y + 4, 16, 24)).setTo(colour - cv::Scalar::all(drop));
+      }
+    }
+  }
+  return view;
+}
+
+// Which way the shadows fall is read from the empty squares of the start position nearest the
+// pieces: rank 6 darker than ranks 4 and 5, shadows from rank 7 toward rank 1; rank 3, from
+// rank 2 toward rank 8. A drop within what noise and print make is no shadow.
+TEST(ShadowSide, RankSixOrThreeDarkerThanTheMiddleSaysWhichWayShadowsFall) {
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_rank(5, 12.0), 32, true), 1);
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_rank(2, 12.0), 32, true), -1);
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_rank(-1, 0.0), 32, true), 0);
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_rank(5, kShadowRankLumaDrop / 2), 32, true), 0);
+  // The middle ranks darkened are no side (a shadow reaching past rank 6 is not this).
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_rank(4, 12.0), 32, true), 0);
+  // Read on the light squares, whichever colour a1 is: with a1 taken for light, the drawn
+  // light squares are taken for dark ones and their shade is not seen.
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_rank(5, 12.0), 32, false), 0);
+}
+
 }  // namespace
