@@ -406,7 +406,9 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
 // calibration::BoardLooks::shadow_rank_side: the light squares of rank 6 (under the shadows of
 // rank 7 when they fall toward rank 1), and of rank 3, against the darker of ranks 4 and 5,
 // where no piece casts; kShadowRankLumaDrop luma levels darker in the middle of the squares is
-// a shadow. `a1_is_dark`: the board's parity (calibration::BoardAppearance::a1_is_dark).
+// a shadow (on the first frames of the 35 rendered clips, 11 of 70 boards had a side, by 5 to
+// 33 levels, the rest within 3; replays gave the same moves with 2 and 5). `a1_is_dark`: the
+// board's parity (calibration::BoardAppearance::a1_is_dark).
 inline constexpr double kShadowRankLumaDrop = 3.0;
 int shadow_rank_side(const cv::Mat& warped_bgr, int square_px, bool a1_is_dark);
 
