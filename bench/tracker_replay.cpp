@@ -150,8 +150,8 @@ char evidence_symbol(const tracker::SquareEvidence& square) {
 }
 
 // How long after its press each move was committed (the live page shows it provisional until
-// then): the time of the input after which the tracker committed it, less the move's time.
-// A move committed only when the footage ends counts until the last input.
+// then): the time of the latest clock event or board observation when the tracker committed
+// it, less the move's time. A move committed only when the footage ends counts until the last.
 struct CommitLatency {
   double seconds = 0.0;
   std::string ply;
@@ -223,10 +223,12 @@ Result replay(const fs::path& clip, const ReplayOptions& options) {
   if (options.beam_width) config.beam_width = *options.beam_width;
   config.learn_shadows_beside = options.beside;
   config.disturbed_when_restored = options.knocked;
-  const calibration::Calibration recorded =
-      calibration::load_calibration((clip / "recorded" / "calibration.pbtxt").string());
-  if (options.leans) config.leans_over = pipeline::tracker_leans(recorded, options.sizes);
-  if (options.shadow_sides) config.shadow_rank_side = pipeline::tracker_shadow_sides(recorded);
+  if (options.leans || options.shadow_sides) {
+    const calibration::Calibration recorded =
+        calibration::load_calibration((clip / "recorded" / "calibration.pbtxt").string());
+    if (options.leans) config.leans_over = pipeline::tracker_leans(recorded, options.sizes);
+    if (options.shadow_sides) config.shadow_rank_side = pipeline::tracker_shadow_sides(recorded);
+  }
   std::map<std::tuple<int, int, int>, std::optional<tracker::PieceTypeScores>> answers;
   for (const pipeline::LoggedInput& input : inputs) {
     if (const auto* e = std::get_if<capture::ClockEvent>(&input)) {

@@ -65,6 +65,10 @@ void agree_square_colours(BoardLooks& looks, const std::vector<const BoardLooks*
 }
 
 void agree_shadow_rank_side(BoardLooks& looks, const std::vector<const BoardLooks*>& seen) {
+  if (!looks.learned) {
+    looks.shadow_rank_side = 0;
+    return;
+  }
   std::array<size_t, 3> votes{};  // sides -1, 0, 1
   size_t learnt = 0;
   for (const BoardLooks* other : seen) {

@@ -2,8 +2,11 @@
 // read that square as the piece. Told which squares each square's piece hides
 // (TrackerConfig::leans_over), the tracker must not put a dropped piece on the square behind
 // the one it stands on. A low light's shadow beside a piece may read as a piece too: the
-// tracker learns where (TrackerShadows).
+// tracker learns where, and is told from the start position which way the shadows fall
+// (TrackerShadows).
 #include <gtest/gtest.h>
+
+#include <initializer_list>
 
 #include "tracker_harness.hpp"
 
@@ -43,6 +46,17 @@ SimulationOptions few_misreads(int plies) {
   return options;
 }
 
+// Whether `squares` of board A stay as they are for the `stays` plies of the board after ply
+// `i` of `replay`, within its first `last` plies.
+bool stay_on_board_a(const bugcam::rules::Replay& replay, std::size_t i, int stays,
+                     std::size_t last, std::initializer_list<bugcam::rules::Square> squares) {
+  std::size_t end = i + 1;
+  for (int seen = 0; seen < stays && end < last; ++end) {
+    seen += replay.plies[end].board == BoardId::kA ? 1 : 0;
+  }
+  return squares_untouched(replay, BoardId::kA, i + 1, end, squares);
+}
+
 // Every drop on board A in the first `plies` plies of `game` whose square one rank lower is
 // empty then: that square reads as the dropped piece's colour from the drop on, while it
 // stays empty (the simulation's ShadowedSquare), and as long as the dropped piece stays
@@ -62,12 +76,7 @@ HiddenDrops hide_behind_drops(const bugcam::rules::BpgnGame& game, int plies, in
     // The dropped piece must stay while the square behind it reads as it: until the end of
     // the clip, or `stays` plies of its board.
     const std::size_t last = std::min(static_cast<std::size_t>(plies), replay.plies.size());
-    std::size_t end = static_cast<std::size_t>(i) + 1;
-    for (int seen = 0; seen < stays && end < last; ++end) {
-      seen += replay.plies[end].board == BoardId::kA ? 1 : 0;
-    }
-    if (!squares_untouched(replay, BoardId::kA, static_cast<std::size_t>(i) + 1, end,
-                           {m.to(), behind})) {
+    if (!stay_on_board_a(replay, static_cast<std::size_t>(i), stays, last, {m.to(), behind})) {
       continue;
     }
     out.options.shadowed.push_back({BoardId::kA, behind, ply.before.side_to_move(), i});
@@ -170,11 +179,7 @@ HiddenDrops shade_above_long_casters(const bugcam::rules::BpgnGame& game, int pl
       const bool came = ply.move.to() == below;
       const bool emptied = !ply.move.is_drop() && ply.move.from() == above;
       if (!came && !emptied) continue;
-      std::size_t end = i + 1;
-      for (int seen = 0; seen < stays && end < last; ++end) {
-        seen += replay.plies[end].board == BoardId::kA ? 1 : 0;
-      }
-      if (!squares_untouched(replay, BoardId::kA, i + 1, end, {below, above})) continue;
+      if (!stay_on_board_a(replay, i, stays, last, {below, above})) continue;
       out.options.shadowed.push_back(
           {BoardId::kA, above, bugcam::rules::Color::kWhite, static_cast<int>(i)});
       shaded |= std::uint64_t{1} << above;
@@ -243,11 +248,7 @@ SimulationOptions shade_below_arrivals(const bugcam::rules::BpgnGame& game, int 
     if (ply.board != BoardId::kA || bugcam::rules::rank_of(caster) == 0) continue;
     const auto below = static_cast<bugcam::rules::Square>(caster - 8);
     if (((shaded >> below) & 1) != 0 || !board_a_after(replay, i).piece_at(below).empty()) continue;
-    std::size_t end = i + 1;
-    for (int seen = 0; seen < stays && end < last; ++end) {
-      seen += replay.plies[end].board == BoardId::kA ? 1 : 0;
-    }
-    if (!squares_untouched(replay, BoardId::kA, i + 1, end, {caster, below})) continue;
+    if (!stay_on_board_a(replay, i, stays, last, {caster, below})) continue;
     options.shadowed.push_back(
         {BoardId::kA, below, ply.before.side_to_move(), static_cast<int>(i)});
     shaded |= std::uint64_t{1} << below;

@@ -1,10 +1,13 @@
 // Learnt looks (calibration::BoardLooks): the pieces' colours and the shadows of a scene,
 // learnt from a rendered still of the start position and used to read other stills of the
 // same scene (same seed: boards, pieces, camera and light).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
@@ -292,18 +295,22 @@ TEST(LearntLooks, NothingIsLearntFromAGameInProgress) {
 }
 
 // A top-down view of an empty board, 32 pixels a square, a1 dark: cream light squares, brown
-// dark ones, the middle of the light squares of `shaded_rank` (0-based; none when negative)
-// darkened by `drop` luma levels, as a piece's shadow from the rank beside darkens them.
-cv::Mat board_with_shaded_rank(int shaded_rank, double drop) {
+// dark ones, each rank's squares `falloff` levels darker than the rank above, and the middle
+// of the light squares of `shaded_ranks` (0-based) darkened by `drop` luma levels, as a
+// piece's shadow from the rank beside darkens them.
+cv::Mat board_with_shaded_ranks(std::initializer_list<int> shaded_ranks, double drop,
+                                double falloff = 0.0) {
   constexpr int kPx = 32;
   cv::Mat view(8 * kPx, 8 * kPx, CV_8UC3);
   for (int rank = 0; rank < 8; ++rank) {
     for (int file = 0; file < 8; ++file) {
       const bool light = (rank + file) % 2 == 1;
-      const cv::Scalar colour = light ? cv::Scalar(190, 215, 225) : cv::Scalar(60, 90, 130);
+      const cv::Scalar colour = (light ? cv::Scalar(160, 185, 195) : cv::Scalar(60, 90, 130)) +
+                                cv::Scalar::all(falloff * rank);
       const cv::Rect square(file * kPx, (7 - rank) * kPx, kPx, kPx);
       view(square).setTo(colour);
-      if (light && rank == shaded_rank) {
+      if (light &&
+          std::find(shaded_ranks.begin(), shaded_ranks.end(), rank) != shaded_ranks.end()) {
         view(cv::Rect(square.x + 8, square.y + 4, 16, 24)).setTo(colour - cv::Scalar::all(drop));
       }
     }
@@ -315,15 +322,25 @@ cv::Mat board_with_shaded_rank(int shaded_rank, double drop) {
 // pieces: rank 6 darker than ranks 4 and 5, shadows from rank 7 toward rank 1; rank 3, from
 // rank 2 toward rank 8. A drop within what noise and print make is no shadow.
 TEST(ShadowSide, RankSixOrThreeDarkerThanTheMiddleSaysWhichWayShadowsFall) {
-  EXPECT_EQ(shadow_rank_side(board_with_shaded_rank(5, 12.0), 32, true), 1);
-  EXPECT_EQ(shadow_rank_side(board_with_shaded_rank(2, 12.0), 32, true), -1);
-  EXPECT_EQ(shadow_rank_side(board_with_shaded_rank(-1, 0.0), 32, true), 0);
-  EXPECT_EQ(shadow_rank_side(board_with_shaded_rank(5, kShadowRankLumaDrop / 2), 32, true), 0);
-  // The middle ranks darkened are no side (a shadow reaching past rank 6 is not this).
-  EXPECT_EQ(shadow_rank_side(board_with_shaded_rank(4, 12.0), 32, true), 0);
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({5}, 12.0), 32, true), 1);
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({2}, 12.0), 32, true), -1);
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({}, 0.0), 32, true), 0);
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({5}, kShadowRankLumaDrop / 2), 32, true), 0);
+  // The middle ranks darkened, or both outer ones (a lamp's hot spot between them): no side.
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({3}, 12.0), 32, true), 0);
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({4}, 12.0), 32, true), 0);
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({2, 5}, 12.0), 32, true), 0);
+  // Light falling off across the board, 6 levels a rank either way, is no shadow; a deeper
+  // shadow on it still is.
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({}, 0.0, 6.0), 32, true), 0);
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({}, 0.0, -6.0), 32, true), 0);
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({5}, 20.0, 6.0), 32, true), 1);
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({2}, 20.0, -6.0), 32, true), -1);
   // Read on the light squares, whichever colour a1 is: with a1 taken for light, the drawn
   // light squares are taken for dark ones and their shade is not seen.
-  EXPECT_EQ(shadow_rank_side(board_with_shaded_rank(5, 12.0), 32, false), 0);
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({5}, 12.0), 32, false), 0);
+  // Another view is an error that says what it needs.
+  EXPECT_THROW(shadow_rank_side(cv::Mat(100, 100, CV_8UC3), 32, true), std::invalid_argument);
 }
 
 }  // namespace

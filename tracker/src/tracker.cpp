@@ -291,9 +291,11 @@ constexpr double kBesideMinRate = 0.15;
 // the game such readings stay rare among the board's empty squares beside pieces (7 % on
 // 11200's board A), too rare to learn. Replays of the 35 rendered clips with the side measured
 // on their first frames: 0.2 and 0.3 alike (11200 exact, nothing else changed), 0.5 loses 2;
-// recorded again at 0.25, 11200 46/63 -> 63/63 moves, no other clip changed.
+// recorded again at 0.25, 11200 46/63 -> 63/63 moves, no other clip changed. For readings of
+// either colour, whatever the caster's: a shadow reads as the colour it looks like.
 constexpr double kShadowSideRate = 0.25;
-// nullopt where no offset is frequent enough. `shadow_side`: TrackerConfig::shadow_rank_side.
+// nullopt where no offset is frequent enough and no shadow side is given. `shadow_side`:
+// TrackerConfig::shadow_rank_side.
 std::optional<BesideCosts> beside_costs(const detail::BoardEvidence& evidence, int shadow_side) {
   BesideCosts out;
   out.fill(-std::numeric_limits<double>::infinity());
@@ -2438,12 +2440,16 @@ struct Tracker::Impl {
           // unpressed, 12A. Nc3-e2 pressed; vision never saw e2 empty, so Bxh5 tied with
           // every knight move from c3, and the first three in move order kept it out).
           const SquareState mover = state_of(sides[ply]);
+          const bool mover_moves_again =
+              std::find(sides.begin() + static_cast<std::ptrdiff_t>(ply) + 1, sides.end(),
+                        sides[ply]) != sides.end();
           const std::uint64_t reached = l.changed | (l.touched & partial.p.pieces(!sides[ply]));
           std::vector<std::pair<double, int>> kept;
           int onto_kept = 0;
           for (std::size_t k = 0; k < scored.size(); ++k) {
             const Move move = moves[scored[k].second];
-            const bool from_refilled = !move.is_drop() && ((l.changed >> move.to()) & 1) != 0 &&
+            const bool from_refilled = mover_moves_again && !move.is_drop() &&
+                                       ((l.changed >> move.to()) & 1) != 0 &&
                                        most_likely(l.whole[move.from()]) == mover;
             const bool onto = ((reached >> move.to()) & 1) != 0 &&
                               (most_likely(l.whole[move.to()]) != mover || from_refilled);

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 #include <opencv2/imgproc.hpp>
 
@@ -647,9 +649,14 @@ std::optional<calibration::BoardLooks> learn_board(const cv::Mat& warped_bgr,
 }  // namespace
 
 int shadow_rank_side(const cv::Mat& warped_bgr, int square_px, bool a1_is_dark) {
+  if (warped_bgr.type() != CV_8UC3 || square_px < 4 || warped_bgr.cols != 8 * square_px ||
+      warped_bgr.rows != 8 * square_px) {
+    throw std::invalid_argument("shadow_rank_side: needs an 8-bit BGR view of 8 x " +
+                                std::to_string(square_px) + " pixels a side");
+  }
   cv::Mat gray;
   cv::cvtColor(warped_bgr, gray, cv::COLOR_BGR2GRAY);
-  // Mean luma of the middle half of the light squares of each rank (0-based) from 2 to 5.
+  // Mean luma of the middle half of the light squares of a rank (0-based).
   const auto light_rank_luma = [&](int rank) {
     double sum = 0.0;
     int squares = 0;
@@ -662,11 +669,16 @@ int shadow_rank_side(const cv::Mat& warped_bgr, int square_px, bool a1_is_dark) 
     }
     return sum / squares;
   };
-  const double unshaded = std::min(light_rank_luma(3), light_rank_luma(4));
-  const double rank_6 = light_rank_luma(5), rank_3 = light_rank_luma(2);
-  if (rank_6 < unshaded - kShadowRankLumaDrop && rank_6 < rank_3) return 1;
-  if (rank_3 < unshaded - kShadowRankLumaDrop) return -1;
-  return 0;
+  const double rank_3 = light_rank_luma(2), rank_4 = light_rank_luma(3);
+  const double rank_5 = light_rank_luma(4), rank_6 = light_rank_luma(5);
+  // Each outer rank against the darker of ranks 4 and 5 and of the line through them, so that
+  // neither light falling off across the board nor a shadow over one middle rank makes a
+  // side; both outer ranks darker (a hot spot in the middle) is none either.
+  const double middle = std::min(rank_4, rank_5);
+  const bool rank_6_shaded = rank_6 < std::min(middle, 2 * rank_5 - rank_4) - kShadowRankLumaDrop;
+  const bool rank_3_shaded = rank_3 < std::min(middle, 2 * rank_4 - rank_5) - kShadowRankLumaDrop;
+  if (rank_6_shaded == rank_3_shaded) return 0;
+  return rank_6_shaded ? 1 : -1;
 }
 
 int learn_looks(const cv::Mat& frame_bgr, calibration::Calibration& calibration, int square_px) {

@@ -50,9 +50,10 @@ struct BoardLooks {
   // other's (a stronger hot spot is not learnt); all 0 elsewhere.
   std::array<cv::Vec3f, 64> empty_square_ratio{};
   // Which way the light cast the pieces' shadows along the files, as the rank offset from a
-  // darkened empty square to the piece casting on it: +1, toward rank 1 (in the start
-  // position, the light squares of rank 6 darker than those of ranks 4 and 5); -1, toward
-  // rank 8 (rank 3 darker); 0, neither seen. A shadow there can read as a piece (a grey shadow
+  // darkened empty square to the piece casting on it: +1, the caster one rank up (shadows
+  // fall toward rank 1: in the start position the light squares of rank 6 darker than ranks
+  // 4 and 5 make them); -1, one rank down (toward rank 8: rank 3 darker); 0, neither seen
+  // (vision::shadow_rank_side). A shadow there can read as a piece (a grey shadow
   // on a cream square like a white pawn): the tracker expects it (TrackerConfig::
   // shadow_rank_side).
   int shadow_rank_side = 0;

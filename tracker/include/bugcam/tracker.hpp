@@ -251,7 +251,8 @@ struct TrackerConfig {
   // Per board (A, B): the rank offset from an empty square to a piece whose shadow may read
   // as a piece there (calibration::BoardLooks::shadow_rank_side: +1, the piece one rank up;
   // -1, one rank down; 0, none seen). Until the tracker has learned the board's shadows, and
-  // where it learned them rarer, such a reading costs kShadowSideRate (see BesideCosts).
+  // where it learned them rarer, such a reading costs kShadowSideRate (see BesideCosts). Only
+  // with learn_shadows_beside.
   std::array<int, 2> shadow_rank_side{};
   // Per board (A, B): which squares the pieces hide from the camera. All 0: no lean.
   std::array<PieceLeans, 2> leans_over{};

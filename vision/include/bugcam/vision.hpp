@@ -403,12 +403,15 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
 
 // Which way the light cast the pieces' shadows along the files, from a top-down view of the
 // start position (calibration::warp_board's layout, `square_px` pixels per square), as
-// calibration::BoardLooks::shadow_rank_side: the light squares of rank 6 (under the shadows of
-// rank 7 when they fall toward rank 1), and of rank 3, against the darker of ranks 4 and 5,
-// where no piece casts; kShadowRankLumaDrop luma levels darker in the middle of the squares is
-// a shadow (on the first frames of the 35 rendered clips, 11 of 70 boards had a side, by 5 to
-// 33 levels, the rest within 3; replays gave the same moves with 2 and 5). `a1_is_dark`: the
-// board's parity (calibration::BoardAppearance::a1_is_dark).
+// calibration::BoardLooks::shadow_rank_side: +1 where the light squares of rank 6 (under the
+// shadows of rank 7 when they fall toward rank 1) are more than kShadowRankLumaDrop luma
+// levels darker in their middle than both ranks 4 and 5 (where no piece casts) and the line
+// through them, -1 where rank 3 is, 0 where neither or both are (a hot spot in the board's
+// middle). On the first frames of the 35 rendered clips 10 of the 70 boards showed a side, by
+// 5 to 32 levels; replays gave the same moves with a drop of 2 and 5 as with 3.
+// The pieces of a camera's far side lean over rank 6 (or 3) as their shadows would; the
+// tracker's leans explain those readings anyway. `a1_is_dark`: the board's parity
+// (calibration::BoardAppearance::a1_is_dark). Throws std::invalid_argument for another view.
 inline constexpr double kShadowRankLumaDrop = 3.0;
 int shadow_rank_side(const cv::Mat& warped_bgr, int square_px, bool a1_is_dark);
 
