@@ -65,10 +65,9 @@ using namespace bugcam;
 [[noreturn]] void usage(const std::string& what) {
   std::cerr << "tracker_replay: " << what
             << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] "
-               "[--without-leans] [--without-shadow-sides] [--lean SHORT,TALL,RADIUS] [--square "
-               "BOARD:SQUARE] "
-               "[--hidden-seconds S] [--altered] [--symbols] [--no-knocks] [--beam N] "
-               "[--without-beside]\n";
+               "[--without-leans] [--without-shadow-sides] [--lean SHORT,TALL,RADIUS] "
+               "[--square BOARD:SQUARE] [--hidden-seconds S] [--altered] [--symbols] "
+               "[--no-knocks] [--beam N] [--without-beside]\n";
   std::exit(2);
 }
 
