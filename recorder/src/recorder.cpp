@@ -410,6 +410,24 @@ void Recorder::record(const tracker::TrackerEvent& event) {
              !(drop && moves[at - 1].san.find('x') != std::string::npos)) {
         --at;
       }
+      // A capture whose piece the partner dropped earlier on the record goes before that drop,
+      // whatever its time: the record must replay. (One loan at a time: the latest.)
+      if (move->repays_credit) {
+        for (std::size_t i = moves.size(); i > 0; --i) {
+          TrackedMove& earlier = impl.moves[impl.last_game_first_move + i - 1];
+          if (earlier.dropped_on_credit && earlier.board != move->board &&
+              earlier.side != move->side) {
+            earlier.dropped_on_credit = false;  // repaid
+            // Never before a move of the capture's own board.
+            bool own_board_between = false;
+            for (std::size_t k = i - 1; k < at; ++k) {
+              own_board_between = own_board_between || moves[k].board == move->board;
+            }
+            if (!own_board_between) at = std::min(at, i - 1);
+            break;
+          }
+        }
+      }
       moves.insert(moves.begin() + static_cast<std::ptrdiff_t>(at), record);
       // The last game's moves are the tail of impl.moves, from last_game_first_move.
       impl.moves.insert(

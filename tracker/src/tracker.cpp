@@ -117,6 +117,13 @@ constexpr int kTiedVariants = 3;
 // starts this far behind the one it came from: where the piece reads only there, it gains
 // much more.
 constexpr double kRelocatedDropPrior = -1.0;
+// A drop of a piece the dropper does not hold yet (a Loan): rarer than one held, which
+// explains the same squares; the type reading tells them apart (held-out 11206: B@d6 read
+// bishop 0.996, the knight held 2e-6).
+constexpr double kDropOnCreditPrior = -3.0;
+// A history whose loan the partner board's next press did not repay: the piece came from
+// nowhere, a drop that breaks the rules.
+constexpr double kUnrepaidLoanPrior = -20.0;
 // A typed alternative of a drop or promotion this far behind the best candidate (log-
 // likelihood) keeps a place in the beam.
 constexpr double kTypedAlternativeMargin = 8.0;
@@ -650,6 +657,10 @@ struct PlyRecord {
   // seen under way.
   bool premoved = false;
   std::optional<double> premoved_at;
+  // A drop of a piece its player did not hold yet (see Loan), and the partner's capture that
+  // gave it, recorded at a later press.
+  bool on_credit = false;
+  bool repays_credit = false;
   friend bool operator==(const PlyRecord& a, const PlyRecord& b) {
     return a.board == b.board && a.move == b.move && a.side == b.side;
   }
@@ -718,6 +729,19 @@ struct UnseenDrop {
   std::uint64_t tied = 0;  // the squares whose drops of the piece tied with it
 };
 
+// A drop made before the partner's capture that gives its piece is on the record: the
+// capture was made first but pressed after the drop, or made without a press (held-out 11206:
+// 11A. Bxh5 unpressed, 8b. B@d6 pressed at once, 12A. Ne2 pressed). The piece is lent to the
+// dropper until the partner board's next press, which must record such a capture; the
+// capture then repays it instead of adding the piece to the holding.
+struct Loan {
+  int press = 0;  // of the drop
+  Seat dropper;
+  PieceType type = PieceType::kNone;
+  bool open = true;     // the partner board has not pressed since
+  bool repaid = false;  // closed by the capture that gave the piece
+};
+
 struct Hypothesis {
   std::array<Position, 2> boards;
   double score = 0.0;
@@ -727,6 +751,8 @@ struct Hypothesis {
   std::array<std::optional<PlyRecord>, 2> premove;
   // Per board, the board's latest press if it was an unseen drop.
   std::array<std::optional<UnseenDrop>, 2> unseen_drop;
+  // Drops on credit not yet committed; at most one open.
+  std::vector<Loan> loans;
   // For the trace (TrackerConfig::debug_truth): per board, how many true plies this history
   // has followed; nullopt once it has left them.
   std::optional<std::array<int, 2>> truth_followed = std::array<int, 2>{0, 0};
@@ -994,6 +1020,40 @@ struct HandTouch {
 PieceType apply_move(std::array<Position, 2>& boards, BoardId b, Move m,
                      const rules::RuleSet& rules) {
   return detail::play_on_boards(boards, b, m, rules);
+}
+
+// Before a ply of `p` (board `b`) at press `press`: a drop of a piece the mover does not hold
+// borrows it (a new open Loan). Returns whether it did.
+bool lend_for_drop(Position& p, std::vector<Loan>& loans, BoardId b, Move m, int press) {
+  const Color mover = p.side_to_move();
+  if (!m.is_drop() || p.holding(mover, m.piece()) > 0) return false;
+  p.add_holding(mover, m.piece());
+  loans.push_back(Loan{press, Seat{b, mover}, m.piece()});
+  return true;
+}
+
+// After `mover`'s ply on board `b` passed `passed` to the partner: an open loan of the
+// partner for that piece is repaid, the piece taken back from their holding. Returns whether
+// one was.
+bool repay_loan(std::array<Position, 2>& boards, std::vector<Loan>& loans, BoardId b, Color mover,
+                PieceType passed) {
+  if (passed == PieceType::kNone) return false;
+  const Seat partner{rules::other(b), !mover};
+  for (Loan& loan : loans) {
+    if (loan.open && loan.dropper == partner && loan.type == passed) {
+      boards[static_cast<std::size_t>(partner.board)].add_holding(partner.color, passed, -1);
+      loan.open = false;
+      loan.repaid = true;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether `loans` has one open whose dropper sits at `board`.
+bool owes_on(const std::vector<Loan>& loans, BoardId board) {
+  return std::any_of(loans.begin(), loans.end(),
+                     [&](const Loan& l) { return l.open && l.dropper.board == board; });
 }
 
 }  // namespace
@@ -1623,7 +1683,10 @@ struct Tracker::Impl {
       return plies;
     }
     std::array<Position, 2> boards = parent.boards;
+    std::vector<Loan> loans;
     for (int i = 0; i < c.move_count; ++i) {
+      lend_for_drop(boards[static_cast<std::size_t>(b)], loans, static_cast<BoardId>(b), c.moves[i],
+                    0);
       const std::string san = rules::to_san(boards[static_cast<std::size_t>(b)], c.moves[i], rules);
       if (!(c.kind == NodeKind::kPremove && i == 1)) plies.emplace_back(b, san);
       apply_move(boards, static_cast<BoardId>(b), c.moves[i], rules);
@@ -1764,6 +1827,8 @@ struct Tracker::Impl {
           candidates.back().cover_rank =
               m.is_drop() ? cover[m.to()] : std::min(cover[m.from()], cover[m.to()]);
         }
+        if (h < kUnpressedHypotheses)
+          add_drops_on_credit(h, b, p, base, seen, cover, candidates, add);
         // Pressing back after the opponent's press without a move is how that is put right.
         // With nothing seen to change since the previous press, a press without a move is
         // about as likely as a move vision missed whole, and pressing back likelier still;
@@ -1817,8 +1882,12 @@ struct Tracker::Impl {
       std::vector<std::pair<double, Move>> best_moves;
       for (std::size_t i = 0; i < plain_candidates; ++i) {
         const Candidate& c = candidates[i];
-        if (c.parent == h && c.kind == NodeKind::kMove)
+        // Not a drop on credit: a disturbance beside it cannot lend the piece.
+        if (c.parent == h && c.kind == NodeKind::kMove &&
+            !(c.moves[0].is_drop() &&
+              beam[h].boards[b].holding(press.side, c.moves[0].piece()) == 0)) {
           best_moves.emplace_back(c.score, c.moves[0]);
+        }
       }
       std::stable_sort(best_moves.begin(), best_moves.end(),
                        [](const auto& a, const auto& x) { return a.first > x.first; });
@@ -1872,6 +1941,7 @@ struct Tracker::Impl {
       }
     }
 
+    charge_unrepaid_loans(press, candidates);
     sort_best_first(candidates);
     ask_piece_type(press, beam, candidates);
     const std::optional<TrueCandidate> true_candidate =
@@ -2027,6 +2097,8 @@ struct Tracker::Impl {
           ply.side = p.side_to_move();
           ply.number = p.fullmove_number();
           ply.move = c.moves[i];
+          ply.on_credit =
+              lend_for_drop(child.boards[b], child.loans, press.board, c.moves[i], press.index);
           ply.san = rules::to_san(p, c.moves[i], rules);
           ply.pressed = i + 1 == c.move_count;
           if (c.kind == NodeKind::kPremove) {
@@ -2038,6 +2110,8 @@ struct Tracker::Impl {
             ply.premoved_at = premove_began(child.boards[b], c.moves[i], press, before);
           }
           ply.captured = apply_move(child.boards, press.board, c.moves[i], rules);
+          ply.repays_credit =
+              repay_loan(child.boards, child.loans, press.board, ply.side, ply.captured);
           if (ply.premoved) child.premove[b] = ply;
           node->plies.push_back(std::move(ply));
         }
@@ -2049,8 +2123,16 @@ struct Tracker::Impl {
         }
         child.truth_followed = follow_truth(parent.truth_followed, plies);
       }
-      const std::uint64_t key =
+      // A loan the partner board's press did not repay is closed: the piece came from nowhere
+      // (charge_unrepaid_loans charged it).
+      for (Loan& loan : child.loans) {
+        if (loan.open && loan.dropper.board != press.board) loan.open = false;
+      }
+      std::uint64_t key =
           mix(state_key(child.boards), (child.premove[0] ? 1u : 0u) | (child.premove[1] ? 2u : 0u));
+      for (const Loan& loan : child.loans) {
+        if (loan.open) key = mix(key, static_cast<std::uint64_t>(loan.press));
+      }
       if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;  // a better path
       keys.push_back(key);
       if (incident) ++taken;
@@ -2397,6 +2479,78 @@ struct Tracker::Impl {
       *config.debug << " " << rules::piece_letter(static_cast<PieceType>(t)) << "=" << (*types)[t];
     }
     *config.debug << "\n";
+  }
+
+  // Drops of pieces the presser does not hold but their partner can capture now, the capture
+  // to be recorded at the partner board's next press (Loan). One loan at a time, and only
+  // where the partner is to move there.
+  template <typename Add>
+  void add_drops_on_credit(int h, int b, const Position& p, double base, const PressEvidence& seen,
+                           const std::array<int, 64>& cover, std::vector<Candidate>& candidates,
+                           Add& add) {
+    const rules::RuleSet& rules = *config.rules;
+    const Hypothesis& parent = beam[static_cast<std::size_t>(h)];
+    const Color dropper = p.side_to_move();
+    Position partner_board = parent.boards[static_cast<std::size_t>(1 - b)];
+    if (parent.premove[static_cast<std::size_t>(1 - b)] ||
+        partner_board.side_to_move() == dropper ||
+        std::any_of(parent.loans.begin(), parent.loans.end(),
+                    [](const Loan& l) { return l.open; })) {
+      return;
+    }
+    MoveList captures;
+    partner_board.legal_moves(rules, captures);
+    std::array<bool, 5> lendable{};
+    bool any = false;
+    for (Move m : captures) {
+      if (m.is_drop() || m.kind() == Move::Kind::kCastle) continue;
+      PieceType victim = PieceType::kPawn;
+      if (m.kind() != Move::Kind::kEnPassant) {
+        const rules::Piece piece = partner_board.piece_at(m.to());
+        if (piece.empty()) continue;
+        if (!partner_board.is_promoted(m.to())) victim = piece.type;
+      }
+      if (p.holding(dropper, victim) > 0) continue;
+      lendable[static_cast<std::size_t>(victim)] = true;
+      any = true;
+    }
+    if (!any) return;
+    Position lent = p;
+    for (int t = 0; t < 5; ++t) {
+      if (lendable[static_cast<std::size_t>(t)])
+        lent.add_holding(dropper, static_cast<PieceType>(t));
+    }
+    MoveList moves;
+    lent.legal_moves(rules, moves);
+    for (Move m : moves) {
+      if (!m.is_drop() || !lendable[static_cast<std::size_t>(m.piece())]) continue;
+      add(h, base + move_delta(lent, m, seen, rules) + kDropOnCreditPrior, NodeKind::kMove, &m, 1);
+      candidates.back().cover_rank = cover[m.to()];
+    }
+  }
+
+  // At a press on one board, the histories with a loan of the other board's player open: the
+  // candidates that do not record the capture that gives the piece fall behind by
+  // kUnrepaidLoanPrior.
+  void charge_unrepaid_loans(const Press& press, std::vector<Candidate>& candidates) const {
+    const BoardId other = rules::other(press.board);
+    const int b = index(press.board);
+    for (Candidate& c : candidates) {
+      const Hypothesis& parent = beam[static_cast<std::size_t>(c.parent)];
+      if (!owes_on(parent.loans, other)) continue;
+      bool repays = false;
+      if (c.kind == NodeKind::kMove || c.kind == NodeKind::kUnpressedMoves ||
+          c.kind == NodeKind::kPremove) {
+        std::array<Position, 2> boards = parent.boards;
+        std::vector<Loan> loans = parent.loans;
+        for (int i = 0; i < c.move_count && !repays; ++i) {
+          const Color mover = boards[static_cast<std::size_t>(b)].side_to_move();
+          const PieceType passed = apply_move(boards, press.board, c.moves[i], *config.rules);
+          repays = repay_loan(boards, loans, press.board, mover, passed);
+        }
+      }
+      if (!repays) c.score += kUnrepaidLoanPrior;
+    }
   }
 
   template <typename Add>
@@ -2888,14 +3042,32 @@ struct Tracker::Impl {
           (type_doubt(press) || drop_or_move_doubt(press) || close_call(press))) {
         break;
       }
+      // A drop on credit waits for the partner board's press that decides its loan.
+      if (!force_all && std::any_of(beam.begin(), beam.end(), [&](const Hypothesis& h) {
+            return std::any_of(h.loans.begin(), h.loans.end(),
+                               [&](const Loan& l) { return l.open && l.press == press.index; });
+          })) {
+        break;
+      }
       if (!agreed) best = resolve_type_doubt(press, beam[likeliest_at(press)]);
-      commit(press, *best);
+      bool unrepaid = false;
+      for (const Hypothesis& h : beam) {
+        if (node_at(h.head, press.index) != best) continue;
+        for (const Loan& loan : h.loans) {
+          if (loan.press == press.index) unrepaid = !loan.repaid;
+        }
+        break;
+      }
+      commit(press, *best, unrepaid);
       // Keep only the hypotheses that share the committed history.
       const Node committed_copy = *best;
       std::vector<Hypothesis> kept;
       for (Hypothesis& h : beam) {
         const Node* n = node_at(h.head, press.index);
         if (n != nullptr && n->same_content(committed_copy)) kept.push_back(std::move(h));
+      }
+      for (Hypothesis& h : kept) {
+        std::erase_if(h.loans, [&](const Loan& l) { return !l.open && l.press <= press.index; });
       }
       beam = std::move(kept);
       // The committed node need not have been the front's.
@@ -3105,7 +3277,8 @@ struct Tracker::Impl {
     events.emplace_back(std::move(i));
   }
 
-  void commit(const Press& press, const Node& node) {
+  // `unrepaid`: the node's drop on credit was never given by the partner's capture.
+  void commit(const Press& press, const Node& node, bool unrepaid = false) {
     note_committed_moves(press, node);
     const Seat presser{press.board, press.side};
     const std::string committed_san = node_san(node);
@@ -3196,7 +3369,7 @@ struct Tracker::Impl {
       case NodeKind::kUnpressedMoves:
       case NodeKind::kPremove:
       case NodeKind::kPremoveCompleted:
-        commit_plies(node, press);
+        commit_plies(node, press, unrepaid);
         break;
     }
     // The capturer's next press on the board is the deadline for passing earlier captures
@@ -3260,7 +3433,7 @@ struct Tracker::Impl {
     return out;
   }
 
-  void commit_plies(const Node& node, const Press& press) {
+  void commit_plies(const Node& node, const Press& press, bool unrepaid = false) {
     const rules::RuleSet& rules = *config.rules;
     // The first unpressed ply of a node is the move_without_press; an opponent's answer after
     // it could not be pressed.
@@ -3293,12 +3466,43 @@ struct Tracker::Impl {
                  {press.frame});
       }
       if (!ply.pressed && !ply.premoved_at) unpressed_seen = true;
-      if (ply.move.is_drop()) {
+      const int b = index(ply.board);
+      if (ply.on_credit) {
+        // Handed over by the partner straight from the capture: never in the holding area.
+        committed[b].add_holding(ply.side, ply.move.piece());
+      } else if (ply.move.is_drop()) {
         check_drop_was_visible(seat, ply, press);
         credit_pass_by_drop(seat, ply.move.piece(), press.t);
       }
       const PieceType passed = apply_move(committed, ply.board, ply.move, rules);
-      if (passed != PieceType::kNone) {
+      if (ply.repays_credit) {
+        committed[index(rules::other(ply.board))].add_holding(!ply.side, passed, -1);
+      }
+      if (ply.on_credit && unrepaid) {
+        // No capture gave the piece: a drop that breaks the rules, after which the record
+        // continues from the position seen, as after an illegal move.
+        const std::string lan = long_form(committed[b], ply.move);
+        Incident i;
+        i.type = IncidentType::kIllegalMove;
+        i.board = ply.board;
+        i.side = ply.side;
+        i.t = press.previous_press_t.value_or(press.t);
+        i.t_end = press.t;
+        i.ply = label;
+        i.detail = seat_name(seat) + " dropped a " + piece_name(ply.move.piece()) + " (" + label +
+                   ". " + lan +
+                   ") that they did not hold and their partner did not capture; recording "
+                   "continues from the position seen.";
+        i.frames = {press.frame};
+        i.position = bfen_with_move_numbers(committed);
+        events.emplace_back(std::move(i));
+        TrackedMove move = tracked(ply, press);
+        move.san = lan;
+        move.illegal = true;
+        events.emplace_back(std::move(move));
+        continue;
+      }
+      if (passed != PieceType::kNone && !ply.repays_credit) {
         PendingPass pass;
         pass.capturer = seat;
         pass.type = passed;
@@ -3308,6 +3512,8 @@ struct Tracker::Impl {
         passes.push_back(pass);
       }
       TrackedMove move = tracked(ply, press);
+      move.dropped_on_credit = ply.on_credit;
+      move.repays_credit = ply.repays_credit;
       if (made) {
         move.t = *made;
         move.clock = clock_when_made(press, ply.side, *made);
@@ -3744,6 +3950,12 @@ struct Tracker::Impl {
   // read before the hand has left, a from-square still read as the piece).
   void score_final_readings() {
     if (beam.empty()) return;
+    // A loan still open: the partner board never pressed again to record the capture.
+    for (Hypothesis& h : beam) {
+      if (owes_on(h.loans, BoardId::kA) || owes_on(h.loans, BoardId::kB)) {
+        h.score += kUnrepaidLoanPrior;
+      }
+    }
     for (const BoardId board : {BoardId::kA, BoardId::kB}) {
       const int b = index(board);
       if (!last_press_t[b] || !evidence[b].seen()) continue;

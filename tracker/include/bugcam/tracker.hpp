@@ -158,6 +158,11 @@ struct TrackedMove {
   std::optional<double> clock;  // mover's remaining time in seconds after the press
   int press = 0;                // index of that press among all presses (both boards)
   bool provisional = false;
+  // A drop made before the partner's capture that gave its piece was recorded (the capture
+  // pressed after the drop, or made without a press), and that capture: a record lists the
+  // capture first.
+  bool dropped_on_credit = false;
+  bool repays_credit = false;
   // A move that breaks the rules (an illegal_move incident comes with it): `san` is then its
   // long form as seen ("Bf1-f3", "Nxe5" as "Nc4xe5", "P@h8"), which no SAN reader accepts,
   // and the game continues from the position seen (Incident::position).
