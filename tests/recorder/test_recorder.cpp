@@ -157,6 +157,42 @@ TEST(Recorder, ADropStaysAfterTheCaptureThatGaveItsPiece) {
   EXPECT_EQ(games.at(0).moves.back().san, moves[drop].san);
 }
 
+// A drop on credit: pressed before the partner's capture that gave its piece (the capture
+// pressed after it, or made without a press and recorded at a later press), so committed
+// first. The capture is listed before it, whatever its time: the game must replay.
+TEST(Recorder, ACaptureCommittedAfterTheDropOfItsPieceIsListedFirst) {
+  const bugcam::test_support::TempDir dir_temp("recorder-credit-order");
+  const fs::path dir = dir_temp.path();
+  auto moves = real_moves();
+  std::size_t drop = 1;
+  while (drop < moves.size() && (moves[drop].san.find('@') == std::string::npos ||
+                                 moves[drop - 1].board == moves[drop].board ||
+                                 moves[drop - 1].san.find('x') == std::string::npos)) {
+    ++drop;
+  }
+  ASSERT_LT(drop, moves.size()) << "no drop right after the other board's capture";
+  tracker::TrackedMove capture = moves[drop - 1];
+  tracker::TrackedMove dropped = moves[drop];
+  capture.t = dropped.t + 0.3;  // pressed after the drop
+  capture.repays_credit = true;
+  dropped.dropped_on_credit = true;
+  {
+    recorder::Recorder rec({dir, {}, false});
+    for (std::size_t k = 0; k + 1 < drop; ++k) rec.record(tracker::TrackerEvent{moves[k]});
+    rec.record(tracker::TrackerEvent{dropped});
+    rec.record(tracker::TrackerEvent{capture});
+    ASSERT_EQ(rec.moves().size(), drop + 1);
+    EXPECT_EQ(rec.moves()[drop - 1].san, capture.san);
+    EXPECT_EQ(rec.moves()[drop].san, dropped.san);
+  }
+  EXPECT_EQ(bpgn_moves(dir), drop + 1);  // replays
+  const auto games = rules::parse_bpgn(read(dir / "game.bpgn"), "game.bpgn");
+  EXPECT_EQ(games.at(0).moves.at(drop - 1).san, capture.san);
+  EXPECT_EQ(games.at(0).moves.at(drop).san, dropped.san);
+  recorder::Recorder resumed({dir, {}, true});
+  EXPECT_EQ(resumed.moves().size(), drop + 1);
+}
+
 TEST(Recorder, AKilledRecordingKeepsEveryCommittedMoveAndResumes) {
   const bugcam::test_support::TempDir dir_temp("recorder-killed");
   const fs::path dir = dir_temp.path();

@@ -106,6 +106,38 @@ TEST(ChangeBegan, AReadingWithNoHandOverTheSquareIsNoStart) {
   EXPECT_NEAR(*long_hand, 210 / 30.0, 0.05);
 }
 
+// Square a4 (24) reads empty, then white from frame `white_from` on, never covered; its
+// neighbour b5 (33) is covered in frames [hand_from, hand_to). Returns the changes a press at
+// 5 s sees since one at 1 s.
+BoardEvidence::Changes a4_changes(int white_from, int hand_from, int hand_to) {
+  BoardEvidence evidence;
+  for (int f = 0; f < 150; ++f) {
+    BoardObservation o = frame_at(f, 0);
+    auto& a4 = o.squares[24];
+    a4.empty = f < white_from ? 0.9f : 0.05f;
+    a4.white = f < white_from ? 0.05f : 0.9f;
+    a4.black = 0.05f;
+    o.squares[33].occluded = f >= hand_from && f < hand_to;
+    evidence.add(o);
+  }
+  return evidence.changes(1.0, 4.9, 20.0);
+}
+
+// A piece put on a square at the board's edge by a hand vision sees over a neighbour only
+// (held-out 11206: B@a4, the hand read over b5): the square's new reading is a touched change,
+// not one without a hand (which counts as a misread). Not when the neighbour's hand left long
+// before, nor without one.
+TEST(Changes, AReadingChangedAsAHandLeftANeighbourIsTouched) {
+  constexpr std::uint64_t a4 = std::uint64_t{1} << 24;
+  const BoardEvidence::Changes beside_hand = a4_changes(84, 60, 85);
+  EXPECT_NE(beside_hand.touched & a4, 0u);
+  EXPECT_NE(beside_hand.changed & a4, 0u);
+  const BoardEvidence::Changes no_hand = a4_changes(84, 0, 0);
+  EXPECT_EQ(no_hand.touched & a4, 0u);
+  const BoardEvidence::Changes hand_long_before = a4_changes(120, 60, 70);
+  EXPECT_EQ(hand_long_before.touched & a4, 0u);
+}
+
 // A press's evidence is in when the hand has left the board, and a square it just left has
 // been seen for a few frames: a reading of one frame counts next to nothing (fresh clip 7000:
 // e4 seen one frame before the press was decided, so a misread of b1 decided 11A. Nb1 for Ne4).

@@ -385,6 +385,81 @@ TEST(TrackerTypes, APawnDropLaterShowsThatAPawnWasMovedNotDropped) {
   }
 }
 
+// The type a capture passes to the capturer's partner (kNone for no capture).
+PieceType passed_by(const bugcam::rules::ReplayedPly& ply) {
+  const Move m = ply.move;
+  if (m.is_drop() || m.kind() == Move::Kind::kCastle) return PieceType::kNone;
+  if (m.kind() == Move::Kind::kEnPassant) return PieceType::kPawn;
+  const bugcam::rules::Piece victim = ply.before.piece_at(m.to());
+  if (victim.empty()) return PieceType::kNone;
+  return ply.before.is_promoted(m.to()) ? PieceType::kPawn : victim.type;
+}
+
+// A capture made without a press (the opponent answers, and the capturer presses after their
+// next move, as held-out 11206's 11A. Bxh5), its piece dropped at once by the partner, who held
+// none of its type and presses before any press of the capture's board records the capture: the
+// drop is made on credit, and the capture, recorded later, repays it. Before, no history held
+// the piece, and the drop was taken for another type held (11206's 8b. B@d6 as N@d6) or for a
+// disturbance.
+TEST(TrackerTypes, APieceDroppedBeforeThePartnersCaptureOfItIsRecordedIsTheDrop) {
+  const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
+  int cases = 0, drops_right = 0, captures_right = 0, found = 0, illegal = 0;
+  for (std::size_t g = 0; g < games.size() && cases < 4; ++g) {
+    const bugcam::rules::Replay replay = bugcam::rules::replay(games[g]);
+    const auto& plies = replay.plies;
+    for (std::size_t i = 8; i + 1 < plies.size() && cases < 4; ++i) {
+      const PieceType passed = passed_by(plies[i]);
+      const auto& drop = plies[i + 1];
+      const bugcam::rules::Color capturer = plies[i].before.side_to_move();
+      if (passed == PieceType::kNone || drop.board == plies[i].board || !drop.move.is_drop() ||
+          drop.move.piece() != passed || drop.before.side_to_move() == capturer ||
+          drop.before.holding(!capturer, passed) != 1) {
+        continue;
+      }
+      // The answer, and the capturer's next move that presses.
+      int after = 0;
+      for (std::size_t j = i + 2; j < plies.size() && after < 2; ++j) {
+        after += plies[j].board == plies[i].board ? 1 : 0;
+      }
+      if (after < 2) continue;
+      ++cases;
+      SimulationOptions options;
+      options.misread = 0.01;
+      options.seed = 17;
+      options.max_plies = static_cast<int>(i) + 14;
+      options.holdings = false;
+      options.injections = {{IncidentType::kMoveWithoutPress, static_cast<int>(i), true}};
+      const Simulation ahead = simulate(games[g], options, [](const SimulatedInput&) {});
+      TrackerConfig config;
+      config.piece_types = read_types_right(ahead.truth, replay, options.fps);
+      const auto outcome = run_tracker(games[g], options, config);
+      const auto committed_as_played = [&](std::size_t ply) {
+        const TrackedMove& want = outcome.sim.truth.at(ply);
+        return std::any_of(
+            outcome.committed.begin(), outcome.committed.end(), [&](const TrackedMove& got) {
+              return got.board == want.board && got.ply == want.ply && got.san == want.san;
+            });
+      };
+      drops_right += committed_as_played(i + 1) ? 1 : 0;
+      captures_right += committed_as_played(i) ? 1 : 0;
+      for (const Incident& got : outcome.incidents) {
+        found += got.type == IncidentType::kMoveWithoutPress && got.board == plies[i].board &&
+                         got.side == capturer
+                     ? 1
+                     : 0;
+        illegal += got.type == IncidentType::kIllegalMove ? 1 : 0;
+        std::cout << "game " << g << " ply " << i << ": " << incident_name(got.type) << " "
+                  << got.ply << ": " << got.detail << "\n";
+      }
+    }
+  }
+  ASSERT_GE(cases, 3) << "too few unpressed captures whose piece the partner dropped at once";
+  EXPECT_EQ(drops_right, cases);
+  EXPECT_EQ(captures_right, cases);
+  EXPECT_EQ(found, cases);
+  EXPECT_EQ(illegal, 0);
+}
+
 // A white piece comes from nowhere on board A early in the game, White's hand empty (a drop
 // from a hand the tracker thinks empty): a resync puts it there as the piece vision reads, a
 // knight, not a pawn (held-out 10301: a knight put there as a pawn made each of its later moves

@@ -2482,8 +2482,8 @@ struct Tracker::Impl {
   }
 
   // Drops of pieces the presser does not hold but their partner can capture now, the capture
-  // to be recorded at the partner board's next press (Loan). One loan at a time, and only
-  // where the partner is to move there.
+  // to be recorded at the partner board's next press (Loan). One loan at a time, only where
+  // the partner is to move there, and onto a square whose reading changed.
   template <typename Add>
   void add_drops_on_credit(int h, int b, const Position& p, double base, const PressEvidence& seen,
                            const std::array<int, 64>& cover, std::vector<Candidate>& candidates,
@@ -2523,7 +2523,13 @@ struct Tracker::Impl {
     MoveList moves;
     lent.legal_moves(rules, moves);
     for (Move m : moves) {
-      if (!m.is_drop() || !lendable[static_cast<std::size_t>(m.piece())]) continue;
+      // Only where the piece was seen to come: a drop on credit onto a square read as before
+      // (covered by an arm on its way to the clock) would take the place of a press without
+      // a move.
+      if (!m.is_drop() || !lendable[static_cast<std::size_t>(m.piece())] ||
+          ((seen.changed >> m.to()) & 1) == 0) {
+        continue;
+      }
       add(h, base + move_delta(lent, m, seen, rules) + kDropOnCreditPrior, NodeKind::kMove, &m, 1);
       candidates.back().cover_rank = cover[m.to()];
     }
