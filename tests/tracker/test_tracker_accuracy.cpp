@@ -155,6 +155,63 @@ TEST(TrackerAccuracy, ADropReadEmptyIsFoundWhereTheSquareWasSeenAltered) {
   EXPECT_LT(found_not, found_seen_altered);
 }
 
+// A drop that vision reads empty whatever stands there, made by a hand whose arm covered the
+// squares from the player's edge of the board to it, three files wide: every drop of the
+// piece onto those that is legal fits the squares as well, and the first generated (the
+// nearest White's edge) was taken. The hand put the piece at the arm's far end (held-out 11104: 9A.
+// P@e7, recorded P@a3 among six such drops under the arm, and 10a. Qxe7 as Qe7).
+TEST(TrackerAccuracy, ADropReadEmptyUnderAnArmIsWhereTheArmReached) {
+  const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
+  SimulationOptions options = drop_test_options();
+  int drops = 0;
+  std::array<int, 2> found{};  // [preferred]
+  for (std::size_t g = 0; g < 2; ++g) {
+    const Simulation plain = simulate(games[g], options, [](const SimulatedInput&) {});
+    for (std::size_t k = 8; k < plain.truth.size(); ++k) {
+      const TrackedMove& drop = plain.truth[k];
+      if (!drop.move.is_drop()) continue;
+      ++drops;
+      SimulationOptions blind = options;
+      blind.blind = {BlindSquare{drop.board, drop.move.to()}};
+      const int file = bugcam::rules::file_of(drop.move.to());
+      const int rank = bugcam::rules::rank_of(drop.move.to());
+      const int edge = drop.side == Color::kWhite ? 0 : 7;
+      const auto arm = [&](std::vector<SimulatedInput>& inputs) {
+        for (SimulatedInput& input : inputs) {
+          auto* seen = std::get_if<BoardObservation>(&input);
+          if (seen == nullptr || seen->board != drop.board || seen->t < drop.t - 2.0 ||
+              seen->t > drop.t + 0.05 || !seen->squares[drop.move.to()].occluded) {
+            continue;
+          }
+          for (int f = std::max(0, file - 1); f <= std::min(7, file + 1); ++f) {
+            for (int r = std::min(edge, rank); r <= std::max(edge, rank); ++r) {
+              seen->squares[static_cast<std::size_t>(bugcam::rules::make_square(f, r))].occluded =
+                  true;
+            }
+          }
+        }
+      };
+      for (const bool preferred : {false, true}) {
+        TrackerConfig config;
+        config.prefer_drops_at_arms_reach = preferred;
+        const auto outcome = run_tracker(games[g], blind, config, std::nullopt, arm);
+        for (const TrackedMove& m : outcome.committed) {
+          // The square is what is measured (nothing here tells the type).
+          if (m.board == drop.board && m.ply == drop.ply && m.move.is_drop() &&
+              m.move.to() == drop.move.to()) {
+            ++found[preferred];
+          }
+        }
+      }
+    }
+  }
+  std::cout << drops << " drops read empty: " << found[0] << " recorded onto their square, "
+            << found[1] << " with the arm's reach preferred\n";
+  // Measured: 12 drops in 2 games, 5 onto their square without, 10 with.
+  ASSERT_GE(drops, 10);
+  EXPECT_GT(found[1], found[0]);
+}
+
 // A drop that gives check, which vision reads empty (a pale piece on a pale square), made by
 // a hand that also covered another square where a quiet drop of that piece was legal, which
 // reads empty too and looks otherwise once the hand has gone (its shade): the quiet drop fits

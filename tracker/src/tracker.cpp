@@ -795,6 +795,12 @@ struct Candidate {
   // candidates of exactly equal score, the higher rank goes first. (The beam takes scores
   // within 1e-9 as tied; two that differ by rounding alone keep generation order.)
   int cover_rank = 0;
+  // kMove drops onto a square a hand covered since the previous press: how far from the
+  // dropper's edge of the board (1 + ranks), 0 otherwise. Among candidates of equal score and
+  // cover rank the higher goes first: a drop vision never saw went where the arm reached, its
+  // far end (held-out 11104: 9A. P@e7, the pawn read empty, tied with P@a3 to P@g3 under the
+  // arm and was recorded P@a3).
+  int reach = 0;
 };
 
 // A type reading among pawn..queen only (for a drop or a promotion, never a king), as the
@@ -816,6 +822,7 @@ void sort_best_first(std::vector<Candidate>& candidates) {
                    [](const Candidate& a, const Candidate& x) {
                      if (a.score != x.score) return a.score > x.score;
                      if (a.cover_rank != x.cover_rank) return a.cover_rank > x.cover_rank;
+                     if (a.reach != x.reach) return a.reach > x.reach;
                      return a.order < x.order;
                    });
 }
@@ -1826,6 +1833,11 @@ struct Tracker::Impl {
           add(h, score, NodeKind::kMove, &m, 1);
           candidates.back().cover_rank =
               m.is_drop() ? cover[m.to()] : std::min(cover[m.from()], cover[m.to()]);
+          if (config.prefer_drops_at_arms_reach && m.is_drop() &&
+              ((seen.touched >> m.to()) & 1) != 0) {
+            const int rank = rules::rank_of(m.to());
+            candidates.back().reach = 1 + (press.side == Color::kWhite ? rank : 7 - rank);
+          }
         }
         if (h < kUnpressedHypotheses)
           add_drops_on_credit(h, b, p, base, seen, cover, candidates, add);
