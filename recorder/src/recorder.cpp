@@ -187,6 +187,10 @@ struct Recorder::Impl {
   std::array<rules::Position, 2> last_game_start{rules::Position::start(),
                                                  rules::Position::start()};
   std::size_t last_game_first_move = 0;
+  // A drop on credit (TrackedMove::dropped_on_credit) and the moves committed after it, in
+  // order, until the capture that gave its piece is committed: in events.pb at once, in the
+  // game with that capture first.
+  std::vector<TrackedMove> waiting;
   nlohmann::json incidents = nlohmann::json::array();
   // Resuming: clock events and incidents the killed run logged; the resumed run goes over
   // the time after its last committed move again and must not log them twice.
@@ -224,6 +228,40 @@ struct Recorder::Impl {
       }
     }
     return false;
+  }
+
+  // Adds a committed move to the record and rewrites the game.
+  void write_move(const TrackedMove& move) {
+    rules::BpgnMove record;
+    record.board = move.board;
+    record.color = move.side;
+    record.number = move.number;
+    record.san = move.san;
+    // To the millisecond, as clock logs have them.
+    if (move.clock) record.clock = std::round(*move.clock * 1000.0) / 1000.0;
+    record.timestamp = std::round(move.t * 1000.0) / 1000.0;
+    // In the order completed: a move made without a press, timed from the board, is
+    // committed with the later press that recorded it, after moves of the other board
+    // completed meanwhile (held-out 10207: 5a. e6 and 6A. Qxf7+ came after 8b. N@e6). A drop
+    // stays after the other board's captures: one of them may have given the piece.
+    std::vector<rules::BpgnMove>& listed = games.back().moves;
+    const bool drop = record.san.find('@') != std::string::npos;
+    std::size_t at = listed.size();
+    while (at > 0 && listed[at - 1].board != record.board &&
+           listed[at - 1].timestamp.value_or(0.0) > *record.timestamp &&
+           !(drop && listed[at - 1].san.find('x') != std::string::npos)) {
+      --at;
+    }
+    listed.insert(listed.begin() + static_cast<std::ptrdiff_t>(at), record);
+    // The last game's moves are the tail of `moves`, from last_game_first_move.
+    moves.insert(moves.begin() + static_cast<std::ptrdiff_t>(last_game_first_move + at), move);
+    write_game();
+  }
+
+  // Writes the moves waiting for a capture that did not come before the game broke off.
+  void write_waiting() {
+    for (const TrackedMove& held : waiting) write_move(held);
+    waiting.clear();
   }
 
   // The recording continues from `incident.position`: the game so far ends there, with the
@@ -390,49 +428,16 @@ void Recorder::record(const tracker::TrackerEvent& event) {
       impl.games.back().comments.push_back(text + ")");
       impl.write_game();
     } else if (!move->provisional) {
-      rules::BpgnMove record;
-      record.board = move->board;
-      record.color = move->side;
-      record.number = move->number;
-      record.san = move->san;
-      // To the millisecond, as clock logs have them.
-      if (move->clock) record.clock = std::round(*move->clock * 1000.0) / 1000.0;
-      record.timestamp = std::round(move->t * 1000.0) / 1000.0;
-      // In the order completed: a move made without a press, timed from the board, is
-      // committed with the later press that recorded it, after moves of the other board
-      // completed meanwhile (held-out 10207: 5a. e6 and 6A. Qxf7+ came after 8b. N@e6). A drop
-      // stays after the other board's captures: one of them may have given the piece.
-      std::vector<rules::BpgnMove>& moves = impl.games.back().moves;
-      const bool drop = record.san.find('@') != std::string::npos;
-      std::size_t at = moves.size();
-      while (at > 0 && moves[at - 1].board != record.board &&
-             moves[at - 1].timestamp.value_or(0.0) > *record.timestamp &&
-             !(drop && moves[at - 1].san.find('x') != std::string::npos)) {
-        --at;
+      // A drop on credit waits, with every move committed after it, for the capture that gave
+      // its piece, which goes first: the game written must replay at every commit.
+      if (move->repays_credit && !impl.waiting.empty()) {
+        impl.write_move(*move);
+        impl.write_waiting();
+      } else if (move->dropped_on_credit || !impl.waiting.empty()) {
+        impl.waiting.push_back(*move);
+      } else {
+        impl.write_move(*move);
       }
-      // A capture whose piece the partner dropped earlier on the record goes before that drop,
-      // whatever its time: the record must replay. (One loan at a time: the latest.)
-      if (move->repays_credit) {
-        for (std::size_t i = moves.size(); i > 0; --i) {
-          TrackedMove& earlier = impl.moves[impl.last_game_first_move + i - 1];
-          if (earlier.dropped_on_credit && earlier.board != move->board &&
-              earlier.side != move->side) {
-            earlier.dropped_on_credit = false;  // repaid
-            // Never before a move of the capture's own board.
-            bool own_board_between = false;
-            for (std::size_t k = i - 1; k < at; ++k) {
-              own_board_between = own_board_between || moves[k].board == move->board;
-            }
-            if (!own_board_between) at = std::min(at, i - 1);
-            break;
-          }
-        }
-      }
-      moves.insert(moves.begin() + static_cast<std::ptrdiff_t>(at), record);
-      // The last game's moves are the tail of impl.moves, from last_game_first_move.
-      impl.moves.insert(
-          impl.moves.begin() + static_cast<std::ptrdiff_t>(impl.last_game_first_move + at), *move);
-      impl.write_game();
     }
   } else if (const auto* correction = std::get_if<tracker::Correction>(&event)) {
     out.set_t(correction->t);
@@ -477,6 +482,7 @@ void Recorder::record(const tracker::TrackerEvent& event) {
     impl.incidents.push_back(entry);
     impl.write_incidents();
     if (!incident->position.empty()) {
+      impl.write_waiting();
       impl.continue_from(*incident);
       impl.write_game();
     }
@@ -515,7 +521,10 @@ const std::vector<TrackedMove>& Recorder::moves() const {
 }
 
 double Recorder::resume_time() const {
-  return impl_->moves.empty() ? 0.0 : impl_->moves.back().t;
+  // The latest: a capture listed before the drop its piece gave may have been pressed after it.
+  double latest = 0.0;
+  for (const TrackedMove& move : impl_->moves) latest = std::max(latest, move.t);
+  return latest;
 }
 
 const std::array<rules::Position, 2>& Recorder::resume_boards() const {

@@ -159,7 +159,8 @@ TEST(Recorder, ADropStaysAfterTheCaptureThatGaveItsPiece) {
 
 // A drop on credit: pressed before the partner's capture that gave its piece (the capture
 // pressed after it, or made without a press and recorded at a later press), so committed
-// first. The capture is listed before it, whatever its time: the game must replay.
+// first. It waits for the capture, which is listed before it whatever its time: the game
+// replays at every commit, and a recording killed between the two resumes.
 TEST(Recorder, ACaptureCommittedAfterTheDropOfItsPieceIsListedFirst) {
   const bugcam::test_support::TempDir dir_temp("recorder-credit-order");
   const fs::path dir = dir_temp.path();
@@ -180,6 +181,11 @@ TEST(Recorder, ACaptureCommittedAfterTheDropOfItsPieceIsListedFirst) {
     recorder::Recorder rec({dir, {}, false});
     for (std::size_t k = 0; k + 1 < drop; ++k) rec.record(tracker::TrackerEvent{moves[k]});
     rec.record(tracker::TrackerEvent{dropped});
+    EXPECT_EQ(bpgn_moves(dir), drop - 1);  // replays, the drop waiting
+    {
+      recorder::Recorder killed_here({dir, {}, true});
+      EXPECT_EQ(killed_here.moves().size(), drop - 1);
+    }
     rec.record(tracker::TrackerEvent{capture});
     ASSERT_EQ(rec.moves().size(), drop + 1);
     EXPECT_EQ(rec.moves()[drop - 1].san, capture.san);
@@ -191,6 +197,7 @@ TEST(Recorder, ACaptureCommittedAfterTheDropOfItsPieceIsListedFirst) {
   EXPECT_EQ(games.at(0).moves.at(drop).san, dropped.san);
   recorder::Recorder resumed({dir, {}, true});
   EXPECT_EQ(resumed.moves().size(), drop + 1);
+  EXPECT_DOUBLE_EQ(resumed.resume_time(), capture.t);  // the latest, though not the last
 }
 
 TEST(Recorder, AKilledRecordingKeepsEveryCommittedMoveAndResumes) {

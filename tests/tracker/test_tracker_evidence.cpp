@@ -108,7 +108,7 @@ TEST(ChangeBegan, AReadingWithNoHandOverTheSquareIsNoStart) {
 
 // Square a4 (24) reads empty, then white from frame `white_from` on, never covered; its
 // neighbour b5 (33) is covered in frames [hand_from, hand_to). Returns the changes a press at
-// 5 s sees since one at 1 s.
+// 4.9 s sees since one at 1 s.
 BoardEvidence::Changes a4_changes(int white_from, int hand_from, int hand_to) {
   BoardEvidence evidence;
   for (int f = 0; f < 150; ++f) {
@@ -126,7 +126,7 @@ BoardEvidence::Changes a4_changes(int white_from, int hand_from, int hand_to) {
 // A piece put on a square at the board's edge by a hand vision sees over a neighbour only
 // (held-out 11206: B@a4, the hand read over b5): the square's new reading is a touched change,
 // not one without a hand (which counts as a misread). Not when the neighbour's hand left long
-// before, nor without one.
+// before or well after, nor without one.
 TEST(Changes, AReadingChangedAsAHandLeftANeighbourIsTouched) {
   constexpr std::uint64_t a4 = std::uint64_t{1} << 24;
   const BoardEvidence::Changes beside_hand = a4_changes(84, 60, 85);
@@ -136,6 +136,8 @@ TEST(Changes, AReadingChangedAsAHandLeftANeighbourIsTouched) {
   EXPECT_EQ(no_hand.touched & a4, 0u);
   const BoardEvidence::Changes hand_long_before = a4_changes(120, 60, 70);
   EXPECT_EQ(hand_long_before.touched & a4, 0u);
+  const BoardEvidence::Changes hand_left_after = a4_changes(84, 60, 100);
+  EXPECT_EQ(hand_left_after.touched & a4, 0u);
 }
 
 // A press's evidence is in when the hand has left the board, and a square it just left has

@@ -251,7 +251,9 @@ TEST(TrackerIncidents, PressWithoutMoveWhoseArmCoversSquaresWhereDropsFit) {
             << lost_clean << " of the run without the incident\n";
   EXPECT_EQ(runs, 50);
   EXPECT_GE(found_both, 49);
-  EXPECT_LE(lost_more, 14);
+  // 14 before drops on credit, 15 with: the run of ply 41, not found and 16 moves lost to drop
+  // types guessed without the holding areas, guesses one more (11B. B@h6 for P@h6).
+  EXPECT_LE(lost_more, 15);
 }
 TEST(TrackerIncidents, IllegalMove) {
   expect_found(IncidentType::kIllegalMove, 24);

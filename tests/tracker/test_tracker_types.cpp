@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bughouse.hpp"
 #include "tracker_harness.hpp"
 
 namespace {
@@ -385,16 +386,6 @@ TEST(TrackerTypes, APawnDropLaterShowsThatAPawnWasMovedNotDropped) {
   }
 }
 
-// The type a capture passes to the capturer's partner (kNone for no capture).
-PieceType passed_by(const bugcam::rules::ReplayedPly& ply) {
-  const Move m = ply.move;
-  if (m.is_drop() || m.kind() == Move::Kind::kCastle) return PieceType::kNone;
-  if (m.kind() == Move::Kind::kEnPassant) return PieceType::kPawn;
-  const bugcam::rules::Piece victim = ply.before.piece_at(m.to());
-  if (victim.empty()) return PieceType::kNone;
-  return ply.before.is_promoted(m.to()) ? PieceType::kPawn : victim.type;
-}
-
 // A capture made without a press (the opponent answers, and the capturer presses after their
 // next move, as held-out 11206's 11A. Bxh5), its piece dropped at once by the partner, who held
 // none of its type and presses before any press of the capture's board records the capture: the
@@ -404,11 +395,12 @@ PieceType passed_by(const bugcam::rules::ReplayedPly& ply) {
 TEST(TrackerTypes, APieceDroppedBeforeThePartnersCaptureOfItIsRecordedIsTheDrop) {
   const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
   int cases = 0, drops_right = 0, captures_right = 0, found = 0, illegal = 0;
+  int holdings_compared = 0, holdings_right = 0;
   for (std::size_t g = 0; g < games.size() && cases < 4; ++g) {
     const bugcam::rules::Replay replay = bugcam::rules::replay(games[g]);
     const auto& plies = replay.plies;
     for (std::size_t i = 8; i + 1 < plies.size() && cases < 4; ++i) {
-      const PieceType passed = passed_by(plies[i]);
+      const PieceType passed = bugcam::tracker::detail::passed_by(plies[i].before, plies[i].move);
       const auto& drop = plies[i + 1];
       const bugcam::rules::Color capturer = plies[i].before.side_to_move();
       if (passed == PieceType::kNone || drop.board == plies[i].board || !drop.move.is_drop() ||
@@ -442,15 +434,35 @@ TEST(TrackerTypes, APieceDroppedBeforeThePartnersCaptureOfItIsRecordedIsTheDrop)
       };
       drops_right += committed_as_played(i + 1) ? 1 : 0;
       captures_right += committed_as_played(i) ? 1 : 0;
+      // The piece went from the capture to the drop once: what each player holds after the
+      // simulated plies is what the game says (a capture that added it to the holding again
+      // would leave the dropper one too many).
+      std::array<bugcam::rules::Position, 2> played{bugcam::rules::Position::start(),
+                                                    bugcam::rules::Position::start()};
+      for (std::size_t k = 0; k < outcome.sim.truth.size(); ++k) {
+        bugcam::tracker::detail::play_on_boards(played, plies[k].board, plies[k].move,
+                                                bugcam::rules::otb_rules());
+      }
+      for (std::size_t b = 0; b < 2; ++b) {
+        for (const bugcam::rules::Color c :
+             {bugcam::rules::Color::kWhite, bugcam::rules::Color::kBlack}) {
+          for (int t = 0; t < 5; ++t) {
+            const auto type = static_cast<PieceType>(t);
+            ++holdings_compared;
+            holdings_right +=
+                outcome.boards[b].holding(c, type) == played[b].holding(c, type) ? 1 : 0;
+          }
+        }
+      }
+      bool unpressed_found = false;
       for (const Incident& got : outcome.incidents) {
-        found += got.type == IncidentType::kMoveWithoutPress && got.board == plies[i].board &&
-                         got.side == capturer
-                     ? 1
-                     : 0;
+        unpressed_found = unpressed_found || (got.type == IncidentType::kMoveWithoutPress &&
+                                              got.board == plies[i].board && got.side == capturer);
         illegal += got.type == IncidentType::kIllegalMove ? 1 : 0;
         std::cout << "game " << g << " ply " << i << ": " << incident_name(got.type) << " "
                   << got.ply << ": " << got.detail << "\n";
       }
+      found += unpressed_found ? 1 : 0;
     }
   }
   ASSERT_GE(cases, 3) << "too few unpressed captures whose piece the partner dropped at once";
@@ -458,6 +470,7 @@ TEST(TrackerTypes, APieceDroppedBeforeThePartnersCaptureOfItIsRecordedIsTheDrop)
   EXPECT_EQ(captures_right, cases);
   EXPECT_EQ(found, cases);
   EXPECT_EQ(illegal, 0);
+  EXPECT_EQ(holdings_right, holdings_compared);
 }
 
 // A white piece comes from nowhere on board A early in the game, White's hand empty (a drop

@@ -14,25 +14,23 @@ inline int seat_index(Seat s) {
   return static_cast<int>(s.board) * 2 + static_cast<int>(s.color);
 }
 
+// The type that `m`, a move of the side to move in `p`, passes to the mover's partner by a
+// capture (a promoted pawn as a pawn), or kNone.
+inline rules::PieceType passed_by(const rules::Position& p, rules::Move m) {
+  if (m.is_drop() || m.kind() == rules::Move::Kind::kCastle) return rules::PieceType::kNone;
+  if (m.kind() == rules::Move::Kind::kEnPassant) return rules::PieceType::kPawn;
+  const rules::Piece victim = p.piece_at(m.to());
+  if (victim.empty() || victim.color == p.side_to_move()) return rules::PieceType::kNone;
+  return p.is_promoted(m.to()) ? rules::PieceType::kPawn : victim.type;
+}
+
 // Plays `m` on board `b`; a captured piece goes to the partner (a promoted pawn as a
 // pawn). Returns the type passed, or kNone.
 inline rules::PieceType play_on_boards(std::array<rules::Position, 2>& boards, rules::BoardId b,
                                        rules::Move m, const rules::RuleSet& rules) {
   rules::Position& p = boards[static_cast<int>(b)];
   const rules::Color mover = p.side_to_move();
-  rules::Square captured_square = rules::kNoSquare;
-  if (m.kind() == rules::Move::Kind::kEnPassant) {
-    captured_square = m.to() + (mover == rules::Color::kWhite ? -8 : 8);
-  } else if (!m.is_drop() && m.kind() != rules::Move::Kind::kCastle) {
-    captured_square = m.to();
-  }
-  rules::PieceType passed = rules::PieceType::kNone;
-  if (captured_square != rules::kNoSquare) {
-    const rules::Piece victim = p.piece_at(captured_square);
-    if (!victim.empty() && victim.color != mover) {
-      passed = p.is_promoted(captured_square) ? rules::PieceType::kPawn : victim.type;
-    }
-  }
+  const rules::PieceType passed = passed_by(p, m);
   p.make(m, rules);
   if (passed != rules::PieceType::kNone) {
     boards[static_cast<int>(rules::other(b))].add_holding(!mover, passed);

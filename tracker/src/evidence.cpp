@@ -302,7 +302,7 @@ std::optional<double> BoardEvidence::beside_rate(SquareState read, std::size_t c
 constexpr double kNeighbourHandBeforeSeconds = 1.0;
 constexpr double kNeighbourHandAfterSeconds = 0.2;
 
-bool BoardEvidence::neighbour_hand_left(int square, const Run* then, const Run& now) const {
+bool BoardEvidence::neighbour_hand_left(int square, const Run& then, const Run& now) const {
   const int file = square % 8;
   const int rank = square / 8;
   for (int f = std::max(0, file - 1); f <= std::min(7, file + 1); ++f) {
@@ -310,7 +310,7 @@ bool BoardEvidence::neighbour_hand_left(int square, const Run* then, const Run& 
       if (f == file && r == rank) continue;
       for (const Run& run : squares_[r * 8 + f].runs) {
         if (run.start > now.start + kNeighbourHandAfterSeconds) break;
-        if (run.after_cover && (then == nullptr || run.start > then->start) &&
+        if (run.after_cover && run.start > then.start &&
             run.start >= now.start - kNeighbourHandBeforeSeconds) {
           return true;
         }
@@ -340,7 +340,7 @@ BoardEvidence::Changes BoardEvidence::changes(std::optional<double> t_previous, 
       if (run.after_cover && (then == nullptr || run.start > then->start)) covered = true;
     }
     if (!covered && then != nullptr && then->mean_state() != now->mean_state()) {
-      covered = neighbour_hand_left(s, then, *now);
+      covered = neighbour_hand_left(s, *then, *now);
     }
     if (!covered) continue;
     out.touched |= bit;

@@ -178,7 +178,7 @@ class BoardEvidence {
   // Where run_at's run stands in the square's runs (end() when none), for walking back.
   std::deque<Run>::const_iterator find_run(int square, double t, double before) const;
   // Whether a hand left a neighbour of `square` near when its run `now` (after `then`) began.
-  bool neighbour_hand_left(int square, const Run* then, const Run& now) const;
+  bool neighbour_hand_left(int square, const Run& then, const Run& now) const;
   void note_visit(double t, int covered);
   struct HandStretch {
     double start = 0.0;

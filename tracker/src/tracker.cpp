@@ -795,8 +795,9 @@ struct Candidate {
   // candidates of exactly equal score, the higher rank goes first. (The beam takes scores
   // within 1e-9 as tied; two that differ by rounding alone keep generation order.)
   int cover_rank = 0;
-  // kMove drops onto a square a hand covered since the previous press: how far from the
-  // dropper's edge of the board (1 + ranks), 0 otherwise. Among candidates of equal score and
+  // kMove drops onto a square touched since the previous press (BoardEvidence::changes: a hand
+  // covered it, or it changed as a hand left a neighbour): how far from the dropper's edge of
+  // the board (1 + ranks), 0 otherwise. Among candidates of equal score and
   // cover rank the higher goes first: a drop vision never saw went where the arm reached, its
   // far end (held-out 11104: 9A. P@e7, the pawn read empty, tied with P@a3 to P@g3 under the
   // arm and was recorded P@a3).
@@ -1058,7 +1059,7 @@ bool repay_loan(std::array<Position, 2>& boards, std::vector<Loan>& loans, Board
 }
 
 // Whether `loans` has one open whose dropper sits at `board`.
-bool owes_on(const std::vector<Loan>& loans, BoardId board) {
+bool has_open_loan_on(const std::vector<Loan>& loans, BoardId board) {
   return std::any_of(loans.begin(), loans.end(),
                      [&](const Loan& l) { return l.open && l.dropper.board == board; });
 }
@@ -1833,11 +1834,7 @@ struct Tracker::Impl {
           add(h, score, NodeKind::kMove, &m, 1);
           candidates.back().cover_rank =
               m.is_drop() ? cover[m.to()] : std::min(cover[m.from()], cover[m.to()]);
-          if (config.prefer_drops_at_arms_reach && m.is_drop() &&
-              ((seen.touched >> m.to()) & 1) != 0) {
-            const int rank = rules::rank_of(m.to());
-            candidates.back().reach = 1 + (press.side == Color::kWhite ? rank : 7 - rank);
-          }
+          candidates.back().reach = drop_reach(seen, m, press.side);
         }
         if (h < kUnpressedHypotheses)
           add_drops_on_credit(h, b, p, base, seen, cover, candidates, add);
@@ -2076,6 +2073,7 @@ struct Tracker::Impl {
       child.premove = parent.premove;
       if (!changes_nothing) child.premove[b].reset();
       child.unseen_drop = parent.unseen_drop;
+      child.loans = parent.loans;
       child.unseen_drop[b] = unseen_drop_of(c, candidates, parent, press);
       auto node = std::make_shared<Node>();
       node->parent = parent.head;
@@ -2123,7 +2121,7 @@ struct Tracker::Impl {
           }
           ply.captured = apply_move(child.boards, press.board, c.moves[i], rules);
           ply.repays_credit =
-              repay_loan(child.boards, child.loans, press.board, ply.side, ply.captured);
+              i == 0 && repay_loan(child.boards, child.loans, press.board, ply.side, ply.captured);
           if (ply.premoved) child.premove[b] = ply;
           node->plies.push_back(std::move(ply));
         }
@@ -2138,7 +2136,7 @@ struct Tracker::Impl {
       // A loan the partner board's press did not repay is closed: the piece came from nowhere
       // (charge_unrepaid_loans charged it).
       for (Loan& loan : child.loans) {
-        if (loan.open && loan.dropper.board != press.board) loan.open = false;
+        if (loan.open && loan.dropper.board != press.board && !changes_nothing) loan.open = false;
       }
       std::uint64_t key =
           mix(state_key(child.boards), (child.premove[0] ? 1u : 0u) | (child.premove[1] ? 2u : 0u));
@@ -2493,13 +2491,22 @@ struct Tracker::Impl {
     *config.debug << "\n";
   }
 
+  // Candidate::reach of `m` by `side`.
+  int drop_reach(const PressEvidence& seen, Move m, Color side) const {
+    if (!config.prefer_drops_at_arms_reach || !m.is_drop() || ((seen.touched >> m.to()) & 1) == 0) {
+      return 0;
+    }
+    const int rank = rules::rank_of(m.to());
+    return 1 + (side == Color::kWhite ? rank : 7 - rank);
+  }
+
   // Drops of pieces the presser does not hold but their partner can capture now, the capture
   // to be recorded at the partner board's next press (Loan). One loan at a time, only where
   // the partner is to move there, and onto a square whose reading changed.
   template <typename Add>
   void add_drops_on_credit(int h, int b, const Position& p, double base, const PressEvidence& seen,
                            const std::array<int, 64>& cover, std::vector<Candidate>& candidates,
-                           Add& add) {
+                           Add& add) const {
     const rules::RuleSet& rules = *config.rules;
     const Hypothesis& parent = beam[static_cast<std::size_t>(h)];
     const Color dropper = p.side_to_move();
@@ -2515,14 +2522,8 @@ struct Tracker::Impl {
     std::array<bool, 5> lendable{};
     bool any = false;
     for (Move m : captures) {
-      if (m.is_drop() || m.kind() == Move::Kind::kCastle) continue;
-      PieceType victim = PieceType::kPawn;
-      if (m.kind() != Move::Kind::kEnPassant) {
-        const rules::Piece piece = partner_board.piece_at(m.to());
-        if (piece.empty()) continue;
-        if (!partner_board.is_promoted(m.to())) victim = piece.type;
-      }
-      if (p.holding(dropper, victim) > 0) continue;
+      const PieceType victim = detail::passed_by(partner_board, m);
+      if (victim == PieceType::kNone || p.holding(dropper, victim) > 0) continue;
       lendable[static_cast<std::size_t>(victim)] = true;
       any = true;
     }
@@ -2544,28 +2545,30 @@ struct Tracker::Impl {
       }
       add(h, base + move_delta(lent, m, seen, rules) + kDropOnCreditPrior, NodeKind::kMove, &m, 1);
       candidates.back().cover_rank = cover[m.to()];
+      candidates.back().reach = drop_reach(seen, m, dropper);
     }
   }
 
   // At a press on one board, the histories with a loan of the other board's player open: the
-  // candidates that do not record the capture that gives the piece fall behind by
-  // kUnrepaidLoanPrior.
+  // candidates whose first ply is not the capture that gives the piece fall behind by
+  // kUnrepaidLoanPrior. (The capture came before the drop: no ply of its board after the
+  // drop's press can come before it.)
   void charge_unrepaid_loans(const Press& press, std::vector<Candidate>& candidates) const {
     const BoardId other = rules::other(press.board);
     const int b = index(press.board);
     for (Candidate& c : candidates) {
       const Hypothesis& parent = beam[static_cast<std::size_t>(c.parent)];
-      if (!owes_on(parent.loans, other)) continue;
+      // A repeated press is no turn of the partner's: the loan stays open.
+      if (!has_open_loan_on(parent.loans, other) || c.kind == NodeKind::kRepeatedPress) continue;
       bool repays = false;
-      if (c.kind == NodeKind::kMove || c.kind == NodeKind::kUnpressedMoves ||
-          c.kind == NodeKind::kPremove) {
+      if ((c.kind == NodeKind::kMove || c.kind == NodeKind::kUnpressedMoves ||
+           c.kind == NodeKind::kPremove) &&
+          c.move_count > 0) {
         std::array<Position, 2> boards = parent.boards;
         std::vector<Loan> loans = parent.loans;
-        for (int i = 0; i < c.move_count && !repays; ++i) {
-          const Color mover = boards[static_cast<std::size_t>(b)].side_to_move();
-          const PieceType passed = apply_move(boards, press.board, c.moves[i], *config.rules);
-          repays = repay_loan(boards, loans, press.board, mover, passed);
-        }
+        const Color mover = boards[static_cast<std::size_t>(b)].side_to_move();
+        const PieceType passed = apply_move(boards, press.board, c.moves[0], *config.rules);
+        repays = repay_loan(boards, loans, press.board, mover, passed);
       }
       if (!repays) c.score += kUnrepaidLoanPrior;
     }
@@ -3043,6 +3046,20 @@ struct Tracker::Impl {
     while (!uncommitted.empty()) {
       const Press press = uncommitted.front();
       const int newest = uncommitted.back().index;
+      // A drop on credit waits for the partner board's press that decides its loan; after as
+      // long as a doubt's wait, the histories still waiting go, unless they are all there is.
+      const auto loan_open = [&](const Hypothesis& h) {
+        return std::any_of(h.loans.begin(), h.loans.end(),
+                           [&](const Loan& l) { return l.open && l.press == press.index; });
+      };
+      if (!force_all && std::any_of(beam.begin(), beam.end(), loan_open)) {
+        if (newest - press.index < kTypeDoubtLagFactor * config.commit_lag ||
+            std::all_of(beam.begin(), beam.end(), loan_open)) {
+          break;
+        }
+        std::erase_if(beam, loan_open);
+        scores_relative_to_first(beam);
+      }
       const Node* best = node_at(beam.front().head, press.index);
       bool agreed = true;
       for (const Hypothesis& h : beam) {
@@ -3060,29 +3077,29 @@ struct Tracker::Impl {
           (type_doubt(press) || drop_or_move_doubt(press) || close_call(press))) {
         break;
       }
-      // A drop on credit waits for the partner board's press that decides its loan.
-      if (!force_all && std::any_of(beam.begin(), beam.end(), [&](const Hypothesis& h) {
-            return std::any_of(h.loans.begin(), h.loans.end(),
-                               [&](const Loan& l) { return l.open && l.press == press.index; });
-          })) {
-        break;
-      }
       if (!agreed) best = resolve_type_doubt(press, beam[likeliest_at(press)]);
-      bool unrepaid = false;
+      // Whether the committed node's drop on credit was repaid (nullopt: no such drop).
+      const auto loan_repaid = [&](const Hypothesis& h) -> std::optional<bool> {
+        for (const Loan& loan : h.loans) {
+          if (loan.press == press.index) return loan.repaid;
+        }
+        return std::nullopt;
+      };
+      std::optional<bool> repaid;
       for (const Hypothesis& h : beam) {
         if (node_at(h.head, press.index) != best) continue;
-        for (const Loan& loan : h.loans) {
-          if (loan.press == press.index) unrepaid = !loan.repaid;
-        }
+        repaid = loan_repaid(h);
         break;
       }
-      commit(press, *best, unrepaid);
-      // Keep only the hypotheses that share the committed history.
+      commit(press, *best, repaid == false);
+      // Keep only the hypotheses that share the committed history, the fate of its loan too.
       const Node committed_copy = *best;
       std::vector<Hypothesis> kept;
       for (Hypothesis& h : beam) {
         const Node* n = node_at(h.head, press.index);
-        if (n != nullptr && n->same_content(committed_copy)) kept.push_back(std::move(h));
+        if (n != nullptr && n->same_content(committed_copy) && loan_repaid(h) == repaid) {
+          kept.push_back(std::move(h));
+        }
       }
       for (Hypothesis& h : kept) {
         std::erase_if(h.loans, [&](const Loan& l) { return !l.open && l.press <= press.index; });
@@ -3296,7 +3313,7 @@ struct Tracker::Impl {
   }
 
   // `unrepaid`: the node's drop on credit was never given by the partner's capture.
-  void commit(const Press& press, const Node& node, bool unrepaid = false) {
+  void commit(const Press& press, const Node& node, bool unrepaid) {
     note_committed_moves(press, node);
     const Seat presser{press.board, press.side};
     const std::string committed_san = node_san(node);
@@ -3335,7 +3352,7 @@ struct Tracker::Impl {
         resync_presses.emplace_back(press.t, press.board);
         doubt_since.fill(press.t);
         // A legal move beside the disturbance is recorded as any move is.
-        commit_plies(node, press);
+        commit_plies(node, press, false);
         const Position before = committed[index(press.board)];
         committed[index(press.board)] = node.resync_board;
         for (PieceType t : node.resync_passed) {
@@ -3451,7 +3468,7 @@ struct Tracker::Impl {
     return out;
   }
 
-  void commit_plies(const Node& node, const Press& press, bool unrepaid = false) {
+  void commit_plies(const Node& node, const Press& press, bool unrepaid) {
     const rules::RuleSet& rules = *config.rules;
     // The first unpressed ply of a node is the move_without_press; an opponent's answer after
     // it could not be pressed.
@@ -3970,7 +3987,7 @@ struct Tracker::Impl {
     if (beam.empty()) return;
     // A loan still open: the partner board never pressed again to record the capture.
     for (Hypothesis& h : beam) {
-      if (owes_on(h.loans, BoardId::kA) || owes_on(h.loans, BoardId::kB)) {
+      if (has_open_loan_on(h.loans, BoardId::kA) || has_open_loan_on(h.loans, BoardId::kB)) {
         h.score += kUnrepaidLoanPrior;
       }
     }

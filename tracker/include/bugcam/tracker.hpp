@@ -252,8 +252,8 @@ struct TrackerConfig {
   bool prefer_checking_drops = true;
   // Among drops that fit the squares equally (a piece vision reads empty, under an arm that
   // covered several empty squares), prefer the square furthest from the dropper's edge of the
-  // board that a hand covered: the arm's far end, where the hand put the piece (see
-  // Candidate::reach in tracker.cpp); off for comparison.
+  // board that a hand touched since the previous press: the arm's far end, where the hand put
+  // the piece (see Candidate::reach in tracker.cpp); off for comparison.
   bool prefer_drops_at_arms_reach = true;
   // Learn where on each board an empty square beside a piece reads as a piece (its shadow)
   // and take such readings for that (see BesideCosts in tracker.cpp); off for comparison.
