@@ -133,18 +133,25 @@ TEST(Recorder, MovesAreListedInTheOrderCompleted) {
   EXPECT_DOUBLE_EQ(resumed.resume_time(), moves[i + 2].t);
 }
 
-// A drop timed from the board before the other board's capture that gave its piece (8A.
-// B@d5 after 7b. bxc6) stays after that capture: the game must replay.
-TEST(Recorder, ADropStaysAfterTheCaptureThatGaveItsPiece) {
-  const bugcam::test_support::TempDir dir_temp("recorder-drop-order");
-  const fs::path dir = dir_temp.path();
-  auto moves = real_moves();
+// The first move that is a drop right after a capture on the other board (moves.size() if
+// none).
+std::size_t drop_after_capture(const std::vector<tracker::TrackedMove>& moves) {
   std::size_t drop = 1;
   while (drop < moves.size() && (moves[drop].san.find('@') == std::string::npos ||
                                  moves[drop - 1].board == moves[drop].board ||
                                  moves[drop - 1].san.find('x') == std::string::npos)) {
     ++drop;
   }
+  return drop;
+}
+
+// A drop timed from the board before the other board's capture that gave its piece (8A.
+// B@d5 after 7b. bxc6) stays after that capture: the game must replay.
+TEST(Recorder, ADropStaysAfterTheCaptureThatGaveItsPiece) {
+  const bugcam::test_support::TempDir dir_temp("recorder-drop-order");
+  const fs::path dir = dir_temp.path();
+  auto moves = real_moves();
+  const std::size_t drop = drop_after_capture(moves);
   ASSERT_LT(drop, moves.size()) << "no drop right after the other board's capture";
   moves[drop].t = moves[drop - 1].t - 0.25;
   {
@@ -165,12 +172,7 @@ TEST(Recorder, ACaptureCommittedAfterTheDropOfItsPieceIsListedFirst) {
   const bugcam::test_support::TempDir dir_temp("recorder-credit-order");
   const fs::path dir = dir_temp.path();
   auto moves = real_moves();
-  std::size_t drop = 1;
-  while (drop < moves.size() && (moves[drop].san.find('@') == std::string::npos ||
-                                 moves[drop - 1].board == moves[drop].board ||
-                                 moves[drop - 1].san.find('x') == std::string::npos)) {
-    ++drop;
-  }
+  const std::size_t drop = drop_after_capture(moves);
   ASSERT_LT(drop, moves.size()) << "no drop right after the other board's capture";
   tracker::TrackedMove capture = moves[drop - 1];
   tracker::TrackedMove dropped = moves[drop];
