@@ -392,14 +392,19 @@ TEST(TrackerTypes, APawnDropLaterShowsThatAPawnWasMovedNotDropped) {
 // drop is made on credit, and the capture, recorded later, repays it. Before, no history held
 // the piece, and the drop was taken for another type held (11206's 8b. B@d6 as N@d6) or for a
 // disturbance.
-TEST(TrackerTypes, APieceDroppedBeforeThePartnersCaptureOfItIsRecordedIsTheDrop) {
-  const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
-  int cases = 0, drops_right = 0, captures_right = 0, found = 0, illegal = 0;
-  int holdings_compared = 0, holdings_right = 0;
-  for (std::size_t g = 0; g < games.size() && cases < 4; ++g) {
+// A capture (game, ply) whose piece the capturer's partner, holding none of its type, drops
+// at the next ply, with the capturer's opponent and the capturer moving again after it.
+struct CaptureThenDrop {
+  std::size_t game = 0;
+  std::size_t ply = 0;
+};
+std::vector<CaptureThenDrop> captures_then_drops(const std::vector<bugcam::rules::BpgnGame>& games,
+                                                 std::size_t most) {
+  std::vector<CaptureThenDrop> out;
+  for (std::size_t g = 0; g < games.size() && out.size() < most; ++g) {
     const bugcam::rules::Replay replay = bugcam::rules::replay(games[g]);
     const auto& plies = replay.plies;
-    for (std::size_t i = 8; i + 1 < plies.size() && cases < 4; ++i) {
+    for (std::size_t i = 8; i + 1 < plies.size() && out.size() < most; ++i) {
       const PieceType passed = bugcam::tracker::detail::passed_by(plies[i].before, plies[i].move);
       const auto& drop = plies[i + 1];
       const bugcam::rules::Color capturer = plies[i].before.side_to_move();
@@ -408,62 +413,76 @@ TEST(TrackerTypes, APieceDroppedBeforeThePartnersCaptureOfItIsRecordedIsTheDrop)
           drop.before.holding(!capturer, passed) != 1) {
         continue;
       }
-      // The answer, and the capturer's next move that presses.
+      // The answer, and the capturer's next move.
       int after = 0;
       for (std::size_t j = i + 2; j < plies.size() && after < 2; ++j) {
         after += plies[j].board == plies[i].board ? 1 : 0;
       }
-      if (after < 2) continue;
-      ++cases;
-      SimulationOptions options;
-      options.misread = 0.01;
-      options.seed = 17;
-      options.max_plies = static_cast<int>(i) + 14;
-      options.holdings = false;
-      options.injections = {{IncidentType::kMoveWithoutPress, static_cast<int>(i), true}};
-      const Simulation ahead = simulate(games[g], options, [](const SimulatedInput&) {});
-      TrackerConfig config;
-      config.piece_types = read_types_right(ahead.truth, replay, options.fps);
-      const auto outcome = run_tracker(games[g], options, config);
-      const auto committed_as_played = [&](std::size_t ply) {
-        const TrackedMove& want = outcome.sim.truth.at(ply);
-        return std::any_of(
-            outcome.committed.begin(), outcome.committed.end(), [&](const TrackedMove& got) {
-              return got.board == want.board && got.ply == want.ply && got.san == want.san;
-            });
-      };
-      drops_right += committed_as_played(i + 1) ? 1 : 0;
-      captures_right += committed_as_played(i) ? 1 : 0;
-      // The piece went from the capture to the drop once: what each player holds after the
-      // simulated plies is what the game says (a capture that added it to the holding again
-      // would leave the dropper one too many).
-      std::array<bugcam::rules::Position, 2> played{bugcam::rules::Position::start(),
-                                                    bugcam::rules::Position::start()};
-      for (std::size_t k = 0; k < outcome.sim.truth.size(); ++k) {
-        bugcam::tracker::detail::play_on_boards(played, plies[k].board, plies[k].move,
-                                                bugcam::rules::otb_rules());
-      }
-      for (std::size_t b = 0; b < 2; ++b) {
-        for (const bugcam::rules::Color c :
-             {bugcam::rules::Color::kWhite, bugcam::rules::Color::kBlack}) {
-          for (int t = 0; t < 5; ++t) {
-            const auto type = static_cast<PieceType>(t);
-            ++holdings_compared;
-            holdings_right +=
-                outcome.boards[b].holding(c, type) == played[b].holding(c, type) ? 1 : 0;
-          }
+      if (after == 2) out.push_back({g, i});
+    }
+  }
+  return out;
+}
+
+TEST(TrackerTypes, APieceDroppedBeforeThePartnersCaptureOfItIsRecordedIsTheDrop) {
+  const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
+  int cases = 0, drops_right = 0, captures_right = 0, found = 0, illegal = 0;
+  int holdings_compared = 0, holdings_right = 0;
+  for (const CaptureThenDrop& found_case : captures_then_drops(games, 4)) {
+    const std::size_t g = found_case.game;
+    const std::size_t i = found_case.ply;
+    const bugcam::rules::Replay replay = bugcam::rules::replay(games[g]);
+    const auto& plies = replay.plies;
+    const bugcam::rules::Color capturer = plies[i].before.side_to_move();
+    ++cases;
+    SimulationOptions options;
+    options.misread = 0.01;
+    options.seed = 17;
+    options.max_plies = static_cast<int>(i) + 14;
+    options.holdings = false;
+    options.injections = {{IncidentType::kMoveWithoutPress, static_cast<int>(i), true}};
+    const Simulation ahead = simulate(games[g], options, [](const SimulatedInput&) {});
+    TrackerConfig config;
+    config.piece_types = read_types_right(ahead.truth, replay, options.fps);
+    const auto outcome = run_tracker(games[g], options, config);
+    const auto committed_as_played = [&](std::size_t ply) {
+      const TrackedMove& want = outcome.sim.truth.at(ply);
+      return std::any_of(
+          outcome.committed.begin(), outcome.committed.end(), [&](const TrackedMove& got) {
+            return got.board == want.board && got.ply == want.ply && got.san == want.san;
+          });
+    };
+    drops_right += committed_as_played(i + 1) ? 1 : 0;
+    captures_right += committed_as_played(i) ? 1 : 0;
+    // The piece went from the capture to the drop once: what each player holds after the
+    // simulated plies is what the game says (a capture that added it to the holding again
+    // would leave the dropper one too many).
+    std::array<bugcam::rules::Position, 2> played{bugcam::rules::Position::start(),
+                                                  bugcam::rules::Position::start()};
+    for (std::size_t k = 0; k < outcome.sim.truth.size(); ++k) {
+      bugcam::tracker::detail::play_on_boards(played, plies[k].board, plies[k].move,
+                                              bugcam::rules::otb_rules());
+    }
+    for (std::size_t b = 0; b < 2; ++b) {
+      for (const bugcam::rules::Color c :
+           {bugcam::rules::Color::kWhite, bugcam::rules::Color::kBlack}) {
+        for (int t = 0; t < 5; ++t) {
+          const auto type = static_cast<PieceType>(t);
+          ++holdings_compared;
+          holdings_right +=
+              outcome.boards[b].holding(c, type) == played[b].holding(c, type) ? 1 : 0;
         }
       }
-      bool unpressed_found = false;
-      for (const Incident& got : outcome.incidents) {
-        unpressed_found = unpressed_found || (got.type == IncidentType::kMoveWithoutPress &&
-                                              got.board == plies[i].board && got.side == capturer);
-        illegal += got.type == IncidentType::kIllegalMove ? 1 : 0;
-        std::cout << "game " << g << " ply " << i << ": " << incident_name(got.type) << " "
-                  << got.ply << ": " << got.detail << "\n";
-      }
-      found += unpressed_found ? 1 : 0;
     }
+    bool unpressed_found = false;
+    for (const Incident& got : outcome.incidents) {
+      unpressed_found = unpressed_found || (got.type == IncidentType::kMoveWithoutPress &&
+                                            got.board == plies[i].board && got.side == capturer);
+      illegal += got.type == IncidentType::kIllegalMove ? 1 : 0;
+      std::cout << "game " << g << " ply " << i << ": " << incident_name(got.type) << " " << got.ply
+                << ": " << got.detail << "\n";
+    }
+    found += unpressed_found ? 1 : 0;
   }
   ASSERT_GE(cases, 3) << "too few unpressed captures whose piece the partner dropped at once";
   EXPECT_EQ(drops_right, cases);
@@ -471,6 +490,45 @@ TEST(TrackerTypes, APieceDroppedBeforeThePartnersCaptureOfItIsRecordedIsTheDrop)
   EXPECT_EQ(found, cases);
   EXPECT_EQ(illegal, 0);
   EXPECT_EQ(holdings_right, holdings_compared);
+}
+
+// The same drop, but the footage ends before any press records the capture, and the beam
+// keeps one history, so none without the loan is left: the drop is committed as one that
+// breaks the rules (a piece never held), an illegal_move from whose position the record
+// goes on, not a drop the record cannot replay.
+TEST(TrackerTypes, ADropOnCreditNoCaptureRepaidIsAnIllegalMove) {
+  const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
+  const std::vector<CaptureThenDrop> cases = captures_then_drops(games, 1);
+  ASSERT_EQ(cases.size(), 1u);
+  const bugcam::rules::Replay replay = bugcam::rules::replay(games[cases[0].game]);
+  const auto& drop = replay.plies.at(cases[0].ply + 1);
+  SimulationOptions options;
+  options.misread = 0.0;
+  options.holdings = false;
+  options.max_plies = static_cast<int>(cases[0].ply) + 2;
+  options.injections = {{IncidentType::kMoveWithoutPress, static_cast<int>(cases[0].ply), true}};
+  const Simulation ahead = simulate(games[cases[0].game], options, [](const SimulatedInput&) {});
+  TrackerConfig config;
+  config.beam_width = 1;
+  config.piece_types = read_types_right(ahead.truth, replay, options.fps);
+  const auto outcome = run_tracker(games[cases[0].game], options, config);
+  const TrackedMove& want = outcome.sim.truth.back();
+  ASSERT_EQ(want.move, drop.move);
+  const auto got = std::find_if(
+      outcome.committed.begin(), outcome.committed.end(),
+      [&](const TrackedMove& m) { return m.board == want.board && m.ply == want.ply; });
+  ASSERT_NE(got, outcome.committed.end()) << want.ply << " not committed";
+  EXPECT_TRUE(got->illegal);
+  EXPECT_EQ(got->move, drop.move);
+  EXPECT_FALSE(got->dropped_on_credit);
+  const auto illegal =
+      std::find_if(outcome.incidents.begin(), outcome.incidents.end(),
+                   [&](const Incident& i) { return i.type == IncidentType::kIllegalMove; });
+  ASSERT_NE(illegal, outcome.incidents.end());
+  EXPECT_EQ(illegal->board, want.board);
+  EXPECT_EQ(illegal->side, want.side);
+  EXPECT_FALSE(illegal->position.empty());
+  std::cout << illegal->detail << "\n";
 }
 
 // A white piece comes from nowhere on board A early in the game, White's hand empty (a drop
