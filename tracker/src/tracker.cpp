@@ -797,10 +797,10 @@ struct Candidate {
   int cover_rank = 0;
   // kMove drops onto a square touched since the previous press (BoardEvidence::changes: a hand
   // covered it, or it changed as a hand left a neighbour): how far from the dropper's edge of
-  // the board (1 + ranks), 0 otherwise. Among candidates of equal score and
-  // cover rank the higher goes first: a drop vision never saw went where the arm reached, its
-  // far end (held-out 11104: 9A. P@e7, the pawn read empty, tied with P@a3 to P@g3 under the
-  // arm and was recorded P@a3).
+  // the board (1 + ranks), 0 otherwise. Among candidates of equal score and cover rank the
+  // higher goes first: a drop vision never saw went where the arm reached, its far end
+  // (held-out 11104: 9A. P@e7, the pawn read empty, tied with P@a3 to P@g3 under the arm and
+  // was recorded P@a3).
   int reach = 0;
 };
 
