@@ -1064,6 +1064,11 @@ bool has_open_loan_on(const std::vector<Loan>& loans, BoardId board) {
                      [&](const Loan& l) { return l.open && l.dropper.board == board; });
 }
 
+// Whether `loans` has one open, on either board.
+bool has_open_loan(const std::vector<Loan>& loans) {
+  return std::any_of(loans.begin(), loans.end(), [](const Loan& l) { return l.open; });
+}
+
 }  // namespace
 
 struct Tracker::Impl {
@@ -2512,9 +2517,7 @@ struct Tracker::Impl {
     const Color dropper = p.side_to_move();
     Position partner_board = parent.boards[static_cast<std::size_t>(1 - b)];
     if (parent.premove[static_cast<std::size_t>(1 - b)] ||
-        partner_board.side_to_move() == dropper ||
-        std::any_of(parent.loans.begin(), parent.loans.end(),
-                    [](const Loan& l) { return l.open; })) {
+        partner_board.side_to_move() == dropper || has_open_loan(parent.loans)) {
       return;
     }
     MoveList captures;
@@ -3987,9 +3990,7 @@ struct Tracker::Impl {
     if (beam.empty()) return;
     // A loan still open: the partner board never pressed again to record the capture.
     for (Hypothesis& h : beam) {
-      if (has_open_loan_on(h.loans, BoardId::kA) || has_open_loan_on(h.loans, BoardId::kB)) {
-        h.score += kUnrepaidLoanPrior;
-      }
+      if (has_open_loan(h.loans)) h.score += kUnrepaidLoanPrior;
     }
     for (const BoardId board : {BoardId::kA, BoardId::kB}) {
       const int b = index(board);
