@@ -2,7 +2,9 @@
 // end) beside a light display, which the bright-pixel reading cannot tell from the lever;
 // LeverReader reads nothing while a hand covers the clock, learns the two positions of a
 // lever whose single-frame reading says the same in both, and reads a lever that lies wholly
-// in one half of the clock's area, from the start.
+// in one half of the clock's area, from the start, and a white lever beside a dark display on
+// a pale body, on a table of nearly the lever's colour; two positions learnt stay the lever's
+// when frames in mid-flip draw them together.
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
 
@@ -199,6 +201,78 @@ TEST(LeverReader, ReadsALeverLyingInOneHalfOfTheClocksAreaFromTheStart) {
   for (int i = 0; i < 30; ++i) last = resumed.read(clock_off_its_pivot_picture(false)).at(0);
   EXPECT_EQ(last.lever_down, Lever::kWhite);
   EXPECT_EQ(resumed.read(clock_off_its_pivot_picture(true)).at(0).lever_down, Lever::kBlack);
+}
+
+// A pale pink clock on a pale grey table, its dark display covering most of the clock's area,
+// and a white lever beside the display (11203's clock B): the area's median is the display's,
+// so the whole body counts as bright, and the lever's white is next to the table's. A light
+// label on the body in White's half only outweighs the lever in a single frame.
+cv::Mat pale_clock_picture(bool white_raised) {
+  cv::Mat image(400, 320, CV_8UC3, cv::Scalar(226, 228, 232));
+  cv::rectangle(image, {100, 80}, {110, 320}, cv::Scalar(30, 50, 90), cv::FILLED);
+  cv::rectangle(image, {110, 80}, {220, 320}, cv::Scalar(160, 170, 200), cv::FILLED);
+  cv::rectangle(image, {140, 85}, {215, 315}, cv::Scalar(70, 70, 80), cv::FILLED);
+  cv::rectangle(image, {112, 110}, {126, 190}, cv::Scalar(190, 200, 210), cv::FILLED);
+  const int raised_y = white_raised ? 90 : 310;
+  const int lowered_y = white_raised ? 310 : 90;
+  const std::vector<cv::Point> wedge{
+      {128, raised_y}, {139, raised_y}, {139, lowered_y}, {138, lowered_y}};
+  cv::fillConvexPoly(image, wedge, cv::Scalar(248, 248, 248));
+  return image;
+}
+
+TEST(LeverReader, ReadsAWhiteLeverOnAPaleClockBesideADarkDisplay) {
+  calibration::Calibration calibration;
+  calibration.clocks.push_back(drawn_clock());
+  // The premise: one frame alone reads Black's side pressed in both positions.
+  ASSERT_EQ(read_clock(pale_clock_picture(true), drawn_clock()).lever_down, Lever::kBlack);
+  ASSERT_EQ(read_clock(pale_clock_picture(false), drawn_clock()).lever_down, Lever::kBlack);
+  LeverReader reader(calibration);
+  const auto hold = [&reader](bool white_raised, int frames) {
+    ClockObservation last;
+    for (int i = 0; i < frames; ++i) last = reader.read(pale_clock_picture(white_raised)).at(0);
+    return last;
+  };
+  EXPECT_EQ(hold(true, 20).lever_down, Lever::kBlack);
+  EXPECT_EQ(hold(false, 30).lever_down, Lever::kWhite);
+  EXPECT_EQ(hold(true, 1).lever_down, Lever::kBlack);
+  EXPECT_EQ(hold(false, 1).lever_down, Lever::kWhite);
+}
+
+// A dark clock whose lever shows as a white bar beside the display, its middle at `y`: in White's
+// half in either position, so a single frame reads White's end raised in both.
+cv::Mat bar_at(int y) {
+  cv::Mat image(400, 320, CV_8UC3, cv::Scalar(90, 130, 170));
+  cv::rectangle(image, {110, 85}, {210, 315}, cv::Scalar(45, 45, 45), cv::FILLED);
+  cv::rectangle(image, {150, 95}, {200, 305}, cv::Scalar(40, 60, 70), cv::FILLED);
+  cv::rectangle(image, {134, y - 15}, {144, y + 15}, cv::Scalar(245, 245, 245), cv::FILLED);
+  return image;
+}
+
+TEST(LeverReader, KeepsItsTwoPositionsWhenFramesInMidFlipDrawThemTogether) {
+  const calibration::Clock clock = drawn_clock();
+  // Black's side down (White's end raised), White's side down 0.13 of the area lower, and a
+  // lever part way, still as long as a flip's frames.
+  const int black_down = 140, white_down = 171, part_way = 163;
+  // The premise: one frame alone reads Black's side pressed in both positions.
+  ASSERT_EQ(read_clock(bar_at(black_down), clock).lever_down, Lever::kBlack);
+  ASSERT_EQ(read_clock(bar_at(white_down), clock).lever_down, Lever::kBlack);
+  calibration::Calibration calibration;
+  calibration.clocks.push_back(clock);
+  LeverReader reader(calibration);
+  const auto hold = [&reader](int y, int frames) {
+    ClockObservation last;
+    for (int i = 0; i < frames; ++i) last = reader.read(bar_at(y)).at(0);
+    return last;
+  };
+  EXPECT_EQ(hold(black_down, 20).lever_down, Lever::kBlack);
+  EXPECT_EQ(hold(white_down, 30).lever_down, Lever::kWhite);
+  // Flips whose frames part way are learnt as White's side down.
+  for (int flip = 0; flip < 8; ++flip) {
+    hold(part_way, 3);
+    EXPECT_EQ(hold(white_down, 3).lever_down, Lever::kWhite) << "after flip " << flip;
+    EXPECT_EQ(hold(black_down, 3).lever_down, Lever::kBlack) << "after flip " << flip;
+  }
 }
 
 }  // namespace

@@ -137,6 +137,14 @@ bool bright_lever_colour(const cv::Vec3b& p, float background_luma) {
   return calibration::luma(p) >= bright && p[2] - p[1] <= 90;
 }
 
+// Much brighter than the brighter part of the clock's area (a pale body beside a dark display):
+// a white lever on a light body.
+constexpr float kAboveBodyLuma = 35.0f;
+bool brightest_lever_colour(const cv::Vec3b& p, float body_luma) {
+  const float bright = std::max(140.0f, body_luma + kAboveBodyLuma);
+  return calibration::luma(p) >= bright && p[2] - p[1] <= 90;
+}
+
 bool surroundings_colour(const cv::Vec3b& p, const std::vector<bool>& surroundings) {
   return surroundings[static_cast<std::size_t>(colour_bin(p, kSurroundBin))];
 }
@@ -364,16 +372,24 @@ constexpr float kTickLuma = 30.0f;
 // bright table inside the area is no lever, but a grey lever on a pale grey table has the
 // table's colours. nullopt when fewer than kFewestPlacePixels show, or more than kMostPlaceShare of
 // the area: a thin bar covers 3-8 % of it; 10706's clock A showed 41 % bright (its body and
-// display), whose mean moved by 0.03 when the lever flipped.
+// display), whose mean moved by 0.03 when the lever flipped. A fifth measure takes the pixels much
+// brighter than the area's upper quartile, surroundings' colours kept: where a dark display
+// fills most of the area, its median is the display's and the whole pale body counts as bright,
+// and a white lever has a pale table's colours (11203's clock B: the other four never saw its
+// second position, and the clock was read right in 20 % of frames; this one's moved by 0.39).
 constexpr int kFewestPlacePixels = 40;
 constexpr double kMostPlaceShare = 0.2;
 
 struct LeverPixels {
   bool yellow = false;                     // yellow ones, else bright ones
   bool keep_surroundings_colours = false;  // else left out
+  bool above_body = false;                 // bright: above the area's upper quartile
 };
-constexpr std::array<LeverPixels, 4> kLeverPixels{
-    {{true, false}, {false, false}, {true, true}, {false, true}}};
+constexpr std::array<LeverPixels, 5> kLeverPixels{{{true, false, false},
+                                                   {false, false, false},
+                                                   {true, true, false},
+                                                   {false, true, false},
+                                                   {false, true, true}}};
 
 struct LeverPlace {
   double place = 0.0;
@@ -381,15 +397,17 @@ struct LeverPlace {
 };
 
 std::optional<LeverPlace> lever_place(const cv::Mat& area_bgr, float background_luma,
-                                      const std::vector<bool>& surroundings, LeverPixels which) {
+                                      float body_luma, const std::vector<bool>& surroundings,
+                                      LeverPixels which) {
   double rows = 0.0;
   int count = 0;
   for (int y = 0; y < area_bgr.rows; ++y) {
     const cv::Vec3b* line = area_bgr.ptr<cv::Vec3b>(y);
     for (int x = 0; x < area_bgr.cols; ++x) {
       const cv::Vec3b& p = line[x];
-      const bool lever =
-          which.yellow ? yellow_lever_colour(p) : bright_lever_colour(p, background_luma);
+      const bool lever = which.yellow       ? yellow_lever_colour(p)
+                         : which.above_body ? brightest_lever_colour(p, body_luma)
+                                            : bright_lever_colour(p, background_luma);
       if (!lever || (!which.keep_surroundings_colours && surroundings_colour(p, surroundings)))
         continue;
       rows += y + 0.5;
@@ -403,15 +421,20 @@ std::optional<LeverPlace> lever_place(const cv::Mat& area_bgr, float background_
   return LeverPlace{0.5 - rows / count / area_bgr.rows, count};
 }
 
-// The median luma of an image.
-float median_luma(const cv::Mat& bgr) {
+// The luma below which `share` of an image's pixels lie (0.5: the median).
+float luma_quantile(const cv::Mat& bgr, double share) {
   std::vector<float> lumas;
   lumas.reserve(bgr.total());
   for (int y = 0; y < bgr.rows; ++y) {
     const cv::Vec3b* line = bgr.ptr<cv::Vec3b>(y);
     for (int x = 0; x < bgr.cols; ++x) lumas.push_back(calibration::luma(line[x]));
   }
-  return median_luma(std::move(lumas));
+  if (lumas.empty()) return 0.0f;
+  const std::size_t index =
+      std::min(lumas.size() - 1, static_cast<std::size_t>(share * double(lumas.size())));
+  const auto at = lumas.begin() + static_cast<std::ptrdiff_t>(index);
+  std::nth_element(lumas.begin(), at, lumas.end());
+  return *at;
 }
 
 // The lever's two positions, learnt per clock from where the lever shows (lever_place) in quiet
@@ -421,6 +444,11 @@ float median_luma(const cv::Mat& bgr) {
 // Places within this of a position's are that position; this far from it, another.
 constexpr double kSamePosition = 0.06;
 constexpr double kOtherPosition = 0.12;
+// Once two positions have been that far apart, they stay the lever's while this far: frames in
+// mid-flip, still enough to learn from, draw each towards the other (11209's clock B: its two
+// positions 0.127 apart drifted to 0.118, and for 3 s the single-frame reading, wrong there, was
+// taken instead).
+constexpr double kKeptApart = 0.08;
 // A second position is taken once seen in this many quiet frames in a row (half a second):
 // a hand's shadow passing over the clock does not stay that still.
 constexpr int kNewPositionFrames = 15;
@@ -472,6 +500,7 @@ class LeverPositions {
     if (distance <= kSamePosition) {
       join(positions_[near], seen, single_frame);
       candidate_.frames = 0;
+      note_established();
       return;
     }
     if (positions_.size() >= 2 || distance < kOtherPosition) return;
@@ -484,6 +513,7 @@ class LeverPositions {
     if (candidate_.frames >= kNewPositionFrames) {
       positions_.push_back(candidate_);
       candidate_.frames = 0;
+      note_established();
     }
   }
 
@@ -539,7 +569,7 @@ class LeverPositions {
     const LeverPosition& high = raised_white();
     const LeverPosition& low = raised_black();
     const double apart = high.place - low.place;
-    if (apart < kOtherPosition) return std::nullopt;
+    if (apart < (established_ ? kKeptApart : kOtherPosition)) return std::nullopt;
     if (high.read_white > high.read_black && low.read_black > low.read_white) return std::nullopt;
     return apart;
   }
@@ -570,7 +600,15 @@ class LeverPositions {
     return positions_[0].place > positions_[1].place ? positions_[1] : positions_[0];
   }
 
+  // Two positions kOtherPosition apart have been seen.
+  void note_established() {
+    if (positions_.size() == 2 && raised_white().place - raised_black().place >= kOtherPosition) {
+      established_ = true;
+    }
+  }
+
   std::vector<LeverPosition> positions_;  // at most two, the first seen first
+  bool established_ = false;
   bool first_is_start_ = true;
   LeverPosition candidate_;
 };
@@ -665,7 +703,8 @@ std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr,
                           cv::Size(kHalfAcrossPx, 2 * kHalfAlongPx), cv::INTER_AREA,
                           cv::BORDER_REPLICATE);
       const std::vector<bool> surroundings = surround_colours(frame_bgr, per.clock.region);
-      const float background = median_luma(area);
+      const float background = luma_quantile(area, 0.5);
+      const float body = luma_quantile(area, 0.75);
       // Read by the measure whose two positions lie farther apart: its pixels are more the
       // lever's. Before any has both positions, by the first that shows the lever.
       std::array<std::optional<LeverPlace>, kLeverPixels.size()> places;
@@ -673,7 +712,7 @@ std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr,
       bool any_apart = false;
       double farthest = 0.0;
       for (std::size_t k = 0; k < places.size(); ++k) {
-        places[k] = lever_place(area, background, surroundings, kLeverPixels[k]);
+        places[k] = lever_place(area, background, body, surroundings, kLeverPixels[k]);
         if (places[k] && quiet) per.positions[k].learn(*places[k], seen.lever_down);
         const std::optional<double> apart = per.positions[k].separation();
         any_apart = any_apart || apart.has_value();
