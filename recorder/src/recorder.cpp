@@ -258,6 +258,18 @@ struct Recorder::Impl {
     write_game();
   }
 
+  // Writes the moves of one board that wait, keeping the others waiting.
+  void write_waiting_of(tracker::BoardId board) {
+    std::vector<TrackedMove> others;
+    for (const TrackedMove& held : waiting) {
+      if (held.board == board) {
+        write_move(held);
+      } else {
+        others.push_back(held);
+      }
+    }
+    waiting = std::move(others);
+  }
   // Writes the moves waiting for a capture that did not come before the game broke off.
   void write_waiting() {
     for (const TrackedMove& held : waiting) write_move(held);
@@ -431,6 +443,9 @@ void Recorder::record(const tracker::TrackerEvent& event) {
       // A drop on credit waits, with every move committed after it, for the capture that gave
       // its piece, which goes first: the game written must replay at every commit.
       if (move->repays_credit && !impl.waiting.empty()) {
+        // Moves of the capture's board held since the drop came before the capture (one
+        // made without a press, then the capture, both recorded at one press).
+        impl.write_waiting_of(move->board);
         impl.write_move(*move);
         impl.write_waiting();
       } else if (move->dropped_on_credit || !impl.waiting.empty()) {

@@ -202,6 +202,38 @@ TEST(Recorder, ACaptureCommittedAfterTheDropOfItsPieceIsListedFirst) {
   EXPECT_DOUBLE_EQ(resumed.resume_time(), capture.t);  // the latest, though not the last
 }
 
+// The same, but the capture followed a move of the capturer's opponent made without a press,
+// and one press recorded both after the drop (fresh 11314: 5b. Bb4, 6B. exd5, then 8a. P@e4
+// committed before them): that move waits with the drop and is listed before the capture.
+TEST(Recorder, AMoveBeforeTheCaptureThatRepaysADropIsListedBeforeIt) {
+  const bugcam::test_support::TempDir dir_temp("recorder-credit-unpressed");
+  const fs::path dir = dir_temp.path();
+  auto moves = real_moves();
+  const std::size_t drop = drop_after_capture(moves);
+  ASSERT_LT(drop, moves.size()) << "no drop right after the other board's capture";
+  std::size_t before = drop - 2;
+  while (moves[before].board != moves[drop - 1].board) --before;
+  tracker::TrackedMove capture = moves[drop - 1];
+  tracker::TrackedMove dropped = moves[drop];
+  capture.repays_credit = true;
+  dropped.dropped_on_credit = true;
+  {
+    recorder::Recorder rec({dir, {}, false});
+    for (std::size_t k = 0; k + 1 < drop; ++k) {
+      if (k != before) rec.record(tracker::TrackerEvent{moves[k]});
+    }
+    rec.record(tracker::TrackerEvent{dropped});
+    rec.record(tracker::TrackerEvent{moves[before]});
+    EXPECT_EQ(bpgn_moves(dir), drop - 2);  // replays, the drop and that move waiting
+    rec.record(tracker::TrackerEvent{capture});
+    ASSERT_EQ(rec.moves().size(), drop + 1);
+    EXPECT_EQ(rec.moves()[drop - 2].san, moves[before].san);
+    EXPECT_EQ(rec.moves()[drop - 1].san, capture.san);
+    EXPECT_EQ(rec.moves()[drop].san, dropped.san);
+  }
+  EXPECT_EQ(bpgn_moves(dir), drop + 1);  // replays
+}
+
 TEST(Recorder, AKilledRecordingKeepsEveryCommittedMoveAndResumes) {
   const bugcam::test_support::TempDir dir_temp("recorder-killed");
   const fs::path dir = dir_temp.path();

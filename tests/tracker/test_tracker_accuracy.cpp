@@ -340,14 +340,16 @@ TEST(TrackerAccuracy, SquaresFlaggedAlteredWhereverAHandWasCostNothing) {
 // holding areas not read: nothing on the board was seen to change, so a press without a move
 // may fit better. Vision names the mover's own arm over the board once the hand is well inside
 // it (BoardObservation::own_arms), and a player reaches in to move, not to press without
-// moving: TrackerConfig::own_arm_against_press_without_move. Measured: 32 drops, 21 recorded
-// onto their square and 2 false presses without a move with the arm not weighed, 22 and none
-// with it (most others go to drops onto squares the hand covered).
+// moving: TrackerConfig::own_arm_against_press_without_move. Measured at 0.9 empty: 32 drops, 21
+// recorded onto their square and 2 false presses without a move with the arm not weighed, 22
+// and none with it (most others go to drops onto squares the hand covered). Since drops on
+// credit after an unpressed move (stop 57) the run without the arm had no false press at 0.9
+// (23 and 23 recorded): read 0.95 empty, 20 and 20, one false press without the arm, none with.
 TEST(TrackerAccuracy, ADropReadEmptyIsAMoveWhereThePlayersArmWasSeen) {
   const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
   SimulationOptions options = drop_test_options();
   options.own_arms_after = 0.2;
-  constexpr double kEmpty = 0.9;
+  constexpr double kEmpty = 0.95;
   std::array<int, 2> found{};  // [arm weighed]
   std::array<int, 2> false_presses{};
   int drops = 0;

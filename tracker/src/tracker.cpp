@@ -124,6 +124,9 @@ constexpr double kDropOnCreditPrior = -3.0;
 // A history whose loan the partner board's next press did not repay: the piece came from
 // nowhere, a drop that breaks the rules.
 constexpr double kUnrepaidLoanPrior = -20.0;
+// The capture that repays a loan is the first ply of the partner's at their board's next
+// press: its first ply, or its second after one of their opponent's made without a press.
+constexpr int kPartnerPlyReach = 2;
 // A typed alternative of a drop or promotion this far behind the best candidate (log-
 // likelihood) keeps a place in the beam.
 constexpr double kTypedAlternativeMargin = 8.0;
@@ -2126,7 +2129,8 @@ struct Tracker::Impl {
           }
           ply.captured = apply_move(child.boards, press.board, c.moves[i], rules);
           ply.repays_credit =
-              i == 0 && repay_loan(child.boards, child.loans, press.board, ply.side, ply.captured);
+              i < kPartnerPlyReach &&
+              repay_loan(child.boards, child.loans, press.board, ply.side, ply.captured);
           if (ply.premoved) child.premove[b] = ply;
           node->plies.push_back(std::move(ply));
         }
@@ -2506,8 +2510,10 @@ struct Tracker::Impl {
   }
 
   // Drops of pieces the presser does not hold but their partner can capture now, the capture
-  // to be recorded at the partner board's next press (Loan). One loan at a time, only where
-  // the partner is to move there, and onto a square whose reading changed.
+  // to be recorded at the partner board's next press (Loan). One loan at a time, onto a square
+  // whose reading changed. Where the partner's opponent is to move there, the capture may
+  // follow a move of theirs made without a press (fresh 11314: 5b. Bb4 unpressed, 6B. exd5,
+  // and 8a. P@e4 of that pawn 0.05 s later, all three of board B recorded at 6b's press).
   template <typename Add>
   void add_drops_on_credit(int h, int b, const Position& p, double base, const PressEvidence& seen,
                            const std::array<int, 64>& cover, std::vector<Candidate>& candidates,
@@ -2515,20 +2521,31 @@ struct Tracker::Impl {
     const rules::RuleSet& rules = *config.rules;
     const Hypothesis& parent = beam[static_cast<std::size_t>(h)];
     const Color dropper = p.side_to_move();
-    Position partner_board = parent.boards[static_cast<std::size_t>(1 - b)];
-    if (parent.premove[static_cast<std::size_t>(1 - b)] ||
-        partner_board.side_to_move() == dropper || has_open_loan(parent.loans)) {
-      return;
+    const Position& partner_board = parent.boards[static_cast<std::size_t>(1 - b)];
+    if (parent.premove[static_cast<std::size_t>(1 - b)] || has_open_loan(parent.loans)) return;
+    // The boards on which the partner may capture: now, or after one move of their opponent.
+    std::vector<Position> partner_turns;
+    if (partner_board.side_to_move() != dropper) {
+      partner_turns.push_back(partner_board);
+    } else {
+      MoveList first;
+      partner_board.legal_moves(rules, first);
+      for (Move m : first) {
+        partner_turns.push_back(partner_board);
+        partner_turns.back().make(m, rules);
+      }
     }
-    MoveList captures;
-    partner_board.legal_moves(rules, captures);
     std::array<bool, 5> lendable{};
     bool any = false;
-    for (Move m : captures) {
-      const PieceType victim = detail::passed_by(partner_board, m);
-      if (victim == PieceType::kNone || p.holding(dropper, victim) > 0) continue;
-      lendable[static_cast<std::size_t>(victim)] = true;
-      any = true;
+    for (const Position& turn : partner_turns) {
+      MoveList captures;
+      turn.legal_moves(rules, captures);
+      for (Move m : captures) {
+        const PieceType victim = detail::passed_by(turn, m);
+        if (victim == PieceType::kNone || p.holding(dropper, victim) > 0) continue;
+        lendable[static_cast<std::size_t>(victim)] = true;
+        any = true;
+      }
     }
     if (!any) return;
     Position lent = p;
@@ -2553,9 +2570,9 @@ struct Tracker::Impl {
   }
 
   // At a press on one board, the histories with a loan of the other board's player open: the
-  // candidates whose first ply is not the capture that gives the piece fall behind by
-  // kUnrepaidLoanPrior. (The capture came before the drop: no ply of its board after the
-  // drop's press can come before it.)
+  // candidates whose first ply of the partner is not the capture that gives the piece fall
+  // behind by kUnrepaidLoanPrior. (The capture came before the drop: no ply of the partner's
+  // after the drop's press can come before it; one of their opponent's, unpressed, may.)
   void charge_unrepaid_loans(const Press& press, std::vector<Candidate>& candidates) const {
     const BoardId other = rules::other(press.board);
     const int b = index(press.board);
@@ -2564,14 +2581,15 @@ struct Tracker::Impl {
       // A repeated press is no turn of the partner's: the loan stays open.
       if (!has_open_loan_on(parent.loans, other) || c.kind == NodeKind::kRepeatedPress) continue;
       bool repays = false;
-      if ((c.kind == NodeKind::kMove || c.kind == NodeKind::kUnpressedMoves ||
-           c.kind == NodeKind::kPremove) &&
-          c.move_count > 0) {
+      if (c.kind == NodeKind::kMove || c.kind == NodeKind::kUnpressedMoves ||
+          c.kind == NodeKind::kPremove) {
         std::array<Position, 2> boards = parent.boards;
         std::vector<Loan> loans = parent.loans;
-        const Color mover = boards[static_cast<std::size_t>(b)].side_to_move();
-        const PieceType passed = apply_move(boards, press.board, c.moves[0], *config.rules);
-        repays = repay_loan(boards, loans, press.board, mover, passed);
+        for (int i = 0; i < std::min(c.move_count, kPartnerPlyReach) && !repays; ++i) {
+          const Color mover = boards[static_cast<std::size_t>(b)].side_to_move();
+          const PieceType passed = apply_move(boards, press.board, c.moves[i], *config.rules);
+          repays = repay_loan(boards, loans, press.board, mover, passed);
+        }
       }
       if (!repays) c.score += kUnrepaidLoanPrior;
     }
