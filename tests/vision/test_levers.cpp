@@ -241,11 +241,12 @@ TEST(LeverReader, ReadsAWhiteLeverOnAPaleClockBesideADarkDisplay) {
 
 // A dark clock whose lever shows as a white bar beside the display, its middle at `y`: in White's
 // half in either position, so a single frame reads White's end raised in both.
-cv::Mat bar_at(int y) {
+cv::Mat bar_at(int y, int half_length = 15) {
   cv::Mat image(400, 320, CV_8UC3, cv::Scalar(90, 130, 170));
   cv::rectangle(image, {110, 85}, {210, 315}, cv::Scalar(45, 45, 45), cv::FILLED);
   cv::rectangle(image, {150, 95}, {200, 305}, cv::Scalar(40, 60, 70), cv::FILLED);
-  cv::rectangle(image, {134, y - 15}, {144, y + 15}, cv::Scalar(245, 245, 245), cv::FILLED);
+  cv::rectangle(image, {134, y - half_length}, {144, y + half_length}, cv::Scalar(245, 245, 245),
+                cv::FILLED);
   return image;
 }
 
@@ -273,6 +274,29 @@ TEST(LeverReader, KeepsItsTwoPositionsWhenFramesInMidFlipDrawThemTogether) {
     EXPECT_EQ(hold(white_down, 3).lever_down, Lever::kWhite) << "after flip " << flip;
     EXPECT_EQ(hold(black_down, 3).lever_down, Lever::kBlack) << "after flip " << flip;
   }
+}
+
+// One position's look changes for good (10706's clock A: its lever raised at White's end showed
+// half as many pixels again, further along): read unknown at first, by the pixels' count, then
+// learnt again where it now shows.
+TEST(LeverReader, LearnsAgainAPositionWhoseLookChanged) {
+  calibration::Calibration calibration;
+  calibration.clocks.push_back(drawn_clock());
+  LeverReader reader(calibration);
+  const auto hold = [&reader](int y, int half_length, int frames) {
+    ClockObservation last;
+    for (int i = 0; i < frames; ++i) last = reader.read(bar_at(y, half_length)).at(0);
+    return last;
+  };
+  const int black_down = 120, white_down = 200;
+  EXPECT_EQ(hold(black_down, 15, 20).lever_down, Lever::kBlack);
+  EXPECT_EQ(hold(white_down, 15, 30).lever_down, Lever::kWhite);
+  EXPECT_EQ(hold(black_down, 15, 5).lever_down, Lever::kBlack);
+  // Black's side down now shows a longer bar, nearer White's end.
+  EXPECT_EQ(hold(black_down - 16, 22, 1).lever_down, Lever::kUnknown);
+  EXPECT_EQ(hold(black_down - 16, 22, 30).lever_down, Lever::kBlack);
+  EXPECT_EQ(hold(white_down, 15, 1).lever_down, Lever::kWhite);
+  EXPECT_EQ(hold(black_down - 16, 22, 1).lever_down, Lever::kBlack);
 }
 
 }  // namespace
