@@ -189,7 +189,7 @@ struct Recorder::Impl {
   std::size_t last_game_first_move = 0;
   // A drop on credit (TrackedMove::dropped_on_credit) and the moves committed after it, in
   // order, until the capture that gave its piece is committed: in events.pb at once, in the
-  // game with that capture first.
+  // game after that capture (and after the held moves of its board, which came before it).
   std::vector<TrackedMove> waiting;
   nlohmann::json incidents = nlohmann::json::array();
   // Resuming: clock events and incidents the killed run logged; the resumed run goes over
@@ -270,7 +270,9 @@ struct Recorder::Impl {
     }
     waiting = std::move(others);
   }
-  // Writes the moves waiting for a capture that did not come before the game broke off.
+
+  // Writes the moves waiting: after the capture that repaid the drop, or, where the capture did
+  // not come before the game broke off, as they are.
   void write_waiting() {
     for (const TrackedMove& held : waiting) write_move(held);
     waiting.clear();

@@ -217,6 +217,10 @@ TEST(Recorder, AMoveBeforeTheCaptureThatRepaysADropIsListedBeforeIt) {
   tracker::TrackedMove dropped = moves[drop];
   capture.repays_credit = true;
   dropped.dropped_on_credit = true;
+  // And the drop's board's next move, committed before the capture too: it stays after the drop.
+  std::size_t next = drop + 1;
+  while (next < moves.size() && moves[next].board != dropped.board) ++next;
+  ASSERT_LT(next, moves.size());
   {
     recorder::Recorder rec({dir, {}, false});
     for (std::size_t k = 0; k + 1 < drop; ++k) {
@@ -224,14 +228,18 @@ TEST(Recorder, AMoveBeforeTheCaptureThatRepaysADropIsListedBeforeIt) {
     }
     rec.record(tracker::TrackerEvent{dropped});
     rec.record(tracker::TrackerEvent{moves[before]});
-    EXPECT_EQ(bpgn_moves(dir), drop - 2);  // replays, the drop and that move waiting
+    rec.record(tracker::TrackerEvent{moves[next]});
+    EXPECT_EQ(bpgn_moves(dir), drop - 2);  // replays, the drop and the two moves waiting
     rec.record(tracker::TrackerEvent{capture});
-    ASSERT_EQ(rec.moves().size(), drop + 1);
+    ASSERT_EQ(rec.moves().size(), drop + 2);
     EXPECT_EQ(rec.moves()[drop - 2].san, moves[before].san);
     EXPECT_EQ(rec.moves()[drop - 1].san, capture.san);
     EXPECT_EQ(rec.moves()[drop].san, dropped.san);
+    EXPECT_EQ(rec.moves()[drop + 1].san, moves[next].san);
   }
-  EXPECT_EQ(bpgn_moves(dir), drop + 1);  // replays
+  EXPECT_EQ(bpgn_moves(dir), drop + 2);  // replays
+  recorder::Recorder resumed({dir, {}, true});
+  EXPECT_EQ(resumed.moves().size(), drop + 2);
 }
 
 TEST(Recorder, AKilledRecordingKeepsEveryCommittedMoveAndResumes) {

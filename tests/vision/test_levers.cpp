@@ -278,7 +278,7 @@ TEST(LeverReader, KeepsItsTwoPositionsWhenFramesInMidFlipDrawThemTogether) {
 
 // One position's look changes for good (10706's clock A: its lever raised at White's end showed
 // half as many pixels again, further along): read unknown at first, by the pixels' count, then
-// learnt again where it now shows.
+// learnt again where it now shows; a change for half a second is not.
 TEST(LeverReader, LearnsAgainAPositionWhoseLookChanged) {
   calibration::Calibration calibration;
   calibration.clocks.push_back(drawn_clock());
@@ -292,8 +292,13 @@ TEST(LeverReader, LearnsAgainAPositionWhoseLookChanged) {
   EXPECT_EQ(hold(black_down, 15, 20).lever_down, Lever::kBlack);
   EXPECT_EQ(hold(white_down, 15, 30).lever_down, Lever::kWhite);
   EXPECT_EQ(hold(black_down, 15, 5).lever_down, Lever::kBlack);
-  // Black's side down now shows a longer bar, nearer White's end.
+  // Black's side down shows a longer bar, nearer White's end, for half a second (a hand resting
+  // on the clock): not learnt.
   EXPECT_EQ(hold(black_down - 16, 22, 1).lever_down, Lever::kUnknown);
+  EXPECT_EQ(hold(black_down - 16, 22, 15).lever_down, Lever::kUnknown);
+  EXPECT_EQ(hold(black_down, 15, 1).lever_down, Lever::kBlack);
+  // For good: learnt once held 1.5 s.
+  EXPECT_EQ(hold(black_down - 16, 22, 30).lever_down, Lever::kUnknown);
   EXPECT_EQ(hold(black_down - 16, 22, 30).lever_down, Lever::kBlack);
   EXPECT_EQ(hold(white_down, 15, 1).lever_down, Lever::kWhite);
   EXPECT_EQ(hold(black_down - 16, 22, 1).lever_down, Lever::kBlack);

@@ -124,9 +124,10 @@ constexpr double kDropOnCreditPrior = -3.0;
 // A history whose loan the partner board's next press did not repay: the piece came from
 // nowhere, a drop that breaks the rules.
 constexpr double kUnrepaidLoanPrior = -20.0;
-// The capture that repays a loan is the first ply of the partner's at their board's next
-// press: its first ply, or its second after one of their opponent's made without a press.
-constexpr int kPartnerPlyReach = 2;
+// The capture that repays a loan is the partner's first ply at their board's next press: the
+// press's first ply, or its second after one of their opponent's made without a press (never a
+// premove, which is made only at the press after).
+constexpr int kRepayingPlyLimit = 2;
 // A typed alternative of a drop or promotion this far behind the best candidate (log-
 // likelihood) keeps a place in the beam.
 constexpr double kTypedAlternativeMargin = 8.0;
@@ -2129,7 +2130,7 @@ struct Tracker::Impl {
           }
           ply.captured = apply_move(child.boards, press.board, c.moves[i], rules);
           ply.repays_credit =
-              i < kPartnerPlyReach &&
+              i < kRepayingPlyLimit && !ply.premoved &&
               repay_loan(child.boards, child.loans, press.board, ply.side, ply.captured);
           if (ply.premoved) child.premove[b] = ply;
           node->plies.push_back(std::move(ply));
@@ -2509,11 +2510,12 @@ struct Tracker::Impl {
     return 1 + (side == Color::kWhite ? rank : 7 - rank);
   }
 
-  // Drops of pieces the presser does not hold but their partner can capture now, the capture
-  // to be recorded at the partner board's next press (Loan). One loan at a time, onto a square
-  // whose reading changed. Where the partner's opponent is to move there, the capture may
-  // follow a move of theirs made without a press (fresh 11314: 5b. Bb4 unpressed, 6B. exd5,
-  // and 8a. P@e4 of that pawn 0.05 s later, all three of board B recorded at 6b's press).
+  // Drops of pieces the presser does not hold but their partner can capture now, or after one
+  // move of their opponent, the capture to be recorded at the partner board's next press
+  // (Loan). One loan at a time, onto a square whose reading changed. Where the partner's opponent
+  // is to move there, the capture may follow a move of theirs made without a press (fresh 11314:
+  // 5b. Bb4 unpressed, 6B. exd5, and 8a. P@e4 of that pawn 0.05 s later, all three of board B
+  // recorded at 6b's press).
   template <typename Add>
   void add_drops_on_credit(int h, int b, const Position& p, double base, const PressEvidence& seen,
                            const std::array<int, 64>& cover, std::vector<Candidate>& candidates,
@@ -2523,6 +2525,8 @@ struct Tracker::Impl {
     const Color dropper = p.side_to_move();
     const Position& partner_board = parent.boards[static_cast<std::size_t>(1 - b)];
     if (parent.premove[static_cast<std::size_t>(1 - b)] || has_open_loan(parent.loans)) return;
+    // Drops go only onto empty squares whose reading changed.
+    if ((seen.changed & ~(p.pieces(Color::kWhite) | p.pieces(Color::kBlack))) == 0) return;
     // The boards on which the partner may capture: now, or after one move of their opponent.
     std::vector<Position> partner_turns;
     if (partner_board.side_to_move() != dropper) {
@@ -2585,7 +2589,8 @@ struct Tracker::Impl {
           c.kind == NodeKind::kPremove) {
         std::array<Position, 2> boards = parent.boards;
         std::vector<Loan> loans = parent.loans;
-        for (int i = 0; i < std::min(c.move_count, kPartnerPlyReach) && !repays; ++i) {
+        const int limit = c.kind == NodeKind::kPremove ? 1 : kRepayingPlyLimit;
+        for (int i = 0; i < std::min(c.move_count, limit) && !repays; ++i) {
           const Color mover = boards[static_cast<std::size_t>(b)].side_to_move();
           const PieceType passed = apply_move(boards, press.board, c.moves[i], *config.rules);
           repays = repay_loan(boards, loans, press.board, mover, passed);

@@ -365,7 +365,8 @@ constexpr float kTickLuma = 30.0f;
 // lies against the lever's pivot (the area takes in the clock's sides and shadow, so its middle
 // is often off the pivot and a count per half sees the whole lever in one half).
 // The lever's pixels are either yellow ones or ones much brighter than the area's median, and
-// either without the surroundings' colours or with them: the four measures of LeverPixels. Which
+// either without the surroundings' colours or with them: four of the five measures of
+// LeverPixels (the fifth below). Which
 // shows the lever best depends on the clock's look: an LCD clock's pale display is as bright as
 // its yellow lever (10704's clock A: the bright pixels' mean moved by 0.02 of the area where the
 // yellow ones' moved by 0.26); a grey lever beside a dark display shows among the bright ones; a
@@ -452,8 +453,11 @@ constexpr double kKeptApart = 0.08;
 // A second position is taken once seen in this many quiet frames in a row (half a second):
 // a hand's shadow passing over the clock does not stay that still.
 constexpr int kNewPositionFrames = 15;
-// A position's look has changed when a place this much nearer it than the other one holds.
+// A position's look has changed when a place at most this share of its distance to the other
+// position away from it holds, still, for kRelearnFrames (1.5 s: a hand resting on the clock
+// long enough to join the still view, and then as long again, would be learnt).
 constexpr double kRelearnShare = 0.3;
+constexpr int kRelearnFrames = 45;
 // A position's place follows slow changes (light) at this rate.
 constexpr double kPositionRate = 0.05;
 // Where a hand covers part of the lever (too little of the area to flag the clock covered),
@@ -606,8 +610,8 @@ class LeverPositions {
     return positions_[0].place > positions_[1].place ? positions_[1] : positions_[0];
   }
 
-  // A place beyond kSamePosition of both positions but much nearer one of them, held still as
-  // long as a new position must be: that position's look changed (10706's clock A: its lever
+  // A place beyond kSamePosition of both positions but much nearer one of them, held still
+  // for kRelearnFrames: that position's look changed (10706's clock A: its lever
   // raised at White's end showed 47 pixels at 0.14 of the area, then 77 at 0.21 for the rest of
   // the game, every frame read unknown by their count, and two presses were missed). It moves
   // there.
@@ -626,7 +630,7 @@ class LeverPositions {
       relearning_ = near;
       join(candidate_, seen, single_frame);
     }
-    if (candidate_.frames >= kNewPositionFrames) {
+    if (candidate_.frames >= kRelearnFrames) {
       positions_[near].place = candidate_.place;
       positions_[near].pixels = candidate_.pixels;
       candidate_.frames = 0;

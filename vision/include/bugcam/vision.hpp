@@ -586,7 +586,8 @@ class BoardTracker {
 // something covers part of the clock (a hand pressing it or reaching past) reads unknown, since the
 // covered lever end then looks lower than it is. Covered means: much of the clock's area differs
 // from how it looked in the last uncovered frames, or far more or fewer lever pixels show than in
-// the lever's position. Feed frames in order.
+// the lever's position. A position whose look changes for good (seen still elsewhere, much
+// nearer it than the other, for 1.5 s) is learnt again there. Feed frames in order.
 class LeverReader {
  public:
   explicit LeverReader(calibration::Calibration calibration);
