@@ -502,22 +502,9 @@ CreditOutcome drops_before_captures(const std::vector<bugcam::rules::BpgnGame>& 
   return out;
 }
 
-TEST(TrackerTypes, APieceDroppedBeforeThePartnersCaptureOfItIsRecordedIsTheDrop) {
-  const CreditOutcome got = drops_before_captures(load_games("fics_mbprog_64.bpgn"), false);
-  ASSERT_GE(got.cases, 3) << "too few unpressed captures whose piece the partner dropped at once";
-  EXPECT_EQ(got.drops_right, got.cases);
-  EXPECT_EQ(got.captures_right, got.cases);
-  EXPECT_EQ(got.found, got.cases);
-  EXPECT_EQ(got.illegal, 0);
-  EXPECT_EQ(got.holdings_right, got.holdings_compared);
-}
-
-// The same, but the capturer's opponent made the move before the capture without a press, so
-// the capture follows it unpressed, and the opponent's press after their next move records all
-// three (fresh 11314: 5b. Bb4, 6B. exd5, 6b. Nxd5 at one press, 8a. P@e4 of that pawn pressed
-// before it): at the drop's press the capturer was not yet to move in any history.
-TEST(TrackerTypes, APieceDroppedBeforeACaptureThatFollowedAnUnpressedMoveIsTheDrop) {
-  const CreditOutcome got = drops_before_captures(load_games("fics_mbprog_64.bpgn"), true);
+// Every case's drop, capture and unpressed move committed as played, the incident found, no
+// illegal move, and every holding right at the end.
+void expect_every_case_right(const CreditOutcome& got) {
   ASSERT_GE(got.cases, 3) << "too few unpressed captures whose piece the partner dropped at once";
   EXPECT_EQ(got.unpressed_right, got.cases);
   EXPECT_EQ(got.drops_right, got.cases);
@@ -525,6 +512,18 @@ TEST(TrackerTypes, APieceDroppedBeforeACaptureThatFollowedAnUnpressedMoveIsTheDr
   EXPECT_EQ(got.found, got.cases);
   EXPECT_EQ(got.illegal, 0);
   EXPECT_EQ(got.holdings_right, got.holdings_compared);
+}
+
+TEST(TrackerTypes, APieceDroppedBeforeThePartnersCaptureOfItIsRecordedIsTheDrop) {
+  expect_every_case_right(drops_before_captures(load_games("fics_mbprog_64.bpgn"), false));
+}
+
+// The same, but the capturer's opponent made the move before the capture without a press, so
+// the capture follows it unpressed, and the opponent's press after their next move records all
+// three (fresh 11314: 5b. Bb4, 6B. exd5, 6b. Nxd5 at one press, 8a. P@e4 of that pawn pressed
+// before it): at the drop's press the capturer was not yet to move in any history.
+TEST(TrackerTypes, APieceDroppedBeforeACaptureThatFollowedAnUnpressedMoveIsTheDrop) {
+  expect_every_case_right(drops_before_captures(load_games("fics_mbprog_64.bpgn"), true));
 }
 
 // The same drop, but the footage ends before any press records the capture, and the beam
