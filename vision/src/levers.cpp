@@ -131,30 +131,32 @@ bool yellow_lever_colour(const cv::Vec3b& p) {
 }
 
 // Much brighter than what the clock's area mostly shows (body, table), whatever the lever's
-// colour. The display's lit digits are saturated red and left out.
-bool bright_lever_colour(const cv::Vec3b& p, float background_luma) {
-  const float bright = std::max(140.0f, background_luma + 55.0f);
+// colour: `above` levels over `reference_luma`. The display's lit digits are saturated red and
+// left out.
+constexpr float kAboveBackgroundLuma = 55.0f;
+bool bright_lever_colour(const cv::Vec3b& p, float reference_luma,
+                         float above = kAboveBackgroundLuma) {
+  const float bright = std::max(140.0f, reference_luma + above);
   return calibration::luma(p) >= bright && p[2] - p[1] <= 90;
 }
 
-// Much brighter than the brighter part of the clock's area (a pale body beside a dark display):
-// a white lever on a light body.
+// Over the brighter part of the clock's area (the upper quartile: a pale body beside a dark
+// display), a white lever on a light body shows by this much.
 constexpr float kAboveBodyLuma = 35.0f;
-bool brightest_lever_colour(const cv::Vec3b& p, float body_luma) {
-  const float bright = std::max(140.0f, body_luma + kAboveBodyLuma);
-  return calibration::luma(p) >= bright && p[2] - p[1] <= 90;
-}
 
 bool surroundings_colour(const cv::Vec3b& p, const std::vector<bool>& surroundings) {
   return surroundings[static_cast<std::size_t>(colour_bin(p, kSurroundBin))];
 }
 
-// The median of some lumas (what a clock's area mostly shows: body, table); none: 0.
-float median_luma(std::vector<float> lumas) {
+// The luma below which `share` of some lumas lie (0.5: the median, what a clock's area mostly
+// shows: body, table); none: 0. Reorders them.
+float luma_quantile(std::vector<float>& lumas, double share) {
   if (lumas.empty()) return 0.0f;
-  const auto middle = lumas.begin() + static_cast<std::ptrdiff_t>(lumas.size() / 2);
-  std::nth_element(lumas.begin(), middle, lumas.end());
-  return *middle;
+  const std::size_t index =
+      std::min(lumas.size() - 1, static_cast<std::size_t>(share * double(lumas.size())));
+  const auto at = lumas.begin() + static_cast<std::ptrdiff_t>(index);
+  std::nth_element(lumas.begin(), at, lumas.end());
+  return *at;
 }
 
 // Pixels of the lever: bright or yellow (above), and not of the surroundings' colours.
@@ -193,7 +195,7 @@ std::optional<LeverEnds> bright_lever_ends(const cv::Mat& frame_bgr,
   for (const cv::Vec3b& p : white_half) lumas.push_back(calibration::luma(p));
   for (const cv::Vec3b& p : black_half) lumas.push_back(calibration::luma(p));
   if (lumas.empty()) return std::nullopt;
-  const float background = median_luma(std::move(lumas));
+  const float background = luma_quantile(lumas, 0.5);
   const std::vector<bool> surroundings = surround_colours(frame_bgr, clock.region);
   LeverEnds ends;
   ends.white_end = lever_pixels(white_half, background, surroundings);
@@ -407,7 +409,7 @@ std::optional<LeverPlace> lever_place(const cv::Mat& area_bgr, float background_
     for (int x = 0; x < area_bgr.cols; ++x) {
       const cv::Vec3b& p = line[x];
       const bool lever = which.yellow       ? yellow_lever_colour(p)
-                         : which.above_body ? brightest_lever_colour(p, body_luma)
+                         : which.above_body ? bright_lever_colour(p, body_luma, kAboveBodyLuma)
                                             : bright_lever_colour(p, background_luma);
       if (!lever || (!which.keep_surroundings_colours && surroundings_colour(p, surroundings)))
         continue;
@@ -422,20 +424,15 @@ std::optional<LeverPlace> lever_place(const cv::Mat& area_bgr, float background_
   return LeverPlace{0.5 - rows / count / area_bgr.rows, count};
 }
 
-// The luma below which `share` of an image's pixels lie (0.5: the median).
-float luma_quantile(const cv::Mat& bgr, double share) {
+// The lumas of an image's pixels.
+std::vector<float> lumas_of(const cv::Mat& bgr) {
   std::vector<float> lumas;
   lumas.reserve(bgr.total());
   for (int y = 0; y < bgr.rows; ++y) {
     const cv::Vec3b* line = bgr.ptr<cv::Vec3b>(y);
     for (int x = 0; x < bgr.cols; ++x) lumas.push_back(calibration::luma(line[x]));
   }
-  if (lumas.empty()) return 0.0f;
-  const std::size_t index =
-      std::min(lumas.size() - 1, static_cast<std::size_t>(share * double(lumas.size())));
-  const auto at = lumas.begin() + static_cast<std::ptrdiff_t>(index);
-  std::nth_element(lumas.begin(), at, lumas.end());
-  return *at;
+  return lumas;
 }
 
 // The lever's two positions, learnt per clock from where the lever shows (lever_place) in quiet
@@ -741,8 +738,9 @@ std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr,
                           cv::Size(kHalfAcrossPx, 2 * kHalfAlongPx), cv::INTER_AREA,
                           cv::BORDER_REPLICATE);
       const std::vector<bool> surroundings = surround_colours(frame_bgr, per.clock.region);
-      const float background = luma_quantile(area, 0.5);
-      const float body = luma_quantile(area, 0.75);
+      std::vector<float> lumas = lumas_of(area);
+      const float background = luma_quantile(lumas, 0.5);
+      const float body = luma_quantile(lumas, 0.75);
       // Read by the measure whose two positions lie farther apart: its pixels are more the
       // lever's. Before any has both positions, by the first that shows the lever.
       std::array<std::optional<LeverPlace>, kLeverPixels.size()> places;
