@@ -102,6 +102,13 @@ constexpr double kUnaccountedPiece = -8.0;
 // the late presses of moves without a press held seven and nine.
 constexpr int kUnpressedVisits = 2;
 constexpr int kUnpressedAnswerVisits = 3;
+// An unpressed sequence whose plies the board shows made in another order: a later ply's
+// piece seen on its square this long before an earlier ply's. Of two moves of the presser
+// around the opponent's answer the board alone cannot tell which came first (fresh 11323:
+// 9b. Nxg7 unpressed, 10B. Bh6, then 10b. Nh5 pressed 18 s later tied with Nh5 first, and
+// the first in move order was recorded).
+constexpr double kUnpressedOrderSlack = 0.5;
+constexpr double kUnpressedOutOfOrder = -1.5;
 // How many children of one hypothesis at one press may be unpressed sequences, and how many
 // premoves. Their variants differ mostly in squares nothing shows (which square an unpressed
 // drop went to), so they tie; unbounded, they filled the beam and pushed out the plain move
@@ -1872,7 +1879,7 @@ struct Tracker::Impl {
           // The presser moved earlier without pressing, the opponent answered, and the
           // presser moved again and pressed.
           if (visits >= kUnpressedAnswerVisits) {
-            expand_unpressed(h, p, {press.side, !press.side, press.side}, base, seen, add);
+            expand_unpressed(h, p, {press.side, !press.side, press.side}, base, seen, press, add);
           }
           expand_premoves(h, p, base, seen, press, before, candidates, order);
         }
@@ -1887,7 +1894,7 @@ struct Tracker::Impl {
             nullptr, 0);
         if (h < kUnpressedHypotheses * 2 && visits >= kUnpressedVisits) {
           // The opponent moved without pressing, then the presser moved and pressed.
-          expand_unpressed(h, p, {!press.side, press.side}, base, seen, add);
+          expand_unpressed(h, p, {!press.side, press.side}, base, seen, press, add);
         }
       }
     }
@@ -2602,7 +2609,7 @@ struct Tracker::Impl {
 
   template <typename Add>
   void expand_unpressed(int h, const Position& start, std::vector<Color> sides, double base,
-                        const PressEvidence& l, Add& add) {
+                        const PressEvidence& l, const Press& press, Add& add) {
     const rules::RuleSet& rules = *config.rules;
     // Greedy by evidence for every ply but the last, which tries every legal move.
     struct Partial {
@@ -2665,7 +2672,8 @@ struct Tracker::Impl {
           Partial child{partial.p, score, partial.moves, partial.count};
           child.moves[child.count++] = moves[i];
           if (last) {
-            add(h, score, NodeKind::kUnpressedMoves, child.moves.data(), child.count);
+            const double order = unpressed_order_term(press, sides, child.moves, child.count);
+            add(h, score + order, NodeKind::kUnpressedMoves, child.moves.data(), child.count);
           } else {
             child.p.make(moves[i], rules);
             grown.push_back(std::move(child));
@@ -2675,6 +2683,29 @@ struct Tracker::Impl {
       partials = std::move(grown);
       if (partials.empty()) break;
     }
+  }
+
+  // kUnpressedOutOfOrder where the board shows a later ply of an unpressed sequence made
+  // before an earlier one (when_made, since the previous press on the board).
+  double unpressed_order_term(const Press& press, const std::vector<Color>& sides,
+                              const std::array<Move, 3>& moves, int count) const {
+    const double after = press.previous_press_t.value_or(-kInfinity);
+    std::array<std::optional<double>, 3> made;
+    for (int i = 0; i < count; ++i) {
+      PlyRecord ply;
+      ply.board = press.board;
+      ply.side = sides[static_cast<std::size_t>(i)];
+      ply.move = moves[static_cast<std::size_t>(i)];
+      made[static_cast<std::size_t>(i)] = when_made(ply, after, press.t);
+    }
+    for (int i = 0; i < count; ++i) {
+      for (int j = i + 1; j < count; ++j) {
+        const auto& early = made[static_cast<std::size_t>(i)];
+        const auto& late = made[static_cast<std::size_t>(j)];
+        if (early && late && *late + kUnpressedOrderSlack < *early) return kUnpressedOutOfOrder;
+      }
+    }
+    return 0.0;
   }
 
   // The presser moved and pressed while the opponent had already begun their answer (a
