@@ -190,7 +190,8 @@ TEST(TrackerIncidents, MoveWithoutPressPressedLateIsRecordedInTheOrderMade) {
     const Outcome outcome = run_tracker(clean_run_games()[0], options);
     if (outcome.sim.incidents.size() != 1) continue;
     const ExpectedIncident& want = outcome.sim.incidents.front();
-    // The unpressed move and the mover's next one, as made.
+    // The unpressed move and the mover's next one, whose press recorded both (a run without
+    // it is not a late press).
     std::vector<const TrackedMove*> mover;
     for (const TrackedMove& truth : outcome.sim.truth) {
       if (truth.board == want.board && truth.side == want.side && truth.t >= want.t - 1e-9 &&
@@ -212,7 +213,7 @@ TEST(TrackerIncidents, MoveWithoutPressPressedLateIsRecordedInTheOrderMade) {
     in_order += right ? 1 : 0;
     if (!right)
       std::cout << "ply " << ply << ": " << mover[0]->ply << " " << mover[0]->san
-                << " not recorded\n";
+                << " recorded wrong\n";
   }
   std::cout << in_order << " of " << runs << " unpressed moves recorded\n";
   // 45 of 48; 41 when the order made is not looked at. The three left (11A Bxh6, 10b P@g6,

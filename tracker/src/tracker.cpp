@@ -102,11 +102,12 @@ constexpr double kUnaccountedPiece = -8.0;
 // the late presses of moves without a press held seven and nine.
 constexpr int kUnpressedVisits = 2;
 constexpr int kUnpressedAnswerVisits = 3;
-// An unpressed sequence whose plies the board shows made in another order: a later ply's
-// piece seen on its square this long before an earlier ply's. Of two moves of the presser
-// around the opponent's answer the board alone cannot tell which came first (fresh 11323:
-// 9b. Nxg7 unpressed, 10B. Bh6, then 10b. Nh5 pressed 18 s later tied with Nh5 first, and
-// the first in move order was recorded).
+// The presser's two moves around the opponent's answer (an unpressed sequence) whose order
+// the board shows otherwise: the last one's piece seen on its square this long before the
+// first one's. The board at the late press alone cannot tell which came first (fresh 11323:
+// 9b. Nxg7 unpressed, 10B. Bh6, then 10b. Nh5 pressed 18.6 s after Nxg7; Nh5 first tied,
+// came first in move order and was recorded). The order of plies of both sides is the
+// rules'.
 constexpr double kUnpressedOrderSlack = 0.5;
 constexpr double kUnpressedOutOfOrder = -1.5;
 // How many children of one hypothesis at one press may be unpressed sequences, and how many
@@ -2617,13 +2618,17 @@ struct Tracker::Impl {
       double score;
       std::array<Move, 3> moves;
       int count;
+      // When the board shows its first ply made: only the presser's two plies around the
+      // opponent's answer can come in either order, and their order is checked.
+      std::optional<double> first_made;
     };
+    const bool presser_twice = sides.size() == 3 && sides[0] == sides[2];
     // Every ply but the last went unpressed; the first is the move_without_press, and in
     // presser-opponent-presser the opponent's answer is none (the presser never started their
     // clock). Charging the answer too (as a second incident) lost the true incident of a late
     // press; what keeps the sequence from explaining any lasting misread is the hand visits it
     // needs (kUnpressedAnswerVisits).
-    std::vector<Partial> partials{{start, base + config.prior_move_without_press, {}, 0}};
+    std::vector<Partial> partials{{start, base + config.prior_move_without_press, {}, 0, {}}};
     for (std::size_t ply = 0; ply < sides.size(); ++ply) {
       std::vector<Partial> grown;
       for (Partial& partial : partials) {
@@ -2669,11 +2674,20 @@ struct Tracker::Impl {
           scored = std::move(kept);
         }
         for (const auto& [score, i] : scored) {
-          Partial child{partial.p, score, partial.moves, partial.count};
+          Partial child{partial.p, score, partial.moves, partial.count, partial.first_made};
           child.moves[child.count++] = moves[i];
+          if (presser_twice && ply == 0) {
+            child.first_made = made_since_previous(press, sides[0], moves[i]);
+          }
           if (last) {
-            const double order = unpressed_order_term(press, sides, child.moves, child.count);
-            add(h, score + order, NodeKind::kUnpressedMoves, child.moves.data(), child.count);
+            if (presser_twice && child.first_made) {
+              const std::optional<double> last_made =
+                  made_since_previous(press, sides[ply], moves[i]);
+              if (last_made && *last_made + kUnpressedOrderSlack < *child.first_made) {
+                child.score += kUnpressedOutOfOrder;
+              }
+            }
+            add(h, child.score, NodeKind::kUnpressedMoves, child.moves.data(), child.count);
           } else {
             child.p.make(moves[i], rules);
             grown.push_back(std::move(child));
@@ -2685,27 +2699,16 @@ struct Tracker::Impl {
     }
   }
 
-  // kUnpressedOutOfOrder where the board shows a later ply of an unpressed sequence made
-  // before an earlier one (when_made, since the previous press on the board).
-  double unpressed_order_term(const Press& press, const std::vector<Color>& sides,
-                              const std::array<Move, 3>& moves, int count) const {
-    const double after = press.previous_press_t.value_or(-kInfinity);
-    std::array<std::optional<double>, 3> made;
-    for (int i = 0; i < count; ++i) {
-      PlyRecord ply;
-      ply.board = press.board;
-      ply.side = sides[static_cast<std::size_t>(i)];
-      ply.move = moves[static_cast<std::size_t>(i)];
-      made[static_cast<std::size_t>(i)] = when_made(ply, after, press.t);
-    }
-    for (int i = 0; i < count; ++i) {
-      for (int j = i + 1; j < count; ++j) {
-        const auto& early = made[static_cast<std::size_t>(i)];
-        const auto& late = made[static_cast<std::size_t>(j)];
-        if (early && late && *late + kUnpressedOrderSlack < *early) return kUnpressedOutOfOrder;
-      }
-    }
-    return 0.0;
+  // When the board shows ply `move` of `side` made since the previous press on the board
+  // (when_made); nullopt before the board's first press, where it would read from the clip's
+  // start.
+  std::optional<double> made_since_previous(const Press& press, Color side, Move move) const {
+    if (!press.previous_press_t) return std::nullopt;
+    PlyRecord ply;
+    ply.board = press.board;
+    ply.side = side;
+    ply.move = move;
+    return when_made(ply, *press.previous_press_t, press.t);
   }
 
   // The presser moved and pressed while the opponent had already begun their answer (a
@@ -3622,12 +3625,12 @@ struct Tracker::Impl {
     return *then - std::max(0.0, made - press.running_since);
   }
 
-  // When an unpressed ply was made, between `after` and the press at `until` that recorded
-  // it: the first reading of its square with the mover's piece on it from then on, begun as a
-  // hand left the square (one begun with no hand seen is a flicker, not the move) if any;
-  // failing that, when the square it left was last read emptied (a pale piece on a pale square
-  // may never read as there: held-out 10207's 6A. Qxf7+ was timed at the next press, 4.5 s
-  // late). nullopt when the board showed neither.
+  // When an unpressed ply was made (or, for expand_unpressed, the pressed ply after it),
+  // between `after` and the press at `until` that recorded it: the first reading of its square with
+  // the mover's piece on it from then on, begun as a hand left the square (one begun with no hand
+  // seen is a flicker, not the move) if any; failing that, when the square it left was last read
+  // emptied (a pale piece on a pale square may never read as there: held-out 10207's 6A. Qxf7+ was
+  // timed at the next press, 4.5 s late). nullopt when the board showed neither.
   std::optional<double> when_made(const PlyRecord& ply, double after, double until) const {
     const BoardEvidence& seen = evidence[index(ply.board)];
     const SquareState wanted = state_of(ply.side);
