@@ -3626,11 +3626,12 @@ struct Tracker::Impl {
   }
 
   // When an unpressed ply was made (or, for expand_unpressed, the pressed ply after it),
-  // between `after` and the press at `until` that recorded it: the first reading of its square with
-  // the mover's piece on it from then on, begun as a hand left the square (one begun with no hand
-  // seen is a flicker, not the move) if any; failing that, when the square it left was last read
-  // emptied (a pale piece on a pale square may never read as there: held-out 10207's 6A. Qxf7+ was
-  // timed at the next press, 4.5 s late). nullopt when the board showed neither.
+  // between `after` and the press at `until` that recorded it: the first reading of its
+  // square with the mover's piece on it from then on, begun as a hand left the square (one
+  // begun with no hand seen is a flicker, not the move) if any; failing that, when the square
+  // it left was last read emptied (a pale piece on a pale square may never read as there:
+  // held-out 10207's 6A. Qxf7+ was timed at the next press, 4.5 s late). nullopt when the
+  // board showed neither.
   std::optional<double> when_made(const PlyRecord& ply, double after, double until) const {
     const BoardEvidence& seen = evidence[index(ply.board)];
     const SquareState wanted = state_of(ply.side);
