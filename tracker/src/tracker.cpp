@@ -136,6 +136,10 @@ constexpr double kUnrepaidLoanPrior = -20.0;
 // press's first ply, or its second after one of their opponent's made without a press (never a
 // premove, which is made only at the press after).
 constexpr int kRepayingPlyLimit = 2;
+// Whether ply `i` of a candidate, premoved or not, may be that capture.
+bool may_repay(int i, bool premoved) {
+  return i < kRepayingPlyLimit && !premoved;
+}
 // A typed alternative of a drop or promotion this far behind the best candidate (log-
 // likelihood) keeps a place in the beam.
 constexpr double kTypedAlternativeMargin = 8.0;
@@ -2138,7 +2142,7 @@ struct Tracker::Impl {
           }
           ply.captured = apply_move(child.boards, press.board, c.moves[i], rules);
           ply.repays_credit =
-              i < kRepayingPlyLimit && !ply.premoved &&
+              may_repay(i, ply.premoved) &&
               repay_loan(child.boards, child.loans, press.board, ply.side, ply.captured);
           if (ply.premoved) child.premove[b] = ply;
           node->plies.push_back(std::move(ply));
@@ -2597,8 +2601,9 @@ struct Tracker::Impl {
           c.kind == NodeKind::kPremove) {
         std::array<Position, 2> boards = parent.boards;
         std::vector<Loan> loans = parent.loans;
-        const int limit = c.kind == NodeKind::kPremove ? 1 : kRepayingPlyLimit;
-        for (int i = 0; i < std::min(c.move_count, limit) && !repays; ++i) {
+        for (int i = 0; i < c.move_count && !repays; ++i) {
+          // A premove candidate's second ply is the opponent's premoved one.
+          if (!may_repay(i, c.kind == NodeKind::kPremove && i == 1)) break;
           const Color mover = boards[static_cast<std::size_t>(b)].side_to_move();
           const PieceType passed = apply_move(boards, press.board, c.moves[i], *config.rules);
           repays = repay_loan(boards, loans, press.board, mover, passed);

@@ -511,12 +511,7 @@ class LeverPositions {
       return;
     }
     if (distance < kOtherPosition) return;
-    if (candidate_.frames > 0 && std::abs(place - candidate_.place) <= kSamePosition) {
-      join(candidate_, seen, single_frame);
-    } else {
-      candidate_ = {place, double(seen.pixels), 0, 0, 0};
-      join(candidate_, seen, single_frame);
-    }
+    follow_candidate(seen, single_frame);
     if (candidate_.frames >= kNewPositionFrames) {
       positions_.push_back(candidate_);
       candidate_.frames = 0;
@@ -590,6 +585,14 @@ class LeverPositions {
     }
     return best;
   }
+  // The candidate place, held still: joined where `seen` lies within kSamePosition of it,
+  // else begun again there.
+  void follow_candidate(LeverPlace seen, Lever single_frame) {
+    if (candidate_.frames == 0 || std::abs(seen.place - candidate_.place) > kSamePosition) {
+      candidate_ = {seen.place, double(seen.pixels), 0, 0, 0};
+    }
+    join(candidate_, seen, single_frame);
+  }
   static void join(LeverPosition& position, LeverPlace seen, Lever single_frame) {
     ++position.frames;
     const double rate = std::max(kPositionRate, 1.0 / position.frames);
@@ -619,14 +622,9 @@ class LeverPositions {
       candidate_.frames = 0;
       return;
     }
-    if (candidate_.frames > 0 && relearning_ == near &&
-        std::abs(seen.place - candidate_.place) <= kSamePosition) {
-      join(candidate_, seen, single_frame);
-    } else {
-      candidate_ = {seen.place, double(seen.pixels), 0, 0, 0};
-      relearning_ = near;
-      join(candidate_, seen, single_frame);
-    }
+    if (relearning_ != near) candidate_.frames = 0;
+    relearning_ = near;
+    follow_candidate(seen, single_frame);
     if (candidate_.frames >= kRelearnFrames) {
       positions_[near].place = candidate_.place;
       positions_[near].pixels = candidate_.pixels;
