@@ -163,11 +163,20 @@ std::optional<std::string> misfit(const IncidentRequest& req,
       break;
     }
     case IncidentType::kPremove: {
-      bool follows_a_press = false;
+      int previous = -1;  // the opponent's move the premove follows
       for (int k = 0; k < req.ply; ++k) {
-        follows_a_press |= plies[static_cast<std::size_t>(k)].board == rp.board;
+        if (plies[static_cast<std::size_t>(k)].board == rp.board) previous = k;
       }
-      if (!follows_a_press) return "the first move on a board cannot be a premove";
+      if (previous < 0) return "the first move on a board cannot be a premove";
+      // The premover's hand starts before the opponent lets go, so it cannot take the piece
+      // the opponent is still putting down (fresh 11333's 7B. Qxd2 after 6b. Nxd2: the
+      // knight stayed on d2 and the queen in the hand for 50 s).
+      const PlyInput opponent = make_ply_input(plies[static_cast<std::size_t>(previous)], 0.0);
+      const PlyInput premove = make_ply_input(rp, 0.0);
+      if (premove.captured >= 0 &&
+          (premove.captured_square == opponent.to || premove.captured_square == opponent.rook_to)) {
+        return "premove " + rp.san + " takes the piece the opponent's move puts down";
+      }
       break;
     }
     case IncidentType::kIllegalMove:

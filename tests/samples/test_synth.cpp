@@ -199,6 +199,12 @@ TEST(Synth, RejectsBadIncidentRequests) {
   EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
   o.incidents = {"premove@1B"};  // the first move on board B follows no press there
   EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
+  // 2A. exd5 and 2a. Qxd5 take the piece the opponent has just put down: the premover's hand
+  // would take it before it is there.
+  o.incidents = {"premove@2A"};
+  EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
+  o.incidents = {"premove@2a"};
+  EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
   // 2a. Qxd5's pawn kept back, though the partner drops it at 2B. (the timeline once threw a
   // logic_error there instead).
   o.incidents = {"capture_not_passed@6"};
@@ -214,6 +220,8 @@ TEST(Synth, FittingIncidentMovesToTheNearestPlyThatFits) {
   EXPECT_EQ(fitting_incident(game, -1, "capture_not_passed", 7), "capture_not_passed@4");
   EXPECT_EQ(fitting_incident(game, -1, "capture_not_passed", 4), "capture_not_passed@4");
   EXPECT_EQ(fitting_incident(game, -1, "premove", 3), "premove@2");  // 1B follows no press
+  // Not @4: 2A. exd5 takes the pawn 1a. d5 puts down; 1B. follows no press.
+  EXPECT_EQ(fitting_incident(game, -1, "premove", 4), "premove@5");
   EXPECT_EQ(fitting_incident(game, -1, "press_without_move", 3), "press_without_move@3");
   // Nothing stands beside e4 after 1A. e4; after 1a. d5 the pawn on e4 does.
   EXPECT_EQ(fitting_incident(game, -1, "position_disturbed", 1), "position_disturbed@2");
