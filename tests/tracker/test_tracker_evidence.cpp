@@ -140,6 +140,35 @@ TEST(Changes, AReadingChangedAsAHandLeftANeighbourIsTouched) {
   EXPECT_EQ(hand_left_after.touched & a4, 0u);
 }
 
+// Square 20 read `spans` of frames (end frame, reading) from frame 0; the changes a press at
+// 10.9 s sees since one at 1 s.
+BoardEvidence::Changes square_20_changes(std::initializer_list<std::pair<int, char>> spans) {
+  BoardEvidence evidence;
+  int from = 0;
+  for (const auto& [to, symbol] : spans) {
+    feed_square(evidence, from, to, symbol);
+    from = to;
+  }
+  return evidence.changes(1.0, 10.9, 20.0);
+}
+
+// A piece put on a square and taken away again between two presses, each by hand (fresh
+// 11332: 7a. Bg6 unpressed, then 8a. Bxf7 left g6 empty as before): the square changed,
+// though it reads as at the previous press. Not when the other reading was a flicker.
+TEST(Changes, APieceThatCameAndWentAgainIsAChange) {
+  constexpr std::uint64_t square = std::uint64_t{1} << 20;
+  const BoardEvidence::Changes came_and_went =
+      square_20_changes({{60, '.'}, {70, '?'}, {150, 'w'}, {160, '?'}, {330, '.'}});
+  EXPECT_NE(came_and_went.changed & square, 0u);
+  EXPECT_NE(came_and_went.revisited & square, 0u);
+  const BoardEvidence::Changes flicker =
+      square_20_changes({{60, '.'}, {70, '?'}, {80, 'w'}, {90, '?'}, {330, '.'}});
+  EXPECT_NE(flicker.touched & square, 0u);
+  EXPECT_EQ(flicker.changed & square, 0u);
+  const BoardEvidence::Changes hand_only = square_20_changes({{60, '.'}, {70, '?'}, {330, '.'}});
+  EXPECT_EQ(hand_only.changed & square, 0u);
+}
+
 // A press's evidence is in when the hand has left the board, and a square it just left has
 // been seen for a few frames: a reading of one frame counts next to nothing (fresh clip 7000:
 // e4 seen one frame before the press was decided, so a misread of b1 decided 11A. Nb1 for Ne4).

@@ -26,6 +26,9 @@ constexpr int kChangeFrames = 10;
 // Frames a square must have been seen since a hand left it for a press's evidence to be in
 // (0.2 s at 30 fps).
 constexpr int kSettledFrames = 6;
+// A square read in another state this long between two presses that read it alike held
+// another piece meanwhile, not a flicker (seconds; read_otherwise_between).
+constexpr double kReadOtherwiseSeconds = 1.0;
 // A hand making a move covers its squares for at most about this long (seconds).
 constexpr double kLongestReach = 2.0;
 // Floor of a state's probability: one square's evidence can cost a hypothesis at most
@@ -346,11 +349,26 @@ BoardEvidence::Changes BoardEvidence::changes(std::optional<double> t_previous, 
     out.touched |= bit;
     if (then == nullptr || then->mean_state() != now->mean_state()) {
       out.changed |= bit;
+    } else if (now->after_cover && read_otherwise_between(s, *then, *now)) {
+      out.changed |= bit;
+      out.revisited |= bit;
     } else if (now->altered) {
       out.altered |= bit;
     }
   }
   return out;
+}
+
+bool BoardEvidence::read_otherwise_between(int square, const Run& then, const Run& now) const {
+  for (const Run& run : squares_[square].runs) {
+    if (run.start <= then.start) continue;
+    if (run.start >= now.start) break;
+    if (run.after_cover && run.mean_state() != now.mean_state() &&
+        run.end - run.start >= kReadOtherwiseSeconds) {
+      return true;
+    }
+  }
+  return false;
 }
 
 bool BoardEvidence::covered_and_left(int square, double t0, double t1) const {

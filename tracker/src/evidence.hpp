@@ -113,8 +113,15 @@ class BoardEvidence {
     std::uint64_t touched = 0;
     std::uint64_t changed = 0;
     std::uint64_t altered = 0;
+    // Of `changed`: read as at `t_previous`, but otherwise for a while between
+    // (read_otherwise_between).
+    std::uint64_t revisited = 0;
   };
   Changes changes(std::optional<double> t_previous, double t, double before) const;
+  // Whether `square` was read in another state than `now`'s for a while between its runs
+  // `then` and `now` (both of them), that run begun after a cover: a piece came and went
+  // again, and the reading after it is as fresh as a changed one.
+  bool read_otherwise_between(int square, const Run& then, const Run& now) const;
   // When the square last took on `state`: the start of the earliest of the consecutive runs
   // that show `state`, going back from the run used at `t`.
   std::optional<double> since(int square, SquareState state, double t, double before) const;

@@ -2422,7 +2422,10 @@ struct Tracker::Impl {
       }
       const detail::BoardEvidence::SquareReading& r = *readings[s];
       out.whole[s] = r.l;
-      if (counted.known && counted.state == r.state) {
+      // A square read as counted, but otherwise for a while since, counts anew: the
+      // piece seen there meanwhile went again (fresh 11332's g6, where 7a. Bg6 stood 8 s
+      // before 8a. Bxf7).
+      if (counted.known && counted.state == r.state && (news.revisited & bit) == 0) {
         const double gained = std::max(0.0, r.weight - counted.weight);
         for (int i = 0; i < 3; ++i) {
           out.l[s][i] = r.weight > 0 ? counted.scale * r.l[i] * gained / r.weight : 0.0;
