@@ -154,13 +154,20 @@ BoardEvidence::Changes square_20_changes(std::initializer_list<std::pair<int, ch
 
 // A piece put on a square and taken away again between two presses, each by hand (fresh
 // 11332: 7a. Bg6 unpressed, then 8a. Bxf7 left g6 empty as before): the square changed,
-// though it reads as at the previous press. Not when the other reading was a flicker.
+// though it reads as at the previous press; also when an arm passing over split the piece's
+// stay. Not when the other reading was a flicker, nor when it went back with no hand.
 TEST(Changes, APieceThatCameAndWentAgainIsAChange) {
   constexpr std::uint64_t square = std::uint64_t{1} << 20;
   const BoardEvidence::Changes came_and_went =
       square_20_changes({{60, '.'}, {70, '?'}, {150, 'w'}, {160, '?'}, {330, '.'}});
   EXPECT_NE(came_and_went.changed & square, 0u);
   EXPECT_NE(came_and_went.revisited & square, 0u);
+  const BoardEvidence::Changes split = square_20_changes(
+      {{60, '.'}, {70, '?'}, {95, 'w'}, {100, '?'}, {125, 'w'}, {135, '?'}, {330, '.'}});
+  EXPECT_NE(split.revisited & square, 0u);
+  const BoardEvidence::Changes back_without_hand =
+      square_20_changes({{60, '.'}, {70, '?'}, {150, 'w'}, {330, '.'}});
+  EXPECT_EQ(back_without_hand.revisited & square, 0u);
   const BoardEvidence::Changes flicker =
       square_20_changes({{60, '.'}, {70, '?'}, {80, 'w'}, {90, '?'}, {330, '.'}});
   EXPECT_NE(flicker.touched & square, 0u);

@@ -26,8 +26,8 @@ constexpr int kChangeFrames = 10;
 // Frames a square must have been seen since a hand left it for a press's evidence to be in
 // (0.2 s at 30 fps).
 constexpr int kSettledFrames = 6;
-// A square read in another state this long between two presses that read it alike held
-// another piece meanwhile, not a flicker (seconds; read_otherwise_between).
+// A square read surely (kChangeConfidence) in another state this long between two presses that
+// read it alike held something else meanwhile, not a flicker (seconds; read_otherwise_between).
 constexpr double kReadOtherwiseSeconds = 1.0;
 // A hand making a move covers its squares for at most about this long (seconds).
 constexpr double kLongestReach = 2.0;
@@ -349,7 +349,7 @@ BoardEvidence::Changes BoardEvidence::changes(std::optional<double> t_previous, 
     out.touched |= bit;
     if (then == nullptr || then->mean_state() != now->mean_state()) {
       out.changed |= bit;
-    } else if (now->after_cover && read_otherwise_between(s, *then, *now)) {
+    } else if (read_otherwise_between(s, *then, *now)) {
       out.changed |= bit;
       out.revisited |= bit;
     } else if (now->altered) {
@@ -360,13 +360,33 @@ BoardEvidence::Changes BoardEvidence::changes(std::optional<double> t_previous, 
 }
 
 bool BoardEvidence::read_otherwise_between(int square, const Run& then, const Run& now) const {
+  const SquareState state = now.mean_state();
+  // The current stretch of consecutive runs of one other state (a passing arm splits one).
+  int other = -1;  // its state, -1 none
+  double other_seconds = 0.0;
+  double other_frames = 0.0;
+  double other_sure = 0.0;  // summed probability of `other` over its frames
+  bool long_other = false;
   for (const Run& run : squares_[square].runs) {
     if (run.start <= then.start) continue;
-    if (run.start >= now.start) break;
-    if (run.after_cover && run.mean_state() != now.mean_state() &&
-        run.end - run.start >= kReadOtherwiseSeconds) {
-      return true;
+    if (run.start > now.start) break;
+    const SquareState read = run.mean_state();
+    if (read == state) {
+      // Back to `state` by hand after a long, sure stretch of another.
+      if (long_other && run.after_cover) return true;
+      other = -1;
+      continue;
     }
+    if (other != static_cast<int>(read)) {
+      if (!run.after_cover) continue;  // a stretch begins by hand
+      other = static_cast<int>(read);
+      other_seconds = other_frames = other_sure = 0.0;
+    }
+    other_seconds += run.end - run.start;
+    other_frames += run.frames;
+    other_sure += run.sum[static_cast<std::size_t>(read)];
+    long_other = long_other || (other_seconds >= kReadOtherwiseSeconds &&
+                                other_sure >= kChangeConfidence * other_frames);
   }
   return false;
 }

@@ -106,21 +106,21 @@ class BoardEvidence {
   // What happened on each square between `t_previous` (the previous press on the board; no
   // time: the start) and `t` (readings as readings_at takes them): `touched`, something
   // covered it meanwhile (vision sees a hand over every square a move changes), and
-  // `changed`, touched and now read in another state than at `t_previous`.
+  // `changed`, touched and now read in another state than at `t_previous`, or `revisited`.
   // `altered`, touched, read as before, and its run at `t` seen altered (a change vision
   // misreads).
   struct Changes {
     std::uint64_t touched = 0;
     std::uint64_t changed = 0;
     std::uint64_t altered = 0;
-    // Of `changed`: read as at `t_previous`, but otherwise for a while between
-    // (read_otherwise_between).
+    // Read as at `t_previous`, but otherwise for a while between (read_otherwise_between):
+    // something stood there meanwhile and went by hand. Also in `changed`.
     std::uint64_t revisited = 0;
   };
   Changes changes(std::optional<double> t_previous, double t, double before) const;
-  // Whether `square` was read in another state than `now`'s for a while between its runs
-  // `then` and `now` (both of them), that run begun after a cover: a piece came and went
-  // again, and the reading after it is as fresh as a changed one.
+  // Whether `square`, between its runs `then` and `now` (both excluded), was read surely in
+  // another state than `now`'s for a while, begun by hand, and then in `now`'s again after a
+  // hand: the reading after it is as fresh as a changed one.
   bool read_otherwise_between(int square, const Run& then, const Run& now) const;
   // When the square last took on `state`: the start of the earliest of the consecutive runs
   // that show `state`, going back from the run used at `t`.

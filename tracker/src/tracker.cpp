@@ -369,7 +369,8 @@ struct PressEvidence {
   // which a resync is built from.
   BoardLikelihood whole{};
   // Since the previous press on the board: squares a hand covered, and of those the ones
-  // now read in another state (see BoardEvidence::changes).
+  // now read in another state, or read otherwise for a while between (see
+  // BoardEvidence::changes).
   std::uint64_t touched = ~std::uint64_t{0};
   std::uint64_t changed = ~std::uint64_t{0};
   // Of the touched squares read as before, those vision saw altered (BoardEvidence::changes).
@@ -2397,7 +2398,8 @@ struct Tracker::Impl {
   // What is new on the press's board since its previous press. Each square's readings
   // count once: a run of readings adds what it has gained since the previous press (its
   // weight grows as it lasts), a run that reads the same as the one before it (a hand
-  // passed over the square) continues it, and only a reading of another state counts anew.
+  // passed over the square) continues it, and only a reading of another state, or one read
+  // otherwise for a while since it was counted (Changes::revisited), counts anew.
   // Otherwise a square that vision misreads would weigh more with every press.
   PressEvidence press_evidence(const Press& press, double evidence_t, double before) {
     const int b = index(press.board);
@@ -2422,9 +2424,6 @@ struct Tracker::Impl {
       }
       const detail::BoardEvidence::SquareReading& r = *readings[s];
       out.whole[s] = r.l;
-      // A square read as counted, but otherwise for a while since, counts anew: the
-      // piece seen there meanwhile went again (fresh 11332's g6, where 7a. Bg6 stood 8 s
-      // before 8a. Bxf7).
       if (counted.known && counted.state == r.state && (news.revisited & bit) == 0) {
         const double gained = std::max(0.0, r.weight - counted.weight);
         for (int i = 0; i < 3; ++i) {
