@@ -75,9 +75,13 @@ std::optional<IncidentType> parse_incident_name(const std::string& name) {
 
 class TimelineBuilder {
  public:
-  TimelineBuilder(Timeline& tl, const TimelineOptions& options) : tl_(tl), opt_(options) {}
+  // `waits`: extra seconds the mover of a ply thinks, so that the premover after it has time.
+  TimelineBuilder(Timeline& tl, const TimelineOptions& options, const std::map<int, double>& waits)
+      : tl_(tl), opt_(options), waits_(waits) {}
 
   void build();
+  // For each ply whose press came too early for the premove after it, by how much.
+  const std::map<int, double>& premove_shortfalls() const { return shortfalls_; }
 
  private:
   bool wants(IncidentType type, int ply) const {
@@ -179,6 +183,8 @@ class TimelineBuilder {
 
   Timeline& tl_;
   const TimelineOptions& opt_;
+  const std::map<int, double>& waits_;
+  std::map<int, double> shortfalls_;
   std::vector<PlacedPiece> pieces_;
   std::array<std::array<int, 64>, 2> board_uid_{};
   std::array<std::vector<HeldPiece>, kPlayerCount> holdings_;
@@ -207,6 +213,7 @@ void TimelineBuilder::build() {
   hand_free_.fill(0);
   tl.initial_ms_.fill(opt_.initial_ms);
   std::array<double, 2> last_press{opt_.lead_in, opt_.lead_in};
+  std::array<int, 2> last_press_ply{-1, -1};  // whose press last_press is (-1: the start)
   double last_global = opt_.lead_in;
   std::optional<int> flag_ply;
 
@@ -248,6 +255,7 @@ void TimelineBuilder::build() {
           {IncidentType::kPressWithoutMove, b, 1 - ply.color, tb, tb, ply_index,
            std::string(player_name(opponent)) + " pressed the clock back without moving"});
       last_press[static_cast<std::size_t>(b)] = tb;
+      last_press_ply[static_cast<std::size_t>(b)] = ply_index;
       last_global = tb;
     }
 
@@ -414,11 +422,18 @@ void TimelineBuilder::build() {
          last_global + 0.05, hand_free_[static_cast<std::size_t>(p)] + press_offset});
     if (ply.from < 0)
       t_press = std::max(t_press, needed_available + 0.2 + press_offset - drop_pick_time);
+    if (const auto wait = waits_.find(ply_index); wait != waits_.end()) t_press += wait->second;
     if (wants(IncidentType::kPremove, ply_index)) {
       // The piece is let go before the opponent's press.
-      t_press =
-          std::max(last_press[static_cast<std::size_t>(b)] + press_offset - release_offset - 0.3,
-                   hand_free_[static_cast<std::size_t>(p)] + press_offset);
+      const double before_press = last_press[static_cast<std::size_t>(b)] - 0.3;
+      t_press = std::max(before_press + press_offset - release_offset,
+                         hand_free_[static_cast<std::size_t>(p)] + press_offset);
+      // A hand still busy (a long move of its own, a piece passed) lets go only after the
+      // press; the opponent must then think longer, and the builder is run again.
+      const double late = t_press - press_offset + release_offset - before_press;
+      if (late > 1e-6 && last_press_ply[static_cast<std::size_t>(b)] >= 0) {
+        shortfalls_[last_press_ply[static_cast<std::size_t>(b)]] = late;
+      }
     }
     const double start = t_press - press_offset;
     commit(a, p, start);
@@ -475,6 +490,7 @@ void TimelineBuilder::build() {
     }
     tl.timed_.push_back({ply_index, pressed ? t_press : release + 0.3, release, 0, pressed});
     last_press[static_cast<std::size_t>(b)] = pressed ? t_press : release + 0.3;
+    last_press_ply[static_cast<std::size_t>(b)] = ply_index;
     last_global = std::max(last_global, last_press[static_cast<std::size_t>(b)]);
 
     // A capture kept back is passed after the capturer's next move.
@@ -655,8 +671,22 @@ Timeline::Timeline(const Style& style, const Layout& layout, const std::vector<P
     grasp_offset_[static_cast<std::size_t>(t)] =
         meshes[static_cast<std::size_t>(t)].max_corner().z * 0.8f;
   }
-  TimelineBuilder builder(*this, options);
-  builder.build();
+  // Premoves are staged by letting the opponent think longer where the premover's hand would
+  // otherwise come too late; each wait moves later presses, so the build is repeated.
+  std::map<int, double> waits;
+  for (int attempt = 0;; ++attempt) {
+    actions_.clear();
+    piece_events_.clear();
+    clock_events_.clear();
+    timed_.clear();
+    incidents_.clear();
+    ending_.reset();
+    TimelineBuilder builder(*this, options, waits);
+    builder.build();
+    if (builder.premove_shortfalls().empty()) break;
+    if (attempt == 4) throw std::logic_error("timeline: a premove cannot be staged in time");
+    for (const auto& [ply, seconds] : builder.premove_shortfalls()) waits[ply] += seconds + 0.05;
+  }
   for (int b = 0; b < 2; ++b) {
     initial_.clocks[static_cast<std::size_t>(b)] = {
         1, 1, initial_ms_[static_cast<std::size_t>(player_index(b, 0))],

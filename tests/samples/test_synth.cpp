@@ -148,6 +148,31 @@ TEST(Synth, IncidentsOnRequestAppearInTheTruth) {
   EXPECT_LT(plies[1]["t_release"].get<double>(), plies[0]["t_press"].get<double>());
 }
 
+TEST(Synth, APremoveWhoseHandIsBusyMakesTheOpponentThinkLonger) {
+  // 2a. Nc6 is answered at once, and the premove 3A. Nxe5 first passes the pawn to the partner:
+  // starting when White A's hand is back from 2A.'s press, it would let go after Black A's
+  // press, and the truth would call an ordinary move a premove.
+  const auto game = rules::parse_bpgn(R"([Event "test"]
+[WhiteA "a"][BlackA "b"][WhiteB "c"][BlackB "d"]
+[TimeControl "120+0"]
+[Result "*"]
+1A. e4 {120.0} 1a. e5 {120.0} 2A. Nf3 {120.0} 2a. Nc6 {120.0} 3A. Nxe5 {120.0} *
+)")
+                        .front();
+  const bugcam::test_support::TempDir dir_temp("samples-busy-premove");
+  SynthOptions o = small_options(5);
+  o.incidents = {"premove@3A"};
+  synthesize(game, dir_temp.path(), o);
+  const auto j = nlohmann::json::parse(read(dir_temp.path() / "truth.json"));
+  ASSERT_EQ(j["incidents"].size(), 1u);
+  const auto& premove = j["incidents"][0];
+  EXPECT_EQ(premove["ply"], "3A");
+  EXPECT_LT(premove["t"].get<double>(), premove["t_end"].get<double>());
+  const auto& plies = j["plies"];
+  EXPECT_LT(plies[4]["t_release"].get<double>(), plies[3]["t_press"].get<double>());
+  EXPECT_DOUBLE_EQ(plies[3]["t_press"].get<double>(), premove["t_end"].get<double>());
+}
+
 TEST(Synth, ClockIncidentsChangeTheClockLog) {
   const bugcam::test_support::TempDir dir_temp("samples-clock-incidents");
   const fs::path dir = dir_temp.path();
