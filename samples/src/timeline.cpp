@@ -211,6 +211,13 @@ void TimelineBuilder::build() {
     board_uid_[static_cast<std::size_t>(p.board)][static_cast<std::size_t>(p.square)] = p.uid;
   }
   hand_free_.fill(0);
+  // What an earlier build (the constructor's retry) wrote starts again.
+  tl.actions_.clear();
+  tl.piece_events_.clear();
+  tl.clock_events_.clear();
+  tl.timed_.clear();
+  tl.incidents_.clear();
+  tl.ending_.reset();
   tl.initial_ms_.fill(opt_.initial_ms);
   std::array<double, 2> last_press{opt_.lead_in, opt_.lead_in};
   std::array<int, 2> last_press_ply{-1, -1};  // whose press last_press is (-1: the start)
@@ -423,21 +430,21 @@ void TimelineBuilder::build() {
     if (ply.from < 0)
       t_press = std::max(t_press, needed_available + 0.2 + press_offset - drop_pick_time);
     if (const auto wait = waits_.find(ply_index); wait != waits_.end()) t_press += wait->second;
+    // A premove's piece is let go before the opponent's press.
+    const double before_press = last_press[static_cast<std::size_t>(b)] - 0.3;
     if (wants(IncidentType::kPremove, ply_index)) {
-      // The piece is let go before the opponent's press.
-      const double before_press = last_press[static_cast<std::size_t>(b)] - 0.3;
       t_press = std::max(before_press + press_offset - release_offset,
                          hand_free_[static_cast<std::size_t>(p)] + press_offset);
-      // A hand still busy (a long move of its own, a piece passed) lets go only after the
-      // press; the opponent must then think longer, and the builder is run again.
-      const double late = t_press - press_offset + release_offset - before_press;
-      if (late > 1e-6 && last_press_ply[static_cast<std::size_t>(b)] >= 0) {
-        shortfalls_[last_press_ply[static_cast<std::size_t>(b)]] = late;
-      }
     }
     const double start = t_press - press_offset;
     commit(a, p, start);
     const double release = start + release_offset;
+    // A hand still busy (a long move of its own, a piece passed) lets go only after the
+    // press; the opponent must then think longer, and the builder is run again.
+    if (wants(IncidentType::kPremove, ply_index) && release - before_press > 1e-6 &&
+        last_press_ply[static_cast<std::size_t>(b)] >= 0) {
+      shortfalls_[last_press_ply[static_cast<std::size_t>(b)]] = release - before_press;
+    }
     if (pressed) log_press(t_press, b, ply.color);
     if (hidden_dropped >= 0) {
       const auto it = hidden_incident_.find(hidden_dropped);
@@ -675,12 +682,6 @@ Timeline::Timeline(const Style& style, const Layout& layout, const std::vector<P
   // otherwise come too late; each wait moves later presses, so the build is repeated.
   std::map<int, double> waits;
   for (int attempt = 0;; ++attempt) {
-    actions_.clear();
-    piece_events_.clear();
-    clock_events_.clear();
-    timed_.clear();
-    incidents_.clear();
-    ending_.reset();
     TimelineBuilder builder(*this, options, waits);
     builder.build();
     if (builder.premove_shortfalls().empty()) break;
