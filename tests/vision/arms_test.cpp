@@ -95,6 +95,18 @@ TEST(ArmWatch, PartnersArmOverTheBoardBesideIsAttributedToThePartner) {
   }
 }
 
+// White A's sleeve where it leaves the picture is grey, darker than the table in much its hue
+// (seeds 11311 and 11329): it passes the loose test for shade, yet it is where the arm is
+// rooted, so the arm over board B is still White A's.
+TEST(ArmWatch, GreySleeveWhereTheArmLeavesThePictureIsStillItsRoot) {
+  for (const std::uint64_t seed : {11311u, 11329u}) {
+    const Arms arms = arms_reaching(seed, 0, 0, 1, kTouch);
+    EXPECT_EQ(arms.over_b, std::vector<std::string>{"A:white"})
+        << "seed " << seed << ": over B " << joined(arms.over_b);
+    EXPECT_TRUE(arms.over_a.empty()) << "seed " << seed << ": over A " << joined(arms.over_a);
+  }
+}
+
 // Black B reaches over their own board at the same point, and Black A over theirs: neither
 // arm is put on the seats of the other board, though the partner sits beside.
 TEST(ArmWatch, OwnArmIsNotAttributedToTheOtherBoardsSeats) {

@@ -207,7 +207,11 @@ struct ArmWatch::Impl {
         const bool is_still = distance(now[x], before_f) < kStillDistance;
         still[i] = is_still ? static_cast<std::uint16_t>(std::min(still[i] + 1, 60000)) : 0;
         const bool differs = distance(now[x], view[x]) > kForegroundDistance;
-        m[x] = !differs ? kTable : shadow(now[x], view[x]) ? kShade : kChanged;
+        // Where arms leave the picture, shade must be the table darkened evenly: a grey sleeve
+        // there passes the looser test and its arm would have no root.
+        const bool on_border = x == 0 || y == 0 || x == grid.width - 1 || y == grid.height - 1;
+        const bool shade = shadow(now[x], view[x]) && (!on_border || shadow_at_border(x, y));
+        m[x] = !differs ? kTable : shade ? kShade : kChanged;
       }
     }
   }
