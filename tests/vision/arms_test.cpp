@@ -107,6 +107,22 @@ TEST(ArmWatch, GreySleeveWhereTheArmLeavesThePictureIsStillItsRoot) {
   }
 }
 
+// Black A reaches over board B towards their partner White B, and White B over board A
+// towards Black A: the hand, held above the board, is seen beyond the board's far edge, over
+// the table (seeds 11353 and 11359; camera in front), yet it is over the board.
+TEST(ArmWatch, HandHeldAboveTheFarSideIsOverTheBoard) {
+  const cv::Point2d towards_white{kTouch.x, 8.0 - kTouch.y};
+  for (const std::uint64_t seed : {11353u, 11359u}) {
+    const Arms arms = arms_reaching(seed, 0, 1, 1, towards_white);
+    EXPECT_EQ(arms.over_b, std::vector<std::string>{"A:black"})
+        << "seed " << seed << ": over B " << joined(arms.over_b);
+    EXPECT_TRUE(arms.over_a.empty()) << "seed " << seed << ": over A " << joined(arms.over_a);
+  }
+  const Arms arms = arms_reaching(11353u, 1, 0, 0, kTouch);
+  EXPECT_EQ(arms.over_a, std::vector<std::string>{"B:white"}) << "over A " << joined(arms.over_a);
+  EXPECT_TRUE(arms.over_b.empty()) << "over B " << joined(arms.over_b);
+}
+
 // Black B reaches over their own board at the same point, and Black A over theirs: neither
 // arm is put on the seats of the other board, though the partner sits beside.
 TEST(ArmWatch, OwnArmIsNotAttributedToTheOtherBoardsSeats) {

@@ -103,6 +103,8 @@ struct ArmWatch::Impl {
   cv::Point2d cell_px;            // image pixels per grid cell
   double cells_per_square = 4.0;  // grid cells along a square's side
   std::vector<int> board_of;      // per cell: the board it lies over, -1 none
+  // Per cell: the board it shows at a hand's height, -1 none (see attribute_arm).
+  std::vector<int> lifted_board_of;
   std::vector<Seat> seats;
   std::vector<Viewpoint> views;  // per board
   std::size_t boards = 0;
@@ -140,14 +142,17 @@ struct ArmWatch::Impl {
     cells_per_square = square_px / cell_px.x;
     const std::size_t cells = static_cast<std::size_t>(grid.area());
     board_of.assign(cells, -1);
+    lifted_board_of.assign(cells, -1);
     still.assign(cells, 0);
+    const auto inside = [](cv::Point2d p) { return p.x >= 0 && p.x <= 8 && p.y >= 0 && p.y <= 8; };
     for (int y = 0; y < grid.height; ++y) {
       for (int x = 0; x < grid.width; ++x) {
         const cv::Point2d centre((x + 0.5) * cell_px.x, (y + 0.5) * cell_px.y);
+        const std::size_t i = static_cast<std::size_t>(y * grid.width + x);
         for (std::size_t b = 0; b < calibration.boards.size(); ++b) {
           const cv::Point2d p = calibration.boards[b].to_board(centre);
-          if (p.x < 0 || p.x > 8 || p.y < 0 || p.y > 8) continue;
-          board_of[static_cast<std::size_t>(y * grid.width + x)] = static_cast<int>(b);
+          if (inside(p)) board_of[i] = static_cast<int>(b);
+          if (inside(at_hand_height(b, p))) lifted_board_of[i] = static_cast<int>(b);
         }
       }
     }
@@ -164,6 +169,15 @@ struct ArmWatch::Impl {
       seats.push_back({board.name + ":white", b, shoulder({4 + kShoulderAside, -kShoulderOut})});
       seats.push_back({board.name + ":black", b, shoulder({4 - kShoulderAside, 8 + kShoulderOut})});
     }
+  }
+
+  // The point of board `b` under a hand seen where the board point `seen` is, the hand held
+  // kHandHeightSquares above the board.
+  cv::Point2d at_hand_height(std::size_t b, cv::Point2d seen) const {
+    const Viewpoint& view = views[b];
+    if (view.camera_height <= kHandHeightSquares) return seen;
+    return view.nadir +
+           (seen - view.nadir) * ((view.camera_height - kHandHeightSquares) / view.camera_height);
   }
 
   std::vector<std::vector<std::string>> read(const cv::Mat& frame_bgr) {
@@ -257,7 +271,7 @@ struct ArmWatch::Impl {
 
   // A changed cell of an arm (shade only links an arm's parts).
   struct Cell {
-    int x, y, board;
+    int x, y, board, lifted_board;
     bool root;  // where the arm leaves the picture
   };
   // The component's cells on the picture's border in runs where arms leave it, and those of
@@ -326,6 +340,7 @@ struct ArmWatch::Impl {
         if (r < 0 || !changed({x, y})) continue;
         arms[static_cast<std::size_t>(r)].push_back(
             {x, y, board_of[static_cast<std::size_t>(y * grid.width + x)],
+             lifted_board_of[static_cast<std::size_t>(y * grid.width + x)],
              cost.at<int>(y - box.y, x - box.x) == 0});
       }
     }
@@ -399,10 +414,12 @@ struct ArmWatch::Impl {
   void attribute_arm(const std::vector<Cell>& cells,
                      std::vector<std::vector<std::string>>& out) const {
     std::vector<int> over(boards, 0);
+    std::vector<int> lifted_over(boards, 0);
     cv::Point2d border_sum(0, 0);
     int border_cells = 0;
     for (const Cell& cell : cells) {
       if (cell.board >= 0) ++over[static_cast<std::size_t>(cell.board)];
+      if (cell.lifted_board >= 0) ++lifted_over[static_cast<std::size_t>(cell.lifted_board)];
       if (cell.root) {
         border_sum += cv::Point2d(cell.x, cell.y);
         ++border_cells;
@@ -418,12 +435,17 @@ struct ArmWatch::Impl {
     }
     const double min_over = kArmOverSquares * cells_per_square * cells_per_square;
     for (std::size_t b = 0; b < boards; ++b) {
-      if (over[b] < min_over) continue;
+      // Over the board, or else over where it shows at a hand's height: a hand held above the
+      // board's far side is seen beyond it, away from the point under the camera (seed 11353:
+      // two cells over board B). Only else: where the arm is over the board, the cells beyond
+      // are more often another arm joined to it than this hand (seed 2007).
+      const bool lifted = over[b] < min_over;
+      if ((lifted ? lifted_over[b] : over[b]) < min_over) continue;
       // The hand: the arm's cell over this board farthest from where the arm leaves.
       cv::Point2d hand(-1, -1);
       double farthest = -1;
       for (const Cell& cell : cells) {
-        if (cell.board != static_cast<int>(b)) continue;
+        if ((lifted ? cell.lifted_board : cell.board) != static_cast<int>(b)) continue;
         const double d = std::hypot(cell.x - root.x, cell.y - root.y);
         if (d > farthest) {
           farthest = d;
@@ -432,12 +454,7 @@ struct ArmWatch::Impl {
       }
       const cv::Point2d hand_px((hand.x + 0.5) * cell_px.x, (hand.y + 0.5) * cell_px.y);
       // Where the hand is over the board, taken at a hand's height above it.
-      const Viewpoint& view = views[b];
-      cv::Point2d reach = calibration.boards[b].to_board(hand_px);
-      if (view.camera_height > kHandHeightSquares) {
-        reach = view.nadir + (reach - view.nadir) *
-                                 ((view.camera_height - kHandHeightSquares) / view.camera_height);
-      }
+      const cv::Point2d reach = at_hand_height(b, calibration.boards[b].to_board(hand_px));
       const double reach_depth = std::min({reach.x, 8 - reach.x, reach.y, 8 - reach.y});
       if (reach_depth < kReachSquares) continue;
       const cv::Point2d root_px((root.x + 0.5) * cell_px.x, (root.y + 0.5) * cell_px.y);
