@@ -826,6 +826,96 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
   }
 }
 
+// A knocked-over piece that vision flags covered until it is stood up, no hand over the
+// squares around (held-out 11354's e6, read unsure of its piece): covered alone for 0.7 s
+// beside a move and read as before once stood up, it is a disturbance. Not where the piece
+// reads surely through the cover (an arm's shadow), where a neighbour is covered too (a
+// hand), nor where it lies covered only 0.3 s.
+TEST(TrackerIncidents, PositionDisturbedWhereAPieceLiesCoveredAlone) {
+  const std::vector<bugcam::rules::BpgnGame>& games = clean_run_games();
+  const SimulationOptions options = clean_run_options();
+  const bugcam::rules::Replay replay = bugcam::rules::replay(games[0]);
+  const Outcome clean = run_tracker(games[0], options);
+  ASSERT_GT(clean.sim.truth.size(), 30u);
+  using bugcam::rules::file_of;
+  using bugcam::rules::rank_of;
+  const auto inside = [](bugcam::rules::Square s) {
+    return file_of(s) > 0 && file_of(s) < 7 && rank_of(s) > 0 && rank_of(s) < 7;
+  };
+  // Ply 20 on, the first move with a piece beside its target, off the board's edge.
+  std::size_t ply = 20;
+  bugcam::rules::Square beside = -1;
+  for (; ply < 40 && beside < 0; ++ply) {
+    const bugcam::rules::ReplayedPly& played = replay.plies[ply];
+    const bugcam::rules::Square to = played.move.to();
+    for (bugcam::rules::Square s = 0; s < 64 && beside < 0; ++s) {
+      if (played.before.piece_at(s).empty() || !inside(s)) continue;
+      if (!played.move.is_drop() && s == played.move.from()) continue;
+      if (std::max(std::abs(file_of(s) - file_of(to)), std::abs(rank_of(s) - rank_of(to))) == 1) {
+        beside = s;
+      }
+    }
+  }
+  ASSERT_GE(beside, 0);
+  const TrackedMove& knocking = clean.sim.truth[--ply];
+  ASSERT_EQ(knocking.board, replay.plies[ply].board);
+  const bool white =
+      replay.plies[ply].before.piece_at(beside).color == bugcam::rules::Color::kWhite;
+  struct Case {
+    double lying_seconds;
+    bool read_sure;  // the piece read through the cover as surely as standing
+    bool neighbour_covered;
+    bool disturbed;
+  };
+  for (const Case& c : {Case{0.7, false, false, true}, Case{0.7, true, false, false},
+                        Case{0.7, false, true, false}, Case{0.3, false, false, false}}) {
+    const double since = knocking.t - 0.2;
+    // The square and its neighbours covered (a hand) or some of them.
+    const auto cover = [&](BoardObservation& o, bool square, bool hand, bool right) {
+      for (int df = -1; df <= 1; ++df) {
+        for (int dr = -1; dr <= 1; ++dr) {
+          const bool covered =
+              (df == 0 && dr == 0) ? square : hand || (right && df == 1 && dr == 0);
+          o.squares[static_cast<std::size_t>(
+                        bugcam::rules::make_square(file_of(beside) + df, rank_of(beside) + dr))]
+              .occluded = covered;
+        }
+      }
+    };
+    const auto edit = [&](std::vector<SimulatedInput>& inputs) {
+      for (SimulatedInput& input : inputs) {
+        auto* o = std::get_if<BoardObservation>(&input);
+        if (o == nullptr || o->board != knocking.board || o->t < since - 0.2) continue;
+        SquareEvidence& seen = o->squares[static_cast<std::size_t>(beside)];
+        if (o->t < since) {
+          cover(*o, true, true, false);  // the hand that knocks it
+        } else if (o->t < since + c.lying_seconds) {
+          const float piece = c.read_sure ? 0.98f : 0.55f;
+          seen = {1.0f - piece, white ? piece : 0.01f, white ? 0.01f : piece};
+          cover(*o, true, false, c.neighbour_covered);
+        } else if (o->t < since + c.lying_seconds + 0.3) {
+          cover(*o, true, true, false);  // the hand that stands it up
+        }
+      }
+    };
+    const Outcome outcome = run_tracker(games[0], options, TrackerConfig{}, std::nullopt, edit);
+    int disturbed = 0;
+    for (const Incident& i : outcome.incidents) {
+      if (i.type != IncidentType::kPositionDisturbed) continue;
+      ++disturbed;
+      EXPECT_EQ(i.board, knocking.board);
+      EXPECT_EQ(i.side, knocking.side);
+      EXPECT_NEAR(i.t, since, 0.05);
+      EXPECT_GT(i.t_end, since + c.lying_seconds);
+    }
+    EXPECT_EQ(disturbed, c.disturbed ? 1 : 0)
+        << bugcam::rules::square_name(beside) << " lying " << c.lying_seconds << " s"
+        << (c.read_sure ? ", read sure" : "")
+        << (c.neighbour_covered ? ", a neighbour covered" : "");
+    EXPECT_EQ(outcome.right, clean.right);
+  }
+}
+
 TEST(TrackerIncidents, CleanRunHasNone) {
   const std::vector<bugcam::rules::BpgnGame>& games = clean_run_games();
   SimulationOptions options = clean_run_options();

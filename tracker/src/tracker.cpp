@@ -999,7 +999,19 @@ struct SquareReadings {
   std::optional<Alteration> changed;
   int changed_to = -1;
   bool covered_since_change = false;
+  // Covered alone since `settled` held, with no hand over the squares around: a piece may lie
+  // there (vision flags a knocked-over piece covered until it is stood up: 11354's e6 for
+  // 0.55 s, no neighbour covered).
+  std::optional<Alteration> lone_cover;
+  int lone_unsure_frames = 0;  // of its frames, those read unsure of `settled`
 };
+
+// A piece lying reads unsure of the piece that stood: in more than half the frames it lies
+// covered alone, that piece's colour at under this (11354's e6: 0.55). An arm's shadow over a
+// square also covers it alone, the piece read through it for sure (11354's c5, 11356's c2:
+// 1.0 for 1.4-1.8 s) or not (11356's h1 and f1 on the board's edge, read 0.5 under the
+// shadows of arms lying across the board); squares on the edge are left out.
+constexpr double kLyingSureMost = 0.8;
 
 // The squares read in one frame (uncovered), and of them those read white, black.
 struct FrameReadingMasks {
@@ -1359,6 +1371,19 @@ struct Tracker::Impl {
         r.covered_since = true;
         r.covered_since_change = true;
         r.run = 0;
+        if (r.settled > 0 && covered_alone(o, static_cast<rules::Square>(s))) {
+          if (!r.lone_cover || o.t - r.lone_cover->last > kAlterationGapSeconds) {
+            r.lone_cover = Alteration{o.t, o.frame, o.t, 0, 0};
+            r.lone_unsure_frames = 0;
+          }
+          const float stood =
+              r.settled == static_cast<int>(SquareState::kWhite) ? seen.white : seen.black;
+          r.lone_unsure_frames += stood < kLyingSureMost ? 1 : 0;
+          r.lone_cover->last = o.t;
+          ++r.lone_cover->frames;
+          ++r.lone_cover->piece_frames;
+          note_hiders(*r.lone_cover, leans_of(b), s, now);
+        }
         continue;
       }
       const std::uint64_t bit = std::uint64_t{1} << s;
@@ -1377,6 +1402,16 @@ struct Tracker::Impl {
         r.settled = -1;
       }
       if (r.run < kKnockSettledFrames) continue;
+      if (r.lone_cover) {
+        // Read again as before the piece lay covered: stood up again.
+        if (state == r.settled &&
+            r.lone_cover->last - r.lone_cover->since >= kDisturbedSeenSeconds &&
+            2 * r.lone_unsure_frames > r.lone_cover->frames &&
+            r.run_since - r.lone_cover->since <= config.disturbed_restored_within_seconds) {
+          note_restored(o.board, s, *r.lone_cover, r.run_since, r.run_since_frame);
+        }
+        r.lone_cover.reset();
+      }
       if (r.changed) {
         if (state == r.changed_to) {
           r.changed->last = o.t;
@@ -1403,6 +1438,22 @@ struct Tracker::Impl {
       r.settled = state;
       r.covered_since = false;
     }
+  }
+
+  // Whether square `s`, off the board's edge, is covered in `o` and none of its neighbours is.
+  static bool covered_alone(const BoardObservation& o, rules::Square s) {
+    const int file = rules::file_of(s), rank = rules::rank_of(s);
+    if (file == 0 || file == 7 || rank == 0 || rank == 7) return false;
+    for (int df = -1; df <= 1; ++df) {
+      for (int dr = -1; dr <= 1; ++dr) {
+        if ((df != 0 || dr != 0) &&
+            o.squares[static_cast<std::size_t>(rules::make_square(file + df, rank + dr))]
+                .occluded) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   // After a press was processed and what it could commit committed: decides the
