@@ -103,8 +103,9 @@ struct ArmWatch::Impl {
   cv::Point2d cell_px;            // image pixels per grid cell
   double cells_per_square = 4.0;  // grid cells along a square's side
   std::vector<int> board_of;      // per cell: the board it lies over, -1 none
-  // Per cell: the board it shows at a hand's height, -1 none (see attribute_arm).
-  std::vector<int> lifted_board_of;
+  // Per cell: the boards (bit per board) it shows at a hand's height (see attribute_arm); with
+  // the camera well off to one side, one board's may reach over the other's.
+  std::vector<std::uint8_t> lifted_boards_of;
   std::vector<Seat> seats;
   std::vector<Viewpoint> views;  // per board
   std::size_t boards = 0;
@@ -142,7 +143,7 @@ struct ArmWatch::Impl {
     cells_per_square = square_px / cell_px.x;
     const std::size_t cells = static_cast<std::size_t>(grid.area());
     board_of.assign(cells, -1);
-    lifted_board_of.assign(cells, -1);
+    lifted_boards_of.assign(cells, 0);
     still.assign(cells, 0);
     const auto inside = [](cv::Point2d p) { return p.x >= 0 && p.x <= 8 && p.y >= 0 && p.y <= 8; };
     for (int y = 0; y < grid.height; ++y) {
@@ -152,7 +153,7 @@ struct ArmWatch::Impl {
         for (std::size_t b = 0; b < calibration.boards.size(); ++b) {
           const cv::Point2d p = calibration.boards[b].to_board(centre);
           if (inside(p)) board_of[i] = static_cast<int>(b);
-          if (inside(at_hand_height(b, p))) lifted_board_of[i] = static_cast<int>(b);
+          if (inside(at_hand_height(b, p))) lifted_boards_of[i] |= std::uint8_t(1u << b);
         }
       }
     }
@@ -271,7 +272,8 @@ struct ArmWatch::Impl {
 
   // A changed cell of an arm (shade only links an arm's parts).
   struct Cell {
-    int x, y, board, lifted_board;
+    int x, y, board;
+    std::uint8_t lifted_boards;
     bool root;  // where the arm leaves the picture
   };
   // The component's cells on the picture's border in runs where arms leave it, and those of
@@ -340,7 +342,7 @@ struct ArmWatch::Impl {
         if (r < 0 || !changed({x, y})) continue;
         arms[static_cast<std::size_t>(r)].push_back(
             {x, y, board_of[static_cast<std::size_t>(y * grid.width + x)],
-             lifted_board_of[static_cast<std::size_t>(y * grid.width + x)],
+             lifted_boards_of[static_cast<std::size_t>(y * grid.width + x)],
              cost.at<int>(y - box.y, x - box.x) == 0});
       }
     }
@@ -350,8 +352,9 @@ struct ArmWatch::Impl {
   // Whether a border cell is the table darkened evenly: the shadow of something beyond the
   // picture (an arm's, a body's), deeper than the start position's shadows, which reaches over
   // a board as an arm would (held-out 5104: five false touches of Black A over board B). Only
-  // where an arm leaves the picture, and for most of a run of such cells: over the table, skin
-  // much like the table in a darker shade would pass too, and so may a sleeve's folds.
+  // where an arm leaves the picture: over the table, skin much like the table in a darker shade
+  // would pass too. A border cell is shade only if it passes (update_mask), and a run of
+  // changed border cells is a shadow where most of them pass, as a sleeve's folds may.
   bool shadow_at_border(int x, int y) const {
     const cv::Vec3b now = small.at<cv::Vec3b>(y, x);
     return detail::is_shadow(cv::Vec3f(now[0], now[1], now[2]), still_view.at<cv::Vec3f>(y, x),
@@ -419,7 +422,7 @@ struct ArmWatch::Impl {
     int border_cells = 0;
     for (const Cell& cell : cells) {
       if (cell.board >= 0) ++over[static_cast<std::size_t>(cell.board)];
-      if (cell.lifted_board >= 0) ++lifted_over[static_cast<std::size_t>(cell.lifted_board)];
+      for (std::size_t b = 0; b < boards; ++b) lifted_over[b] += (cell.lifted_boards >> b) & 1u;
       if (cell.root) {
         border_sum += cv::Point2d(cell.x, cell.y);
         ++border_cells;
@@ -445,7 +448,9 @@ struct ArmWatch::Impl {
       cv::Point2d hand(-1, -1);
       double farthest = -1;
       for (const Cell& cell : cells) {
-        if ((lifted ? cell.lifted_board : cell.board) != static_cast<int>(b)) continue;
+        if (lifted ? ((cell.lifted_boards >> b) & 1u) == 0 : cell.board != static_cast<int>(b)) {
+          continue;
+        }
         const double d = std::hypot(cell.x - root.x, cell.y - root.y);
         if (d > farthest) {
           farthest = d;
