@@ -313,6 +313,8 @@ TEST(TrackerIncidents, IllegalMove) {
     if (i.type == IncidentType::kIllegalMove) {
       EXPECT_FALSE(i.position.empty());
     }
+    // The bishop's square, under the fingertips alone as it is put down, is no knock.
+    EXPECT_NE(i.type, IncidentType::kPositionDisturbed) << i.detail;
   }
 }
 // As on held-out clip 9105 (Nxf7 put on f6, e2 read white at the press): a square beside

@@ -999,19 +999,22 @@ struct SquareReadings {
   std::optional<Alteration> changed;
   int changed_to = -1;
   bool covered_since_change = false;
-  // Covered alone since `settled` held, with no hand over the squares around: a piece may lie
-  // there (vision flags a knocked-over piece covered until it is stood up: 11354's e6 for
-  // 0.55 s, no neighbour covered).
+  // Covered alone since `settled` held, right after a hand that covered its neighbours too,
+  // and no hand since: a piece the hand knocked over may lie there (vision flags a
+  // knocked-over piece covered until it is stood up: 11354's e6 for 0.55 s, no neighbour
+  // covered). Fingertips over one square cover it alone from the start.
   std::optional<Alteration> lone_cover;
   int lone_unsure_frames = 0;  // of its frames, those read unsure of `settled`
+  bool hand_over = false;      // the last covered frame had neighbours covered too
+  bool lone_ended = false;     // a hand came over it again after the lone cover
 };
 
-// A piece lying reads unsure of the piece that stood: in more than half the frames it lies
-// covered alone, that piece's colour at under this (11354's e6: 0.55). An arm's shadow over a
-// square also covers it alone, the piece read through it for sure (11354's c5, 11356's c2:
-// 1.0 for 1.4-1.8 s) or not (11356's h1 and f1 on the board's edge, read 0.5 under the
-// shadows of arms lying across the board); squares on the edge are left out.
-constexpr double kLyingSureMost = 0.8;
+// A piece lying reads unsure: in more than half the frames it lies covered alone, the
+// standing piece's colour reads below this (11354's e6: 0.55). An arm's shadow also covers a
+// square alone, the piece read through it for sure (11354's c5, 11356's c2: 1.0 for 1.4-1.8 s)
+// or not (11356's h1 and f1, on the board's edge, 0.5 under the shadows of arms lying across
+// the board): squares on the edge are left out.
+constexpr double kLyingReadBelow = 0.8;
 
 // The squares read in one frame (uncovered), and of them those read white, black.
 struct FrameReadingMasks {
@@ -1371,21 +1374,33 @@ struct Tracker::Impl {
         r.covered_since = true;
         r.covered_since_change = true;
         r.run = 0;
-        if (r.settled > 0 && covered_alone(o, static_cast<rules::Square>(s))) {
-          if (!r.lone_cover || o.t - r.lone_cover->last > kAlterationGapSeconds) {
+        const bool alone = covered_alone(o, static_cast<rules::Square>(s));
+        if (!alone) {
+          r.lone_ended = r.lone_cover.has_value();
+        } else if (r.settled > 0) {
+          // After a hand a new stretch, unless the piece lay long enough already (the hand that
+          // stands it up may leave it covered alone a frame or two).
+          const bool lay_long =
+              r.lone_cover && r.lone_cover->last - r.lone_cover->since >= kDisturbedSeenSeconds;
+          if (r.hand_over && !lay_long) {
             r.lone_cover = Alteration{o.t, o.frame, o.t, 0, 0};
             r.lone_unsure_frames = 0;
+            r.lone_ended = false;
           }
-          const float stood =
-              r.settled == static_cast<int>(SquareState::kWhite) ? seen.white : seen.black;
-          r.lone_unsure_frames += stood < kLyingSureMost ? 1 : 0;
-          r.lone_cover->last = o.t;
-          ++r.lone_cover->frames;
-          ++r.lone_cover->piece_frames;
-          note_hiders(*r.lone_cover, leans_of(b), s, now);
+          if (r.lone_cover && !r.lone_ended) {
+            const float stood =
+                r.settled == static_cast<int>(SquareState::kWhite) ? seen.white : seen.black;
+            r.lone_unsure_frames += stood < kLyingReadBelow ? 1 : 0;
+            r.lone_cover->last = o.t;
+            ++r.lone_cover->frames;
+            ++r.lone_cover->piece_frames;
+            note_hiders(*r.lone_cover, leans_of(b), s, now);
+          }
         }
+        r.hand_over = !alone;
         continue;
       }
+      r.hand_over = false;
       const std::uint64_t bit = std::uint64_t{1} << s;
       const int state = static_cast<int>((now.white & bit) != 0   ? SquareState::kWhite
                                          : (now.black & bit) != 0 ? SquareState::kBlack
@@ -1409,6 +1424,7 @@ struct Tracker::Impl {
             2 * r.lone_unsure_frames > r.lone_cover->frames &&
             r.run_since - r.lone_cover->since <= config.disturbed_restored_within_seconds) {
           note_restored(o.board, s, *r.lone_cover, r.run_since, r.run_since_frame);
+          r.changed.reset();  // one restoration of one knock
         }
         r.lone_cover.reset();
       }
@@ -1440,7 +1456,7 @@ struct Tracker::Impl {
     }
   }
 
-  // Whether square `s`, off the board's edge, is covered in `o` and none of its neighbours is.
+  // Whether square `s`, not on the board's edge, is covered in `o` and none of its neighbours is.
   static bool covered_alone(const BoardObservation& o, rules::Square s) {
     const int file = rules::file_of(s), rank = rules::rank_of(s);
     if (file == 0 || file == 7 || rank == 0 || rank == 7) return false;
