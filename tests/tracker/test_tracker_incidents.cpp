@@ -679,7 +679,8 @@ TEST(TrackerIncidents, PartnerBoardTouchedOnlyWhenTheHandStays) {
 // A piece knocked over as a move is made beside it: vision sees its square altered (reading
 // the same) while the mover presses, covered by the hand that stands it up, then as before
 // (restored). That is position_disturbed at the mover's seat, from when it was first seen.
-// Seen altered for two frames or 0.4 s only (a hand pausing over it), far from the move, or on
+// Seen altered for two frames or 0.4 s only (a hand pausing over it), from 1.05 s before the
+// press (a hand's shadow on its way, fresh 11356 and 11367), far from the move, or on
 // an empty square (lit or shaded by the piece put beside it), it is none; and none unless
 // asked for (TrackerConfig::disturbed_when_restored). The piece lying may read as the other
 // colour instead (held-out 10706), or empty (as the square network reads it): seen so for
@@ -743,6 +744,7 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
     bool disturbed;
     bool reads_otherwise = false;  // lying, the piece reads as the other colour, not altered
     bool reads_empty = false;      // lying, the piece reads as no piece, not altered
+    double before_press = 0.2;     // first seen altered this long before the move's press
   };
   for (const Case& c :
        {Case{beside, 0.7, true, Hider::kNone, true}, Case{beside, 0.7, false, Hider::kNone, false},
@@ -757,9 +759,10 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
         Case{beside, 0.2, true, Hider::kNone, false, true},
         Case{beside, 0.7, true, Hider::kNone, true, false, true},
         Case{beside, 0.2, true, Hider::kNone, false, false, true},
-        Case{beside, 3.0, true, Hider::kNone, false, false, true}}) {
+        Case{beside, 3.0, true, Hider::kNone, false, false, true},
+        Case{beside, 0.7, true, Hider::kNone, false, false, false, 1.05}}) {
     const bool read_changes = c.reads_otherwise || c.reads_empty;
-    const double since = knocking.t - 0.2;
+    const double since = knocking.t - c.before_press;
     const auto edit = [&](std::vector<SimulatedInput>& inputs) {
       bool restored = false;
       bool hider_read = false;
@@ -823,7 +826,8 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
             : c.hider == Hider::kCovered ? ", hider covered while altered"
                                          : "")
         << (c.reads_otherwise ? ", read as the other colour" : "")
-        << (c.reads_empty ? ", read empty" : "");
+        << (c.reads_empty ? ", read empty" : "") << ", first seen " << c.before_press
+        << " s before the press";
     EXPECT_EQ(outcome.right, clean.right);
   }
 }

@@ -925,6 +925,12 @@ constexpr double kDisturbedPressBeforeSeconds = 0.5;
 // 10301, 10400 and 10508 were first seen 0.01-0.25 s before their press; an unflagged arm
 // lying still over an empty square beside a move, 1.0 s after it (10508).
 constexpr double kDisturbedPressAfterSeconds = 1.5;
+// ... but the move beside it pressed at most this long after the square was first seen so:
+// the knocked piece shows once the hand that let go of its own has left, on its way to the
+// clock (fresh 11354 and 11363: 0.22 and 0.31 s before the press). A hand's shadow on the way
+// to its piece alters the square beside a second before the press (fresh 11356's and
+// 11367's f2 at White's first move: 1.06 and 1.08 s); a piece knocked on the way in is missed.
+constexpr double kDisturbedSeenBeforePressMost = 0.75;
 
 // Whether squares `a` and `b` are neighbours (a king's step apart).
 bool king_step(rules::Square a, rules::Square b) {
@@ -1482,7 +1488,7 @@ struct Tracker::Impl {
     std::erase_if(restorations, [&](const Restoration& r) {
       const int b = index(r.board);
       const double first = r.altered.since - kDisturbedPressBeforeSeconds;
-      const double beside_until = r.altered.since + kDisturbedPressAfterSeconds;
+      const double beside_until = r.altered.since + kDisturbedSeenBeforePressMost;
       const double moves_until = r.restored + kDisturbedPressAfterSeconds;
       if (!at_end &&
           (!committed_press_t[b] || *committed_press_t[b] <= moves_until || r.hiders_unread != 0)) {
