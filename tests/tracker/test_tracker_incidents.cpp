@@ -676,6 +676,23 @@ TEST(TrackerIncidents, PartnerBoardTouchedOnlyWhenTheHandStays) {
   }
 }
 
+// How many position_disturbed incidents `outcome` has, each checked against the knock at
+// `knocking`'s move: its board and seat, from `since`, put back after `lying_until`.
+int disturbances(const Outcome& outcome, const TrackedMove& knocking, double since,
+                 double lying_until) {
+  int disturbed = 0;
+  for (const Incident& i : outcome.incidents) {
+    if (i.type != IncidentType::kPositionDisturbed) continue;
+    ++disturbed;
+    EXPECT_EQ(i.board, knocking.board);
+    EXPECT_EQ(i.side, knocking.side);
+    EXPECT_NEAR(i.t, since, 0.05);
+    EXPECT_GT(i.t_end, lying_until);
+    EXPECT_EQ(i.frames.size(), 2u);
+  }
+  return disturbed;
+}
+
 // A piece knocked over as a move is made beside it: vision sees its square altered (reading
 // the same) while the mover presses, covered by the hand that stands it up, then as before
 // (restored). That is position_disturbed at the mover's seat, from when it was first seen.
@@ -808,17 +825,7 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
       leans.tall_pieces[static_cast<std::size_t>(hider)] |= std::uint64_t{1} << beside;
     }
     const Outcome outcome = run_tracker(games[0], options, config, std::nullopt, edit);
-    int disturbed = 0;
-    for (const Incident& i : outcome.incidents) {
-      if (i.type != IncidentType::kPositionDisturbed) continue;
-      ++disturbed;
-      EXPECT_EQ(i.board, knocking.board);
-      EXPECT_EQ(i.side, knocking.side);
-      EXPECT_NEAR(i.t, since, 0.05);
-      EXPECT_GT(i.t_end, since + c.seen_seconds);
-      EXPECT_EQ(i.frames.size(), 2u);
-    }
-    EXPECT_EQ(disturbed, c.disturbed ? 1 : 0)
+    EXPECT_EQ(disturbances(outcome, knocking, since, since + c.seen_seconds), c.disturbed ? 1 : 0)
         << bugcam::rules::square_name(c.square) << " seen " << c.seen_seconds << " s"
         << (c.asked ? "" : ", not asked for")
         << (c.hider == Hider::kSame      ? ", hider read the same"
@@ -905,16 +912,7 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceLiesCoveredAlone) {
       }
     };
     const Outcome outcome = run_tracker(games[0], options, TrackerConfig{}, std::nullopt, edit);
-    int disturbed = 0;
-    for (const Incident& i : outcome.incidents) {
-      if (i.type != IncidentType::kPositionDisturbed) continue;
-      ++disturbed;
-      EXPECT_EQ(i.board, knocking.board);
-      EXPECT_EQ(i.side, knocking.side);
-      EXPECT_NEAR(i.t, since, 0.05);
-      EXPECT_GT(i.t_end, since + c.lying_seconds);
-    }
-    EXPECT_EQ(disturbed, c.disturbed ? 1 : 0)
+    EXPECT_EQ(disturbances(outcome, knocking, since, since + c.lying_seconds), c.disturbed ? 1 : 0)
         << bugcam::rules::square_name(beside) << " lying " << c.lying_seconds << " s"
         << (c.read_sure ? ", read sure" : "")
         << (c.neighbour_covered ? ", a neighbour covered" : "");
