@@ -676,6 +676,12 @@ TEST(TrackerIncidents, PartnerBoardTouchedOnlyWhenTheHandStays) {
   }
 }
 
+// How many king's steps apart squares `a` and `b` are.
+int squares_apart(bugcam::rules::Square a, bugcam::rules::Square b) {
+  return std::max(std::abs(bugcam::rules::file_of(a) - bugcam::rules::file_of(b)),
+                  std::abs(bugcam::rules::rank_of(a) - bugcam::rules::rank_of(b)));
+}
+
 // How many position_disturbed incidents `outcome` has, each checked against the knock at
 // `knocking`'s move: its board and seat, from `since`, put back after `lying_until`.
 int disturbances(const Outcome& outcome, const TrackedMove& knocking, double since,
@@ -714,10 +720,6 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
   const Outcome clean = run_tracker(games[0], options);
   ASSERT_GT(clean.sim.truth.size(), 30u);
   // Ply 20 on, the first move with a piece beside its target and one three squares away.
-  const auto distance = [](bugcam::rules::Square a, bugcam::rules::Square b) {
-    return std::max(std::abs(bugcam::rules::file_of(a) - bugcam::rules::file_of(b)),
-                    std::abs(bugcam::rules::rank_of(a) - bugcam::rules::rank_of(b)));
-  };
   std::size_t ply = 20;
   bugcam::rules::Square beside = -1, far = -1, empty_beside = -1;
   for (; ply < 30 && (beside < 0 || far < 0 || empty_beside < 0); ++ply) {
@@ -726,13 +728,13 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
     const bugcam::rules::Square to = played.move.to();
     for (bugcam::rules::Square s = 0; s < 64; ++s) {
       if (played.before.piece_at(s).empty()) {
-        if (distance(s, to) == 1 && empty_beside < 0) empty_beside = s;
+        if (squares_apart(s, to) == 1 && empty_beside < 0) empty_beside = s;
         continue;
       }
       if (!played.move.is_drop() && s == played.move.from()) continue;
-      if (distance(s, to) == 1 && beside < 0) beside = s;
-      if (distance(s, to) >= 3 && (played.move.is_drop() || distance(s, played.move.from()) >= 3) &&
-          far < 0) {
+      if (squares_apart(s, to) == 1 && beside < 0) beside = s;
+      if (squares_apart(s, to) >= 3 &&
+          (played.move.is_drop() || squares_apart(s, played.move.from()) >= 3) && far < 0) {
         far = s;
       }
     }
@@ -747,7 +749,7 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
   bugcam::rules::Square hider = -1;
   for (bugcam::rules::Square s = 0; s < 64 && hider < 0; ++s) {
     const bugcam::rules::Move move = replay.plies[ply].move;
-    if (distance(s, beside) == 1 && s != move.to() && (move.is_drop() || s != move.from())) {
+    if (squares_apart(s, beside) == 1 && s != move.to() && (move.is_drop() || s != move.from())) {
       hider = s;
     }
   }
@@ -864,7 +866,7 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceLiesCoveredAlone) {
     for (bugcam::rules::Square s = 0; s < 64 && beside < 0; ++s) {
       if (played.before.piece_at(s).empty() || !inside(s)) continue;
       if (!played.move.is_drop() && s == played.move.from()) continue;
-      if (std::max(std::abs(file_of(s) - file_of(to)), std::abs(rank_of(s) - rank_of(to))) == 1) {
+      if (squares_apart(s, to) == 1) {
         beside = s;
       }
     }
