@@ -2758,6 +2758,9 @@ struct Tracker::Impl {
           child.moves[child.count++] = moves[i];
           if (presser_twice && ply == 0) {
             child.first_made = made_since_previous(press, sides[0], moves[i]);
+            // Not seen made (its square covered up to the press): not before the board last
+            // showed its square without it.
+            if (!child.first_made) child.first_made = unmade_until(press, sides[0], moves[i]);
           }
           if (last) {
             if (presser_twice && child.first_made) {
@@ -2789,6 +2792,23 @@ struct Tracker::Impl {
     ply.side = side;
     ply.move = move;
     return when_made(ply, *press.previous_press_t, press.t);
+  }
+
+  // The end of the last stretch since the previous press on the board in which ply `move` of
+  // `side` was not yet made: its target square read without the mover's piece. A move whose
+  // square was covered until its press (fresh 11368: 6B. Bd3, d3 under the hand from 1 s
+  // before the press) is never seen made, and its order against the presser's other move
+  // would tie.
+  std::optional<double> unmade_until(const Press& press, Color side, Move move) const {
+    if (!press.previous_press_t) return std::nullopt;
+    const BoardEvidence& seen = evidence[index(press.board)];
+    const SquareState wanted = state_of(side);
+    std::optional<double> last;
+    for (const detail::Run* run = seen.run_at(move.to(), *press.previous_press_t, press.t);
+         run != nullptr && run->start < press.t; run = seen.run_after(move.to(), *run)) {
+      if (run->end >= *press.previous_press_t && run->mean_state() != wanted) last = run->end;
+    }
+    return last;
   }
 
   // The presser moved and pressed while the opponent had already begun their answer (a
