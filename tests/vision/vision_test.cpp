@@ -453,6 +453,41 @@ TEST(Tracking, ASquareAHandLeftReadingOtherwiseIsUnsureUntilConfirmed) {
   EXPECT_GT(unsure, 0);
 }
 
+// As fresh 11371's white bishop on light b5: after the hand, the single frame reads the piece
+// sure and unsure (leaning to it) by turns. The unsure frames hold the count of sure ones, and
+// the piece is confirmed; before, each reset it, and the square read empty for 4.8 s. An
+// unsure frame leaning to the old reading still resets it.
+TEST(Tracking, APieceReadSureAndUnsureByTurnsIsConfirmed) {
+  const PaleBoard scene;
+  const auto e4 = static_cast<size_t>(PaleBoard::e4);
+  std::array<SquareObservation, 64> sure = PaleBoard::empty_readings();
+  sure[e4] = PaleBoard::reading('w');
+  std::array<SquareObservation, 64> leaning = PaleBoard::empty_readings();
+  leaning[e4].p_empty = 0.38f;
+  leaning[e4].p_white = 0.62f;
+  leaning[e4].p_black = 0.0f;
+  std::array<SquareObservation, 64> leaning_back = leaning;
+  std::swap(leaning_back[e4].p_empty, leaning_back[e4].p_white);
+  // The frames until the piece is confirmed (-1: not in 60), and those read empty before.
+  const auto follow = [&](const std::array<SquareObservation, 64>& unsure) {
+    BoardTracker tracker;
+    for (int i = 0; i < 4; ++i) tracker.update(scene.image, PaleBoard::empty_readings());
+    PaleBoard::hand_over(tracker, scene.image);
+    int read_empty = 0;
+    for (int i = 0; i < 60; ++i) {
+      const char seen = tracker.update(scene.image, i % 2 == 0 ? sure : unsure)[e4].symbol();
+      if (seen == 'w') return std::make_pair(i, read_empty);
+      read_empty += seen == '.' ? 1 : 0;
+    }
+    return std::make_pair(-1, read_empty);
+  };
+  const auto [frames, read_empty] = follow(leaning);
+  EXPECT_GT(frames, 0);
+  EXPECT_LE(frames, 2 * TrackerOptions{}.override_frames);
+  EXPECT_EQ(read_empty, 0);
+  EXPECT_EQ(follow(leaning_back).first, -1);
+}
+
 // A piece put by a hand where the single frame still reads the square empty (held-out 10400:
 // a white knight on b6 read empty for ten seconds): the square reads as before, but it looks
 // otherwise, and the tracker is told so (altered) until a hand covers it again. A square the

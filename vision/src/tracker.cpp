@@ -64,6 +64,20 @@ float unlike_share(const cv::Mat& now, const cv::Mat& before) {
   return static_cast<float>(unlike) / static_cast<float>(now.rows * now.cols);
 }
 
+// The probability `reading` gives the state `symbol` ('.', 'w' or 'b'); 0 for '?'.
+float probability_of(const SquareObservation& reading, char symbol) {
+  switch (symbol) {
+    case '.':
+      return reading.p_empty;
+    case 'w':
+      return reading.p_white;
+    case 'b':
+      return reading.p_black;
+    default:
+      return 0.0f;
+  }
+}
+
 SquareObservation confirmed_observation(char symbol) {
   SquareObservation out;
   out.p_empty = symbol == '.' ? 0.9f : 0.05f;
@@ -205,6 +219,24 @@ std::array<SquareObservation, 64> BoardTracker::update(
     // without such a change it needs to hold much longer.
     const int needed =
         changed_square || confirmed_[i] == '?' ? options_.confirm_frames : options_.override_frames;
+    // An unsure frame that leans to the new reading still waiting to be confirmed holds its
+    // count: a pale piece on a pale square may read sure and unsure by turns (fresh 11371:
+    // a white bishop on light b5, read empty for 4.8 s since no twelve sure frames came in a
+    // row).
+    const bool leans_to_candidate = single == '?' && candidate_frames_[i] > 0 &&
+                                    probability_of(single_frame[i], candidate_[i]) >
+                                        probability_of(single_frame[i], confirmed_[i]);
+    // Changed, or a piece seen where a hand left an empty square, and not yet confirmed:
+    // unsure. Unchanged: keep the confirmed reading. (A piece that seems gone from an
+    // unchanged view is more often hidden by the neighbour a hand just put down.)
+    const auto not_yet_confirmed = [&] {
+      const bool appeared = visited_[i] && confirmed_[i] == '.';
+      return confirmed_observation(changed_square || appeared ? '?' : confirmed_[i]);
+    };
+    if (leans_to_candidate) {
+      out[i] = not_yet_confirmed();
+      continue;
+    }
     if (single == '?' || single == confirmed_[i]) {
       candidate_frames_[i] = 0;
       const bool visited = visited_[i];
@@ -249,11 +281,7 @@ std::array<SquareObservation, 64> BoardTracker::update(
       now(cell).copyTo(reference_(cell));
       out[i] = confirmed_observation(single);
     } else {
-      // Changed, or a piece seen where a hand left an empty square, and not yet confirmed:
-      // unsure. Unchanged: keep the confirmed reading. (A piece that seems gone from an
-      // unchanged view is more often hidden by the neighbour a hand just put down.)
-      const bool appeared = visited_[i] && confirmed_[i] == '.';
-      out[i] = confirmed_observation(changed_square || appeared ? '?' : confirmed_[i]);
+      out[i] = not_yet_confirmed();
     }
   }
   cv::accumulateWeighted(now, reference_, kReferenceRate, adapt_mask);
