@@ -1153,6 +1153,31 @@ TEST(LeverPressDetector, FramesShowingTheLeverPartWayTimeThePressWithinAFrame) {
   EXPECT_NEAR(later->t, 0.5 * (12 / 30.0 + 27 / 30.0) - 0.15, 1e-9);
 }
 
+// The lever read by its learnt positions on one side, then neither for five frames (blurred in
+// its flip under the arriving hand), then the other: the press lies between the two readings,
+// not where the hand's long visit would put it (fresh 11367's clock B: Black's presses timed
+// 0.08-0.10 s late by the visit).
+TEST(LeverPressDetector, AFlipReadByNeitherSideForAFewFramesLiesBetweenTheReadings) {
+  using bugcam::rules::Color;
+  const auto lever = [](int frame, std::optional<Color> down, bool touched) {
+    bugcam::tracker::LeverObservation o;
+    o.t = frame / 30.0;
+    o.frame = frame;
+    o.down = down;
+    o.touched = touched;
+    if (down) o.travel = down == Color::kWhite ? 1.0 : 0.0;
+    return o;
+  };
+  bugcam::tracker::LeverPressDetector detector(2);
+  for (int f = 0; f < 14; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kBlack, false)));
+  for (int f = 14; f < 18; ++f) EXPECT_FALSE(detector.add(lever(f, std::nullopt, true)));
+  for (int f = 18; f < 30; ++f) EXPECT_FALSE(detector.add(lever(f, Color::kWhite, true)));
+  const auto press = detector.add(lever(30, Color::kWhite, false));
+  ASSERT_TRUE(press.has_value());
+  // Halfway between frames 13 and 18; the visit (frames 14-29) would say 21.5 / 30 - 0.15.
+  EXPECT_NEAR(press->t, 15.5 / 30.0, 1e-9);
+}
+
 // The pressing hand covers its own end of the clock, and its shadow can make the lever read its new
 // side early; the other end, rising, changes the other half of the clock as the lever flips.
 TEST(LeverPressDetector, TheRaisedEndShowingInTheOtherHalfTimesThePress) {
