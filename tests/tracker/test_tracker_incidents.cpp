@@ -882,10 +882,11 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
 }
 
 // A knocked-over piece that vision flags covered until it is stood up, no hand over the
-// squares around (held-out 11354's e6, read unsure of its piece): covered alone for 0.7 s
-// beside a move and read as before once stood up, it is a disturbance. Not where the piece
-// reads surely through the cover (an arm's shadow), where a neighbour is covered too (a
-// hand), nor where it lies covered only 0.3 s.
+// squares around (held-out 11354's e6, read unsure of its piece, partly empty): covered alone
+// for 0.7 s beside a move and read as before once stood up, it is a disturbance. Not where the
+// piece reads surely through the cover (an arm's shadow), where it reads unsure between the
+// two colours only (a standing piece under a shadow: fresh 11376's g2), where a neighbour is
+// covered too (a hand), nor where it lies covered only 0.3 s.
 TEST(TrackerIncidents, PositionDisturbedWhereAPieceLiesCoveredAlone) {
   const std::vector<bugcam::rules::BpgnGame>& games = clean_run_games();
   const SimulationOptions options = clean_run_options();
@@ -916,14 +917,19 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceLiesCoveredAlone) {
   ASSERT_EQ(knocking.board, replay.plies[ply].board);
   const bool white =
       replay.plies[ply].before.piece_at(beside).color == bugcam::rules::Color::kWhite;
+  // How the square reads while covered alone: the piece lying (its colour 0.55, empty the
+  // rest), read through the cover as surely as standing, or its colour 0.59 and the other 0.41.
+  enum class Reading { kLying, kSure, kColoursMixed };
   struct Case {
     double lying_seconds;
-    bool read_sure;  // the piece read through the cover as surely as standing
+    Reading reading;
     bool neighbour_covered;
     bool disturbed;
   };
-  for (const Case& c : {Case{0.7, false, false, true}, Case{0.7, true, false, false},
-                        Case{0.7, false, true, false}, Case{0.3, false, false, false}}) {
+  for (const Case& c :
+       {Case{0.7, Reading::kLying, false, true}, Case{0.7, Reading::kSure, false, false},
+        Case{0.7, Reading::kColoursMixed, false, false}, Case{0.7, Reading::kLying, true, false},
+        Case{0.3, Reading::kLying, false, false}}) {
     const double since = knocking.t - 0.2;
     // The square and its neighbours covered (a hand) or some of them.
     const auto cover = [&](BoardObservation& o, bool square, bool hand, bool right) {
@@ -945,8 +951,12 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceLiesCoveredAlone) {
         if (o->t < since) {
           cover(*o, true, true, false);  // the hand that knocks it
         } else if (o->t < since + c.lying_seconds) {
-          const float piece = c.read_sure ? 0.98f : 0.55f;
-          seen = {1.0f - piece, white ? piece : 0.01f, white ? 0.01f : piece};
+          const float piece = c.reading == Reading::kSure    ? 0.98f
+                              : c.reading == Reading::kLying ? 0.55f
+                                                             : 0.59f;
+          const float other = c.reading == Reading::kColoursMixed ? 1.0f - piece : 0.01f;
+          const float empty = 1.0f - piece - other;
+          seen = {empty, white ? piece : other, white ? other : piece};
           cover(*o, true, false, c.neighbour_covered);
         } else if (o->t < since + c.lying_seconds + 0.3) {
           cover(*o, true, true, false);  // the hand that stands it up
@@ -956,7 +966,9 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceLiesCoveredAlone) {
     const Outcome outcome = run_tracker(games[0], options, TrackerConfig{}, std::nullopt, edit);
     EXPECT_EQ(disturbances(outcome, knocking, since, since + c.lying_seconds), c.disturbed ? 1 : 0)
         << bugcam::rules::square_name(beside) << " lying " << c.lying_seconds << " s"
-        << (c.read_sure ? ", read sure" : "")
+        << (c.reading == Reading::kSure           ? ", read sure"
+            : c.reading == Reading::kColoursMixed ? ", colours mixed"
+                                                  : "")
         << (c.neighbour_covered ? ", a neighbour covered" : "");
     EXPECT_EQ(outcome.right, clean.right);
   }

@@ -1010,7 +1010,7 @@ struct SquareReadings {
   // knocked-over piece covered until it is stood up: 11354's e6 for 0.55 s, no neighbour
   // covered). Fingertips over one square cover it alone from the start.
   std::optional<Alteration> lone_cover;
-  int lone_unsure_frames = 0;  // of its frames, those read unsure of `settled`
+  int lone_unsure_frames = 0;  // of its frames, those read unsure of `settled`, partly bare
   bool hand_over = false;      // the last covered frame had neighbours covered too
   bool lone_ended = false;     // a hand came over it again after the lone cover
 };
@@ -1021,6 +1021,11 @@ struct SquareReadings {
 // or not (11356's h1 and f1, on the board's edge, 0.5 under the shadows of arms lying across
 // the board): squares on the edge are left out.
 constexpr double kLyingReadBelow = 0.8;
+// And it leaves part of its square bare: such a frame reads empty at least this likely
+// (11354's e6: 0.45). A shadow over a standing piece mixes the two colours only (fresh
+// 11376's black piece on g2 under White's arm, 1.7 s alone: white 0.41, black 0.59, empty
+// 0.00).
+constexpr double kLyingReadEmptyAtLeast = 0.2;
 
 // The squares read in one frame (uncovered), and of them those read white, black.
 struct FrameReadingMasks {
@@ -1396,7 +1401,8 @@ struct Tracker::Impl {
           if (r.lone_cover && !r.lone_ended) {
             const float stood =
                 r.settled == static_cast<int>(SquareState::kWhite) ? seen.white : seen.black;
-            r.lone_unsure_frames += stood < kLyingReadBelow ? 1 : 0;
+            r.lone_unsure_frames +=
+                stood < kLyingReadBelow && seen.empty >= kLyingReadEmptyAtLeast ? 1 : 0;
             r.lone_cover->last = o.t;
             ++r.lone_cover->frames;
             ++r.lone_cover->piece_frames;
