@@ -230,6 +230,21 @@ struct Recorder::Impl {
     return false;
   }
 
+  // Whether the capture `capture` on the other board passed a piece of type `type` to the
+  // player of colour `dropper` (the capturer's partner plays the other colour; a promoted
+  // piece goes as a pawn).
+  static bool gives_piece(const rules::ReplayedPly& capture, rules::Color dropper,
+                          rules::PieceType type) {
+    const rules::Position& before = capture.before;
+    if (before.side_to_move() == dropper) return false;
+    const rules::Square to = capture.move.to();
+    const rules::Piece taken = before.piece_at(to);
+    // Empty: en passant, a pawn.
+    const rules::PieceType passed =
+        taken.empty() || before.is_promoted(to) ? rules::PieceType::kPawn : taken.type;
+    return passed == type;
+  }
+
   // Adds a committed move to the record and rewrites the game.
   void write_move(const TrackedMove& move) {
     rules::BpgnMove record;
@@ -243,13 +258,21 @@ struct Recorder::Impl {
     // In the order completed: a move made without a press, timed from the board, is
     // committed with the later press that recorded it, after moves of the other board
     // completed meanwhile (held-out 10207: 5a. e6 and 6A. Qxf7+ came after 8b. N@e6). A drop
-    // stays after the other board's captures: one of them may have given the piece.
+    // stays after the other board's captures that may have given its piece.
     std::vector<rules::BpgnMove>& listed = games.back().moves;
     const bool drop = record.san.find('@') != std::string::npos;
     std::size_t at = listed.size();
+    std::optional<rules::Replay> replayed;  // the game so far, where a drop meets a capture
     while (at > 0 && listed[at - 1].board != record.board &&
-           listed[at - 1].timestamp.value_or(0.0) > *record.timestamp &&
-           !(drop && listed[at - 1].san.find('x') != std::string::npos)) {
+           listed[at - 1].timestamp.value_or(0.0) > *record.timestamp) {
+      if (drop && listed[at - 1].san.find('x') != std::string::npos) {
+        if (!move.move.is_drop()) break;  // which piece is not known
+        if (!replayed) replayed = rules::replay(games.back());
+        if (at - 1 >= replayed->plies.size() ||
+            gives_piece(replayed->plies[at - 1], move.side, move.move.piece())) {
+          break;
+        }
+      }
       --at;
     }
     listed.insert(listed.begin() + static_cast<std::ptrdiff_t>(at), record);

@@ -164,6 +164,54 @@ TEST(Recorder, ADropStaysAfterTheCaptureThatGaveItsPiece) {
   EXPECT_EQ(games.at(0).moves.back().san, moves[drop].san);
 }
 
+// A drop made without a press and timed from the board before a capture on the other board
+// that did not give its piece (by the opponent's partner, or of another type) is listed before
+// the capture, in the order completed (fresh 11377: 7B. P@g5 unpressed was listed after 8A.
+// Nxd5 and 8a. exd5, which passed a knight to Black B and a knight to White B).
+TEST(Recorder, ADropGoesBeforeACaptureThatDidNotGiveItsPiece) {
+  const bugcam::test_support::TempDir dir_temp("recorder-drop-before");
+  const fs::path dir = dir_temp.path();
+  auto moves = real_moves();
+  const rules::Replay replayed = rules::replay([&] {
+    rules::BpgnGame game;
+    for (const tracker::TrackedMove& m : moves) {
+      rules::BpgnMove record;
+      record.board = m.board;
+      record.color = m.side;
+      record.number = m.number;
+      record.san = m.san;
+      game.moves.push_back(record);
+    }
+    return game;
+  }());
+  ASSERT_FALSE(replayed.error.has_value());
+  // A drop right after a capture on the other board that passed something else, or passed to
+  // the dropper's opponent.
+  std::size_t drop = 1;
+  for (; drop < moves.size(); ++drop) {
+    const tracker::TrackedMove& capture = moves[drop - 1];
+    if (!moves[drop].move.is_drop() || capture.board == moves[drop].board ||
+        capture.san.find('x') == std::string::npos) {
+      continue;
+    }
+    const rules::ReplayedPly& played = replayed.plies[drop - 1];
+    const rules::Piece taken = played.before.piece_at(played.move.to());
+    if (taken.empty() || played.before.is_promoted(played.move.to())) continue;  // a pawn
+    const bool passed_to_dropper = capture.side != moves[drop].side;
+    if (!passed_to_dropper || taken.type != moves[drop].move.piece()) break;
+  }
+  ASSERT_LT(drop, moves.size()) << "no drop right after a capture that did not give its piece";
+  moves[drop].t = moves[drop - 1].t - 0.25;
+  {
+    recorder::Recorder rec({dir, {}, false});
+    for (std::size_t k = 0; k <= drop; ++k) rec.record(tracker::TrackerEvent{moves[k]});
+    ASSERT_EQ(rec.moves().size(), drop + 1);
+    EXPECT_EQ(rec.moves()[drop - 1].san, moves[drop].san);
+    EXPECT_EQ(rec.moves()[drop].san, moves[drop - 1].san);
+  }
+  EXPECT_EQ(bpgn_moves(dir), drop + 1);  // replays
+}
+
 // A drop on credit: pressed before the partner's capture that gave its piece (the capture
 // pressed after it, or made without a press and recorded at a later press), so committed
 // first. It waits for the capture, which is listed before it whatever its time: the game
