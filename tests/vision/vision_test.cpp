@@ -456,7 +456,7 @@ TEST(Tracking, ASquareAHandLeftReadingOtherwiseIsUnsureUntilConfirmed) {
 // As fresh 11371's white bishop on light b5: after the hand, the single frame reads the piece
 // sure and unsure (leaning to it) by turns. The unsure frames hold the count of sure ones, and
 // the piece is confirmed; before, each reset it, and the square read empty for 4.8 s. An
-// unsure frame leaning to the old reading still resets it.
+// unsure frame leaning to the old reading, or likeliest another, still resets it.
 TEST(Tracking, APieceReadSureAndUnsureByTurnsIsConfirmed) {
   const PaleBoard scene;
   const auto e4 = static_cast<size_t>(PaleBoard::e4);
@@ -468,6 +468,11 @@ TEST(Tracking, APieceReadSureAndUnsureByTurnsIsConfirmed) {
   leaning[e4].p_black = 0.0f;
   std::array<SquareObservation, 64> leaning_back = leaning;
   std::swap(leaning_back[e4].p_empty, leaning_back[e4].p_white);
+  // White likelier than empty, but black likeliest: no lean to the piece read.
+  std::array<SquareObservation, 64> leaning_elsewhere = leaning;
+  leaning_elsewhere[e4].p_empty = 0.30f;
+  leaning_elsewhere[e4].p_white = 0.33f;
+  leaning_elsewhere[e4].p_black = 0.37f;
   // The frames until the piece is confirmed (-1: not in 60), and those read empty before.
   const auto follow = [&](const std::array<SquareObservation, 64>& unsure) {
     BoardTracker tracker;
@@ -486,6 +491,7 @@ TEST(Tracking, APieceReadSureAndUnsureByTurnsIsConfirmed) {
   EXPECT_LE(frames, 2 * TrackerOptions{}.override_frames);
   EXPECT_EQ(read_empty, 0);
   EXPECT_EQ(follow(leaning_back).first, -1);
+  EXPECT_EQ(follow(leaning_elsewhere).first, -1);
 }
 
 // A piece put by a hand where the single frame still reads the square empty (held-out 10400:

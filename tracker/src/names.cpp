@@ -135,7 +135,7 @@ ClockEvent LeverPressDetector::timed(const PerBoard& board, const Waiting& waiti
     press.t = *from_travel;
   } else if (flip_seen && (!from_touch || std::abs(from_flip - *from_touch) <= kFlipTouchAgree)) {
     press.t = from_flip;
-  } else if (from_touch && waiting.by_positions &&
+  } else if (from_touch && waiting.by_positions && !flip_seen &&
              waiting.first_new_t - waiting.last_old_t <= kFlipGlimpsedGap &&
              std::abs(middle - *from_touch) <= kFlipTouchAgree) {
     // The lever read neither side for a few frames only, blurred in its flip, which lies

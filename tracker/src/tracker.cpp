@@ -2800,11 +2800,11 @@ struct Tracker::Impl {
     return when_made(ply, *press.previous_press_t, press.t);
   }
 
-  // The end of the last stretch since the previous press on the board in which ply `move` of
-  // `side` was not yet made: its target square read without the mover's piece. A move whose
-  // square was covered until its press (fresh 11368: 6B. Bd3, d3 under the hand from 1 s
-  // before the press) is never seen made, and its order against the presser's other move
-  // would tie.
+  // The end (up to the press) of the last stretch since the previous press on the board in
+  // which ply `move` of `side` was not yet made: its target square read without the mover's
+  // piece. A move whose square was covered until its press (fresh 11368: 6B. Bd3, d3 under
+  // the hand from 1 s before the press) is never seen made, and its order against the
+  // presser's other move would tie.
   std::optional<double> unmade_until(const Press& press, Color side, Move move) const {
     if (!press.previous_press_t) return std::nullopt;
     const BoardEvidence& seen = evidence[index(press.board)];
@@ -2812,7 +2812,9 @@ struct Tracker::Impl {
     std::optional<double> last;
     for (const detail::Run* run = seen.run_at(move.to(), *press.previous_press_t, press.t);
          run != nullptr && run->start < press.t; run = seen.run_after(move.to(), *run)) {
-      if (run->end >= *press.previous_press_t && run->mean_state() != wanted) last = run->end;
+      if (run->end >= *press.previous_press_t && run->mean_state() != wanted) {
+        last = std::min(run->end, press.t);
+      }
     }
     return last;
   }

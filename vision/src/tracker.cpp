@@ -219,13 +219,17 @@ std::array<SquareObservation, 64> BoardTracker::update(
     // without such a change it needs to hold much longer.
     const int needed =
         changed_square || confirmed_[i] == '?' ? options_.confirm_frames : options_.override_frames;
-    // An unsure frame that leans to the new reading still waiting to be confirmed holds its
-    // count: a pale piece on a pale square may read sure and unsure by turns (fresh 11371:
-    // a white bishop on light b5, read empty for 4.8 s since no twelve sure frames came in a
-    // row).
-    const bool leans_to_candidate = single == '?' && candidate_frames_[i] > 0 &&
-                                    probability_of(single_frame[i], candidate_[i]) >
-                                        probability_of(single_frame[i], confirmed_[i]);
+    // An unsure frame whose likeliest state is the new reading still waiting to be confirmed
+    // (and likelier than the confirmed one) holds its count: a pale piece on a pale square may
+    // read sure and unsure by turns (fresh 11371: a white bishop on light b5, read empty for
+    // 4.8 s since no twelve sure frames came in a row).
+    const SquareObservation& frame_reading = single_frame[i];
+    const float to_candidate = probability_of(frame_reading, candidate_[i]);
+    const bool leans_to_candidate =
+        single == '?' && candidate_frames_[i] > 0 &&
+        to_candidate >=
+            std::max({frame_reading.p_empty, frame_reading.p_white, frame_reading.p_black}) &&
+        to_candidate > probability_of(frame_reading, confirmed_[i]);
     // Changed, or a piece seen where a hand left an empty square, and not yet confirmed:
     // unsure. Unchanged: keep the confirmed reading. (A piece that seems gone from an
     // unchanged view is more often hidden by the neighbour a hand just put down.)
