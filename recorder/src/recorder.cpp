@@ -232,17 +232,14 @@ struct Recorder::Impl {
 
   // Whether the capture `capture` on the other board passed a piece of type `type` to the
   // player of colour `dropper` (the capturer's partner plays the other colour; a promoted
-  // piece goes as a pawn).
+  // piece goes as a pawn), as the rules play it (rules::replay's rules).
   static bool gives_piece(const rules::ReplayedPly& capture, rules::Color dropper,
                           rules::PieceType type) {
-    const rules::Position& before = capture.before;
-    if (before.side_to_move() == dropper) return false;
-    const rules::Square to = capture.move.to();
-    const rules::Piece taken = before.piece_at(to);
-    // Empty: en passant, a pawn.
-    const rules::PieceType passed =
-        taken.empty() || before.is_promoted(to) ? rules::PieceType::kPawn : taken.type;
-    return passed == type;
+    if (capture.before.side_to_move() == dropper) return false;
+    rules::Position after = capture.before;
+    const rules::Position::Undo undo = after.make(capture.move, rules::otb_rules());
+    if (undo.captured.empty()) return false;
+    return (undo.captured_promoted ? rules::PieceType::kPawn : undo.captured.type) == type;
   }
 
   // Adds a committed move to the record and rewrites the game.
