@@ -115,6 +115,9 @@ constexpr double kUnpressedOutOfOrder = -1.5;
 // drop went to), so they tie; unbounded, they filled the beam and pushed out the plain move
 // that later evidence favoured (held-out 5004: 24 of 24 places).
 constexpr int kIncidentVariants = 3;
+// Premoves of one parent in all, counting those that differ from a kept one only in a drop's or
+// promotion's type (see `premove_shapes` where the beam is filled).
+constexpr int kTypedPremoves = 2 * kIncidentVariants;
 // How many children of one hypothesis at one press may tie exactly. A press whose move showed
 // nothing makes every move that changes only unread squares fit as well (fresh 7005: 13B.
 // Q@c8+ was seen only later, and B@b1, B@c1, B@f1... tied); unbounded, they took the beam
@@ -820,6 +823,13 @@ struct Candidate {
   // was recorded P@a3).
   int reach = 0;
 };
+
+// The squares a move goes from (none for a drop) and to: the same for drops of other types
+// onto one square, and for promotions to other pieces.
+std::uint32_t squares_of(Move m) {
+  const std::uint32_t from = m.is_drop() ? 64u : static_cast<std::uint32_t>(m.from());
+  return from * 64u + static_cast<std::uint32_t>(m.to());
+}
 
 // A type reading among pawn..queen only (for a drop or a promotion, never a king), as the
 // oracle read it before it knew kings: the same scores, and floors, as then.
@@ -2135,6 +2145,11 @@ struct Tracker::Impl {
     std::vector<std::uint64_t> keys;
     // Per parent: unpressed sequences and premoves kept so far.
     std::vector<std::array<int, 2>> variants(beam.size(), {0, 0});
+    // Per parent: the squares of the premoves kept. Premoves that differ only in the types of
+    // their drops (or promotions) take one of the kIncidentVariants places between them, up
+    // to kTypedPremoves of them: the tied P@d2 and N@d2 with P@d4 or N@d4 took all three
+    // before the presser's plain move (fresh 11378).
+    std::vector<std::vector<std::uint64_t>> premove_shapes(beam.size());
     // Per parent: the scores of the children kept, and how many have each.
     std::vector<std::vector<std::pair<double, int>>> ties(beam.size());
     for (const std::size_t rank : beam_order(candidates, press)) {
@@ -2143,7 +2158,19 @@ struct Tracker::Impl {
       const bool incident = c.kind == NodeKind::kUnpressedMoves || c.kind == NodeKind::kPremove;
       int& taken =
           variants[static_cast<std::size_t>(c.parent)][c.kind == NodeKind::kPremove ? 1 : 0];
-      if (incident && taken >= kIncidentVariants) continue;
+      if (c.kind == NodeKind::kPremove) {
+        auto& shapes = premove_shapes[static_cast<std::size_t>(c.parent)];
+        const std::uint64_t shape =
+            std::uint64_t{squares_of(c.moves[0])} << 32 | squares_of(c.moves[1]);
+        const bool seen_shape = std::find(shapes.begin(), shapes.end(), shape) != shapes.end();
+        if (taken >= kTypedPremoves) continue;
+        if (!seen_shape) {
+          if (static_cast<int>(shapes.size()) >= kIncidentVariants) continue;
+          shapes.push_back(shape);
+        }
+      } else if (incident && taken >= kIncidentVariants) {
+        continue;
+      }
       // Children of one hypothesis that tie (within 1e-9) mostly differ where nothing was seen.
       // The places beam_order keeps for typed alternatives count too: it keeps one for every
       // drop, and the unseen drops of 7005 were those. A press without a move is not one of
@@ -2834,7 +2861,18 @@ struct Tracker::Impl {
     for (Move m : moves) firsts.emplace_back(base + move_delta(p, m, e, rules), m);
     std::stable_sort(firsts.begin(), firsts.end(),
                      [](const auto& a, const auto& x) { return a.first > x.first; });
-    if (firsts.size() > kUnpressedBranching) firsts.resize(kUnpressedBranching);
+    // Drops of other types onto one square, or promotions to other pieces, differ in what
+    // the press's reading barely tells, and take one place among the firsts between them
+    // (fresh 11378: P@d4, P@d2 and N@d2 kept out the presser's 7B. Bd2, a hand over c1 and d2
+    // at the press, and its premove answer was recorded after P@d2).
+    std::vector<std::uint32_t> shapes;
+    std::erase_if(firsts, [&](const auto& scored) {
+      const std::uint32_t shape = squares_of(scored.second);
+      if (std::find(shapes.begin(), shapes.end(), shape) != shapes.end()) return false;
+      if (shapes.size() >= kUnpressedBranching) return true;
+      shapes.push_back(shape);
+      return false;
+    });
     for (const auto& [score, first] : firsts) {
       Position q = start;
       q.make(first, rules);
