@@ -79,6 +79,8 @@ constexpr double kHoldingsSteadySeconds = 0.3;
 // unseen (held-out 10200); after this long seen neither way, neither's: vision missed it
 // there (on 27 held-out clips with the holding areas read, 7 false capture_not_passed).
 constexpr double kUndecidedPassSeconds = 30.0;
+// How long before its press a capture's piece may already lie in the partner's area.
+constexpr double kPassedBeforePressSeconds = 3.0;
 // A shortfall in a holding area is over when every piece held has been seen this long: one
 // view counting them all among views that do not is a miscount (held-out 10107 split one
 // shortfall into three hidden pieces so).
@@ -909,7 +911,9 @@ struct PendingPass {
   std::optional<double> deadline;            // the capturer's next press on that board
   std::optional<bool> there_after_deadline;  // in the first view after the deadline
   bool seen_after_deadline = false;          // seen to arrive after it (arrived_late)
-  bool dropped_late = false;  // a drop after the deadline, the piece seen late, was this one
+  std::optional<double> late_at;  // seen to arrive late here, unless another capture's piece
+  bool late_counted = false;      // in a view that counted the pieces whatever their types
+  bool dropped_late = false;      // a drop after the deadline, the piece seen late, was this one
   // The last view of the partner's area evaluated after the capture and by the deadline,
   // without the piece (none: the area was not seen in the window); arrived_late compares
   // later views with it.
@@ -3873,26 +3877,52 @@ struct Tracker::Impl {
   // is a miss of vision's that lasts (touching pieces counted as one, a pale piece on a pale
   // table), not a late pass.
   bool arrived_late(const PendingPass& pass, int s, const HoldingsObservation& o) const {
+    return late_arrival(pass, s, o).value_or(false);
+  }
+
+  // Whether view `o` after the deadline shows the captured piece arrived since the last view
+  // by the deadline; none where a drop from the area since then leaves a count that no
+  // longer tells (the piece it took may have been one vision did not count).
+  std::optional<bool> late_arrival(const PendingPass& pass, int s,
+                                   const HoldingsObservation& o) const {
     const std::array<int, 5> want_now = expected_at(s, o.t);
+    if (pass.by_deadline) {
+      // (Final: views are evaluated only once every press before them is committed.)
+      int before = total(expected_at(s, pass.by_deadline->t));
+      for (const HoldingsChange& change : expected[s]) {
+        if (change.t <= pass.by_deadline->t) continue;
+        if (change.t > o.t) break;
+        if (total(change.counts) < before) return std::nullopt;
+        before = total(change.counts);
+      }
+    }
     if (!pass_arrived(pass, o, want_now)) return false;
     if (!pass.by_deadline) return true;
     const HoldingsObservation& then = *pass.by_deadline;
-    // (Final: views are evaluated only once every press before them is committed.)
     const std::array<int, 5> want_then = expected_at(s, then.t);
-    // A drop from the area since then leaves a count that no longer tells: the piece it took
-    // may have been one vision did not count.
-    int before = total(want_then);
-    for (const HoldingsChange& change : expected[s]) {
-      if (change.t <= then.t) continue;
-      if (change.t > o.t) break;
-      if (total(change.counts) < before) return false;
-      before = total(change.counts);
-    }
     if (o.pieces && then.pieces) {
       return *o.pieces - *then.pieces > total(want_now) - total(want_then);
     }
     const int type = static_cast<int>(pass.type);
     return o.visible[type] - then.visible[type] > want_now[type] - want_then[type];
+  }
+
+  // Whether a piece seen in seat `s`'s area at `t` may be another capture's than `pass`'s:
+  // one that seat was expected to hold from a press up to kPassedBeforePressSeconds after `t`, of
+  // the type (or of any, where vision `counted` the pieces whatever their types).
+  bool another_captures_piece(const PendingPass& pass, int s, double t, bool counted) const {
+    const int type = static_cast<int>(pass.type);
+    for (std::size_t i = 1; i < expected[s].size(); ++i) {
+      const HoldingsChange& before = expected[s][i - 1];
+      const HoldingsChange& change = expected[s][i];
+      if (change.t <= t) continue;
+      if (change.t > t + kPassedBeforePressSeconds) break;
+      if (counted ? total(change.counts) > total(before.counts)
+                  : change.counts[type] > before.counts[type]) {
+        return true;
+      }
+    }
+    return false;
   }
 
   // A drop by the partner of a captured piece's type by the capturer's deadline, with their
@@ -3915,6 +3945,7 @@ struct Tracker::Impl {
                         [&](const HoldingsObservation& o) {
                           return !o.occluded && o.t > *pass.deadline && o.t < t_drop &&
                                  arrived_late(pass, s, o) &&
+                                 !another_captures_piece(pass, s, o.t, o.pieces.has_value()) &&
                                  !hand_over_holdings(s, o.t - kHoldingsHandMarginSeconds,
                                                      o.t + kHoldingsHandMarginSeconds);
                         });
@@ -4012,8 +4043,10 @@ struct Tracker::Impl {
           const bool arrived = pass_arrived(pass, o, want);
           if (pass.deadline && o.t > *pass.deadline) {
             if (!pass.there_after_deadline) pass.there_after_deadline = arrived;
-            if (!pass.seen_after_deadline && arrived_late(pass, s, o)) {
-              pass.seen_after_deadline = true;
+
+            if (!pass.seen_after_deadline && !pass.late_at && arrived_late(pass, s, o)) {
+              pass.late_at = o.t;
+              pass.late_counted = o.pieces.has_value();
               if (config.debug != nullptr) {
                 *config.debug << "pass " << pass.ply << " seen late at " << o.t << " frame "
                               << o.frame << "\n";
@@ -4077,6 +4110,25 @@ struct Tracker::Impl {
         }
       }
     }
+    // A piece seen arriving late is this capture's unless a capture for the same seat was
+    // pressed soon after: players pass a captured piece before they press (fresh 11352: 10b.
+    // Nxc3's knight lay in White A's area from 66.4 s, its press came at 69.2 s, and 7b.
+    // gxf6's hidden knight was taken as passed late).
+    for (PendingPass& pass : passes) {
+      if (pass.passed || !pass.late_at ||
+          (*pass.late_at + kPassedBeforePressSeconds >= horizon && !final_views)) {
+        continue;
+      }
+      const int s = seat_index(partner_of(pass.capturer));
+      const double at = *pass.late_at;
+      pass.late_at.reset();
+      const bool another = another_captures_piece(pass, s, at, pass.late_counted);
+      if (config.debug != nullptr) {
+        *config.debug << "pass " << pass.ply << " seen late at " << at
+                      << (another ? ": another capture's piece" : ": this one") << "\n";
+      }
+      if (!another) pass.seen_after_deadline = true;
+    }
     // Passes whose deadline the evaluated observations have passed.
     for (PendingPass& pass : passes) {
       if (pass.passed || !pass.deadline ||
@@ -4092,6 +4144,7 @@ struct Tracker::Impl {
           (!pass.there_after_deadline.value_or(true) ||
            !hand_over_holdings(seat_index(partner), pass.by_deadline->t, *pass.deadline));
       // Whose it is waits until the piece is seen (credit_pass_by_drop decides a drop).
+      if (not_there && pass.late_at && !final_views) continue;
       if (not_there && !pass.seen_after_deadline && !final_views &&
           *pass.deadline + kUndecidedPassSeconds >= horizon) {
         continue;
