@@ -549,6 +549,35 @@ TEST(TrackerIncidents, APiecePassedBeforeItsCapturesPressIsNotAnEarlierCaptureCo
   ASSERT_EQ(pairs, 4);
   EXPECT_EQ(reported, 0);
 }
+// A drop made without a press and recorded at the mover's late press: its piece left the
+// holding area when it was made, not at that press, so the area short of it in between is
+// no hidden piece (fresh 11377: 7B. P@g5 made at 51.4 s, pressed at 61.2 s). Each drop of
+// the sample game made so, where the record stays right.
+TEST(TrackerIncidents, ADropWithoutPressLeavesTheAreaShortOfNothingHidden) {
+  const bugcam::rules::Replay replay = bugcam::rules::replay(clean_run_games()[0]);
+  int runs = 0;
+  int hidden = 0;
+  for (std::size_t ply = 6; ply < 58; ++ply) {
+    if (!replay.plies[ply].move.is_drop()) continue;
+    SimulationOptions options = clean_run_options();
+    options.injections = {{IncidentType::kMoveWithoutPress, static_cast<int>(ply), true}};
+    const Outcome outcome = run_tracker(clean_run_games()[0], options);
+    ASSERT_EQ(outcome.sim.incidents.size(), 1u) << "ply " << ply;
+    // A track broken elsewhere (plies 45 and 46) tells nothing of this.
+    if (outcome.right < static_cast<int>(outcome.sim.truth.size()) - 3) continue;
+    ++runs;
+    EXPECT_TRUE(found(outcome, outcome.sim.incidents.front())) << "ply " << ply;
+    for (const Incident& got : outcome.incidents) {
+      if (got.type == IncidentType::kHiddenPiece) {
+        ++hidden;
+        std::cout << "ply " << ply << ": " << got.detail << "\n";
+      }
+    }
+  }
+  EXPECT_EQ(runs, 8);
+  // Five (plies 20, 28, 30, 43 and 54) where the history held the piece until the press.
+  EXPECT_EQ(hidden, 0);
+}
 // A hidden piece that some views still count (vision miscounting) is one hidden piece, not
 // one per run of views without it.
 TEST(TrackerIncidents, HiddenPieceGlimpsedIsOneIncident) {

@@ -81,6 +81,9 @@ constexpr double kHoldingsSteadySeconds = 0.3;
 constexpr double kUndecidedPassSeconds = 30.0;
 // How long before its press a capture's piece may already lie in the partner's area.
 constexpr double kPassedBeforePressSeconds = 3.0;
+// A shortfall closes this long after the press that recorded an unpressed drop at most
+// (kShortfallOverSeconds of whole views, and their spacing).
+constexpr double kUnpressedDropShortfallAfterSeconds = 1.0;
 // A shortfall in a holding area is over when every piece held has been seen this long: one
 // view counting them all among views that do not is a miscount (held-out 10107 split one
 // shortfall into three hidden pieces so).
@@ -869,6 +872,12 @@ struct HoldingsChange {
   std::array<int, 5> counts;
 };
 
+struct UnpressedDrop {
+  double made;     // seen made on the board
+  double pressed;  // the press that recorded it
+  PieceType type;
+};
+
 // A holding area's latest unoccluded reading (its counts), until it is steady.
 struct HoldingsReading {
   std::vector<HoldingsObservation> views;  // its first, then those waiting until it is steady
@@ -1179,6 +1188,8 @@ struct Tracker::Impl {
 
   // Holdings accounting.
   std::array<std::vector<HoldingsChange>, 4> expected;
+  // Per seat: drops made without a press, recorded at a later one.
+  std::array<std::vector<UnpressedDrop>, 4> unpressed_drops;
   std::array<std::deque<HoldingsObservation>, 4> holdings_seen;  // not yet evaluated
   std::array<std::deque<HoldingsObservation>, 4> holdings_history;
   std::array<std::array<std::optional<Shortfall>, kAnyType + 1>, 4> shortfalls;
@@ -3718,6 +3729,7 @@ struct Tracker::Impl {
       } else if (ply.move.is_drop()) {
         check_drop_was_visible(seat, ply, press);
         credit_pass_by_drop(seat, ply.move.piece(), press.t);
+        if (made) unpressed_drops[seat_index(seat)].push_back({*made, press.t, ply.move.piece()});
       }
       const PieceType passed = apply_move(committed, ply.board, ply.move, rules);
       if (ply.repays_credit) {
@@ -4191,6 +4203,18 @@ struct Tracker::Impl {
     });
   }
 
+  // Begun as the seat dropped a piece it did not press for: the committed history holds the
+  // piece until the press that recorded the drop (fresh 11377: 7B. P@g5 made at 51.4 s,
+  // recorded at the late press at 61.2 s, its pawn gone from the area in between).
+  bool short_of_an_unpressed_drop(int s, int type, double start, double t_end) const {
+    return std::any_of(unpressed_drops[s].begin(), unpressed_drops[s].end(),
+                       [&](const UnpressedDrop& drop) {
+                         return (type == kAnyType || type == static_cast<int>(drop.type)) &&
+                                start >= drop.made - kGrabSeconds && start <= drop.pressed &&
+                                t_end <= drop.pressed + kUnpressedDropShortfallAfterSeconds;
+                       });
+  }
+
   void close_shortfall(int s, int type, double t_end) {
     std::optional<Shortfall>& open = shortfalls[s][type];
     if (!open) return;
@@ -4202,7 +4226,8 @@ struct Tracker::Impl {
                     << shortfall.views_whole << (shortfall.unhanded ? " unhanded" : "") << "\n";
     }
     if (shortfall.from_capture || shortfall.unhanded || shortfall.in_doubt ||
-        t_end - shortfall.start < config.hidden_piece_seconds) {
+        t_end - shortfall.start < config.hidden_piece_seconds ||
+        short_of_an_unpressed_drop(s, type, shortfall.start, t_end)) {
       return;
     }
     // Begun while a capture was on its way to this seat: the capturer's part, reported as
