@@ -231,8 +231,8 @@ void add_record_command(CLI::App& app, int& exit_status) {
   cmd->add_flag_function(
       "--holdings-to-tracker,!--no-holdings-to-tracker",
       [options](std::int64_t count) { options->holdings_to_tracker = count > 0; },
-      "Check the holding areas against the captures (hidden_piece, capture_not_passed); "
-      "experimental, off by default: held pieces vision misses give false incidents");
+      "Check the holding areas against the captures (hidden_piece, capture_not_passed; on by "
+      "default, --no-holdings-to-tracker leaves the areas unread)");
   cmd->add_flag_function(
       "--partner-touches,!--no-partner-touches",
       [options](std::int64_t count) { options->partner_touches = count > 0; },

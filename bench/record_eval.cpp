@@ -10,7 +10,7 @@
 // --keep leaves the clips in --work; --reuse records clips found there instead of rendering;
 // --save-observations writes each clip's tracker inputs to CLIP/observations.bin, which
 // bench/tracker_replay runs the tracker on again; --holdings sends the holding areas to the
-// tracker (RecordOptions::holdings_to_tracker, off in `bugcam record` by default;
+// tracker (RecordOptions::holdings_to_tracker, on in `bugcam record` by default;
 // --no-holdings keeps them from it);
 // --no-partner-touches keeps arms over the other board from the tracker (RecordOptions::
 // partner_touches, on by default); --squares says who reads the squares

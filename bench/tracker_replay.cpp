@@ -21,8 +21,9 @@
 // '.', 'w', 'b', '?' for a square flagged covered and '~' for one read unsure, upper case
 // where altered; --no-knocks leaves out pieces seen knocked over and put back
 // (position_disturbed from TrackerConfig::disturbed_when_restored, on in `bugcam record`);
-// --without-holdings leaves out the holding areas of a log saved with `record_eval
-// --holdings`, as `bugcam record` runs by default.
+// --without-holdings leaves out the holding areas of a log saved with them (`record_eval`
+// by default, as `bugcam record` runs; `--no-holdings` saves none), as
+// `bugcam record --no-holdings-to-tracker` runs.
 // The squares pieces hide from the camera (TrackerConfig::leans_over) come from the calibration the
 // recording used, CLIP/recorded/calibration.pbtxt; --without-leans leaves them out, --lean sets the
 // height of the short pieces (pawns to rooks) and the tall ones (kings, queens) and the radius

@@ -354,7 +354,7 @@ struct Session {
   std::string clocks;
   std::string rules = "otb";
   int vision_every = 1;
-  bool holdings_to_tracker = false;
+  bool holdings_to_tracker = true;
   bool partner_touches = true;
   std::string squares = "fused";
   std::vector<std::pair<std::string, std::string>> tags;

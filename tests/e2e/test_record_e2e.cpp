@@ -226,14 +226,14 @@ TEST_F(RecordEndToEnd, KilledRecordingKeepsCommittedMovesAndResumes) {
   EXPECT_EQ(session.at("squares"), "hand");
   EXPECT_EQ(session.at("rules"), "otb");
   EXPECT_EQ(session.at("vision_every"), 1);
-  EXPECT_EQ(session.at("holdings_to_tracker"), false);
+  EXPECT_EQ(session.at("holdings_to_tracker"), true);
   EXPECT_EQ(session.at("partner_touches"), true);
   const std::string bpgn_killed = read_text(out / "game.bpgn");
   EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--squares", "network"}), 2);
   EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--rules", "online"}), 2);
   EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--lens"}), 2);
   EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--no-partner-touches"}), 2);
-  EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--holdings-to-tracker"}), 2);
+  EXPECT_EQ(run_bugcam({"record", "--resume", out.string(), "--no-holdings-to-tracker"}), 2);
   EXPECT_EQ(read_text(out / "game.bpgn"), bpgn_killed);
 
   // Resumed without the setting, which it keeps (session.json is written again with what the

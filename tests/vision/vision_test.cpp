@@ -201,7 +201,7 @@ TEST(Holdings, ALargePieceLyingDownIsOnePieceAndTwoTouchingAreTwo) {
   }
 }
 
-// Where nothing uses the holding areas (bugcam record without --holdings-to-tracker), they
+// Where nothing uses the holding areas (bugcam record --no-holdings-to-tracker), they
 // are not read; the boards and clocks are read as before.
 TEST(Holdings, NotReadWhenNotAskedFor) {
   Scene scene = bughouse_scene();

@@ -69,12 +69,11 @@ struct RecordOptions {
   // index, so output does not depend on speed.
   std::optional<int> vision_every;
   // Holding areas counted by type go to the tracker (hidden_piece, capture_not_passed, drop
-  // types from the holdings), read on every kHoldingsEvery-th frame. Off by default: held
-  // pieces misread or missed, and tracks that go wrong, leave the expected holdings wrong,
-  // which the tracker reports as hidden pieces (fresh clips 10100-10107 and 10200-10207: 8
-  // false incidents with it on, 2 with it off; stop 53, with the holding network and arms
-  // over an area flagged, 19 dev clips: 17/21 -> 20/21 incidents found but 4 -> 13 false,
-  // and 10 new clips 4/11 -> 7/11 found, 9 -> 15 false).
+  // types from the holdings), read on every kHoldingsEvery-th frame. On by default since
+  // stop 63: on the 40 fresh clips 11350-11389, 30/44 -> 37/44 incidents found, 1 -> 4 false,
+  // the moves the same. It was off before for its false incidents (held pieces misread or
+  // missed, and tracks gone wrong, leave the expected holdings wrong: stop 53's 19 dev clips
+  // 4 -> 13 false).
   std::optional<bool> holdings_to_tracker;
   // Arms vision attributes to the other board's seats go to the tracker
   // (partner_board_touched). On by default (false to leave arms unwatched); it was off while
