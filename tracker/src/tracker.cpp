@@ -3856,6 +3856,17 @@ struct Tracker::Impl {
                        [&](const HoldingsChange& c) { return c.t > t0 && c.t <= t1; });
   }
 
+  // When what seat `s` was expected to hold first fell (a drop) in (t0, t1], if it did.
+  std::optional<double> expected_fell(int s, double t0, double t1) const {
+    for (std::size_t i = 1; i < expected[s].size(); ++i) {
+      const HoldingsChange& change = expected[s][i];
+      if (change.t <= t0) continue;
+      if (change.t > t1) break;
+      if (total(change.counts) < total(expected[s][i - 1].counts)) return change.t;
+    }
+    return std::nullopt;
+  }
+
   // Whether a hand covered the seat's holding area between t0 and t1.
   bool hand_over_holdings(int s, double t0, double t1) const {
     return std::any_of(
@@ -4078,6 +4089,21 @@ struct Tracker::Impl {
         }
         const auto track = [&](int type, bool short_of) {
           std::optional<Shortfall>& open = shortfalls[s][type];
+          // Begun as the seat took a piece in hand for a drop pressed soon after: that piece
+          // is accounted for, and what is still short after the drop is another shortfall
+          // (fresh 11389: Black A's bishop taken at 68.9 s for 10a. B@g4, pressed at 70.67 s,
+          // and a knight from 8B. bxc3, pressed at 70.62 s, kept by the capturer; the one
+          // shortfall from 70.6 s was taken for a hidden piece).
+          if (open) {
+            const std::optional<double> dropped = expected_fell(s, open->last, o.t);
+            if (dropped && *dropped - open->start <= kGrabSeconds) {
+              if (config.debug != nullptr) {
+                *config.debug << "shortfall seat " << s << " type " << type << " " << open->start
+                              << "-" << *dropped << " ends with a drop\n";
+              }
+              open.reset();
+            }
+          }
           if (short_of) {
             // Seen whole, then short again after what is held changed or a hand came: a new
             // shortfall.
