@@ -84,6 +84,10 @@ constexpr double kPassedBeforePressSeconds = 3.0;
 // A shortfall closes this long after the press that recorded an unpressed drop at most
 // (kShortfallOverSeconds of whole views, and their spacing).
 constexpr double kUnpressedDropShortfallAfterSeconds = 1.0;
+// The share of the time from a capture never seen to arrive to its decision that the
+// partner's area must have been short of it for a hidden piece (see
+// report_deferred_shortfalls).
+constexpr double kDeferredShortAtLeast = 0.5;
 // A shortfall in a holding area is over when every piece held has been seen this long: one
 // view counting them all among views that do not is a miscount (held-out 10107 split one
 // shortfall into three hidden pieces so).
@@ -920,6 +924,8 @@ struct PendingPass {
   std::optional<double> deadline;            // the capturer's next press on that board
   std::optional<bool> there_after_deadline;  // in the first view after the deadline
   bool seen_after_deadline = false;          // seen to arrive after it (arrived_late)
+  int id = 0;                                // Impl::next_pass_id
+  bool never_seen = false;                   // decided never seen to arrive, not even late
   std::optional<double> late_at;  // seen to arrive late here, unless another capture's piece
   bool late_counted = false;      // in a view that counted the pieces whatever their types
   bool dropped_late = false;      // a drop after the deadline, the piece seen late, was this one
@@ -1205,6 +1211,18 @@ struct Tracker::Impl {
   // Per seat, the latest unoccluded reading: its views wait until it is steady.
   std::array<HoldingsReading, 4> holdings_reading;
   std::vector<PendingPass> passes;
+  int next_pass_id = 0;
+  // Shortfalls begun while a capture was on its way to the seat, kept until that capture's
+  // pass is decided: never seen to arrive, they are a hidden piece (fresh 11388: 6A. Kxf2's
+  // knight hidden by Black B for 75 s, in two shortfalls closed before the pass was decided).
+  struct DeferredShortfall {
+    int pass_id;
+    int s;
+    int type;
+    Shortfall shortfall;
+    double t_end;
+  };
+  std::vector<DeferredShortfall> deferred_shortfalls;
   std::map<std::pair<int, int>, HandTouch> touches;  // (over board, seat) -> touch
   std::array<std::array<std::optional<Alteration>, 64>, 2> alterations;  // per board, square
   std::vector<Restoration> restorations;                                 // not yet decided
@@ -3761,6 +3779,7 @@ struct Tracker::Impl {
       }
       if (passed != PieceType::kNone && !ply.repays_credit) {
         PendingPass pass;
+        pass.id = next_pass_id++;
         pass.capturer = seat;
         pass.type = passed;
         pass.t_capture = press.t;
@@ -4220,7 +4239,15 @@ struct Tracker::Impl {
       }
       pass.passed = true;  // decided
       pass.resolved_t = latest_t;
+      pass.never_seen = not_there && !pass.seen_after_deadline;
+      if (pass.never_seen) report_deferred_shortfalls(pass.id, latest_t);
     }
+    // Shortfalls kept for a capture decided otherwise were the capturer's part.
+    std::erase_if(deferred_shortfalls, [&](const DeferredShortfall& d) {
+      const auto pass = std::find_if(passes.begin(), passes.end(),
+                                     [&](const PendingPass& p) { return p.id == d.pass_id; });
+      return pass == passes.end() || pass->passed;
+    });
     // Resolved passes are kept a while: a shortfall begun before one resolved is closed only
     // kShortfallOverSeconds after its pieces are seen whole (close_shortfall reads them).
     std::erase_if(passes, [&](const PendingPass& p) {
@@ -4259,14 +4286,53 @@ struct Tracker::Impl {
     // Begun while a capture was on its way to this seat: the capturer's part, reported as
     // capture_not_passed if the piece came after their next move (decided up to kGrabSeconds
     // after it, which may be after the piece came and closed this).
+    // Not a capture never seen to arrive: the piece may have been hidden at once.
     for (const PendingPass& pass : passes) {
-      if (seat_index(partner_of(pass.capturer)) == s && !pass.dropped_unseen &&
+      if (seat_index(partner_of(pass.capturer)) == s && !pass.dropped_unseen && !pass.never_seen &&
           pass.t_capture <= shortfall.start &&
           (!pass.resolved_t || shortfall.start <= *pass.resolved_t + kHoldingsHandMarginSeconds) &&
           (type == kAnyType || static_cast<int>(pass.type) == type)) {
+        if (!pass.resolved_t) deferred_shortfalls.push_back({pass.id, s, type, shortfall, t_end});
         return;
       }
     }
+    report_hidden_piece(s, type, shortfall, t_end);
+  }
+
+  // The shortfalls kept for the pass `pass_id`, decided at `decided`, as one hidden piece per
+  // seat and type, from the first one's start to the last one's end, where they cover at
+  // least half the time from that start to the decision. A piece hidden stays unseen; a
+  // piece that came late, uncounted where a drop from the area made the count tell nothing,
+  // leaves the area whole from then on (fresh 11362: 10A. Kxh2's knight came 10 s late, as
+  // Black B dropped a bishop: short for 8 s of the 83 s to the decision).
+  void report_deferred_shortfalls(int pass_id, double decided) {
+    std::vector<DeferredShortfall> mine;
+    std::erase_if(deferred_shortfalls, [&](const DeferredShortfall& d) {
+      if (d.pass_id != pass_id) return false;
+      mine.push_back(d);
+      return true;
+    });
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      bool later_of_same = false;
+      double t_end = mine[i].t_end;
+      double short_for = 0.0;
+      for (std::size_t j = 0; j < mine.size(); ++j) {
+        if (mine[j].s != mine[i].s || mine[j].type != mine[i].type) continue;
+        if (j < i) later_of_same = true;
+        t_end = std::max(t_end, mine[j].t_end);
+        short_for += mine[j].t_end - mine[j].shortfall.start;
+      }
+      const double since = mine[i].shortfall.start;
+      if (!later_of_same && short_for >= kDeferredShortAtLeast * (decided - since)) {
+        report_hidden_piece(mine[i].s, mine[i].type, mine[i].shortfall, t_end);
+        // The same piece still hidden: one incident.
+        std::optional<Shortfall>& open = shortfalls[mine[i].s][mine[i].type];
+        if (open) open->from_capture = true;
+      }
+    }
+  }
+
+  void report_hidden_piece(int s, int type, const Shortfall& shortfall, double t_end) {
     const Seat seat = seat_of(s);
     std::string what;
     if (type == kAnyType) {
