@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 
 #include "tracker_harness.hpp"
@@ -60,6 +61,40 @@ void expect_found(IncidentType type, int ply, bool attribute_hands = true) {
   }
   // Recording goes on: the moves after the incident are still committed.
   EXPECT_GE(outcome.right, static_cast<int>(outcome.sim.truth.size()) - 2);
+}
+
+// What ply `ply` passes to the capturer's partner: the piece it took (a promoted one as a
+// pawn), none where it takes nothing.
+bugcam::rules::PieceType piece_passed(const bugcam::rules::ReplayedPly& ply) {
+  using bugcam::rules::PieceType;
+  if (ply.move.kind() == bugcam::rules::Move::Kind::kEnPassant) return PieceType::kPawn;
+  if (ply.move.is_drop()) return PieceType::kNone;
+  const bugcam::rules::Piece taken = ply.before.piece_at(ply.move.to());
+  if (taken.empty()) return PieceType::kNone;
+  return ply.before.is_promoted(ply.move.to()) ? PieceType::kPawn : taken.type;
+}
+
+// An edit of `partner`'s holding-area views: the piece of the capture pressed at `captured`
+// never shows (the simulation shows it from 0.6 s after the press), and that of the capture
+// pressed at `later` lies there from 2.5 s before its press (passed before the press).
+std::function<void(std::vector<SimulatedInput>&)> hidden_then_passed_early(
+    Seat partner, double captured, bugcam::rules::PieceType hidden, double later,
+    bugcam::rules::PieceType early) {
+  return [=](std::vector<SimulatedInput>& inputs) {
+    for (SimulatedInput& input : inputs) {
+      auto* o = std::get_if<HoldingsObservation>(&input);
+      if (o == nullptr || !(o->seat == partner)) continue;
+      if (o->t >= captured + 0.6) {
+        int& count = o->visible[static_cast<std::size_t>(hidden)];
+        if (count > 0) --count;
+        if (o->pieces && *o->pieces > 0) --*o->pieces;
+      }
+      if (o->t >= later - 2.5 && o->t < later + 0.6) {
+        ++o->visible[static_cast<std::size_t>(early)];
+        if (o->pieces) ++*o->pieces;
+      }
+    }
+  };
 }
 
 TEST(TrackerIncidents, MoveWithoutPress) {
@@ -488,14 +523,7 @@ TEST(TrackerIncidents, APiecePassedBeforeItsCapturesPressIsNotAnEarlierCaptureCo
   const std::vector<TrackedMove>& truth = clean.sim.truth;
   ASSERT_LE(truth.size(), replay.plies.size());
   // What each ply passes to the partner (none if not a capture).
-  const auto passed = [&](std::size_t k) {
-    const bugcam::rules::ReplayedPly& ply = replay.plies[k];
-    if (ply.move.kind() == bugcam::rules::Move::Kind::kEnPassant) return PieceType::kPawn;
-    if (ply.move.is_drop()) return PieceType::kNone;
-    const bugcam::rules::Piece taken = ply.before.piece_at(ply.move.to());
-    if (taken.empty()) return PieceType::kNone;
-    return ply.before.is_promoted(ply.move.to()) ? PieceType::kPawn : taken.type;
-  };
+  const auto passed = [&](std::size_t k) { return piece_passed(replay.plies[k]); };
   int pairs = 0;
   int reported = 0;
   for (std::size_t first = 0; first < truth.size() && pairs < 4; ++first) {
@@ -523,22 +551,9 @@ TEST(TrackerIncidents, APiecePassedBeforeItsCapturesPressIsNotAnEarlierCaptureCo
     });
     if (partner_drops) continue;
     ++pairs;
-    const auto hide_then_pass_early = [&](std::vector<SimulatedInput>& inputs) {
-      for (SimulatedInput& input : inputs) {
-        auto* o = std::get_if<HoldingsObservation>(&input);
-        if (o == nullptr || !(o->seat == partner)) continue;
-        if (o->t >= capture.t + 0.6) {
-          int& count = o->visible[static_cast<std::size_t>(passed(first))];
-          if (count > 0) --count;
-          if (o->pieces && *o->pieces > 0) --*o->pieces;
-        }
-        if (o->t >= later.t - 2.5 && o->t < later.t + 0.6) {
-          ++o->visible[static_cast<std::size_t>(passed(second))];
-          if (o->pieces) ++*o->pieces;
-        }
-      }
-    };
-    const Outcome outcome = run_tracker(game, options, {}, std::nullopt, hide_then_pass_early);
+    const Outcome outcome = run_tracker(
+        game, options, {}, std::nullopt,
+        hidden_then_passed_early(partner, capture.t, passed(first), later.t, passed(second)));
     for (const Incident& got : outcome.incidents) {
       if (got.type == IncidentType::kCaptureNotPassed && got.board == capture.board &&
           got.side == capture.side && std::abs(got.t - capture.t) < 0.5) {
@@ -660,14 +675,7 @@ TEST(TrackerIncidents, APieceHiddenAtOnceIsFoundAcrossShortfallsClosedBeforeItsP
     const bugcam::rules::Replay replay = bugcam::rules::replay(game);
     const Simulation plain = simulate(game, options, [](const SimulatedInput&) {});
     const std::vector<TrackedMove>& truth = plain.truth;
-    const auto passed = [&](std::size_t k) {
-      const bugcam::rules::ReplayedPly& ply = replay.plies[k];
-      if (ply.move.kind() == bugcam::rules::Move::Kind::kEnPassant) return PieceType::kPawn;
-      if (ply.move.is_drop()) return PieceType::kNone;
-      const bugcam::rules::Piece taken = ply.before.piece_at(ply.move.to());
-      if (taken.empty()) return PieceType::kNone;
-      return ply.before.is_promoted(ply.move.to()) ? PieceType::kPawn : taken.type;
-    };
+    const auto passed = [&](std::size_t k) { return piece_passed(replay.plies[k]); };
     for (std::size_t first = 0; first < truth.size() && runs < 8; ++first) {
       if (passed(first) == PieceType::kNone) continue;
       const TrackedMove& capture = truth[first];
@@ -689,22 +697,9 @@ TEST(TrackerIncidents, APieceHiddenAtOnceIsFoundAcrossShortfallsClosedBeforeItsP
       }
       ++runs;
       const TrackedMove& later = truth[second];
-      const auto hide_then_pass_early = [&](std::vector<SimulatedInput>& inputs) {
-        for (SimulatedInput& input : inputs) {
-          auto* o = std::get_if<HoldingsObservation>(&input);
-          if (o == nullptr || !(o->seat == partner)) continue;
-          if (o->t >= capture.t + 0.6) {
-            int& count = o->visible[static_cast<std::size_t>(passed(first))];
-            if (count > 0) --count;
-            if (o->pieces && *o->pieces > 0) --*o->pieces;
-          }
-          if (o->t >= later.t - 2.5 && o->t < later.t + 0.6) {
-            ++o->visible[static_cast<std::size_t>(passed(second))];
-            if (o->pieces) ++*o->pieces;
-          }
-        }
-      };
-      const Outcome outcome = run_tracker(game, options, {}, std::nullopt, hide_then_pass_early);
+      const Outcome outcome = run_tracker(
+          game, options, {}, std::nullopt,
+          hidden_then_passed_early(partner, capture.t, passed(first), later.t, passed(second)));
       const ExpectedIncident want{IncidentType::kHiddenPiece, partner.board, partner.color,
                                   capture.t + 0.6};
       if (found(outcome, want)) ++found_count;
