@@ -2191,15 +2191,17 @@ struct Tracker::Impl {
       const bool incident = c.kind == NodeKind::kUnpressedMoves || c.kind == NodeKind::kPremove;
       int& taken =
           variants[static_cast<std::size_t>(c.parent)][c.kind == NodeKind::kPremove ? 1 : 0];
+      // (A premove's squares take a place only once its child is kept, below.)
+      std::optional<std::uint64_t> new_shape;
       if (c.kind == NodeKind::kPremove) {
-        auto& shapes = premove_shapes[static_cast<std::size_t>(c.parent)];
+        const auto& shapes = premove_shapes[static_cast<std::size_t>(c.parent)];
         const std::uint64_t shape =
             std::uint64_t{squares_of(c.moves[0])} << 32 | squares_of(c.moves[1]);
         const bool seen_shape = std::find(shapes.begin(), shapes.end(), shape) != shapes.end();
         if (taken >= kTypedPremoves) continue;
         if (!seen_shape) {
           if (static_cast<int>(shapes.size()) >= kIncidentVariants) continue;
-          shapes.push_back(shape);
+          new_shape = shape;
         }
       } else if (incident && taken >= kIncidentVariants) {
         continue;
@@ -2308,6 +2310,7 @@ struct Tracker::Impl {
       if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;  // a better path
       keys.push_back(key);
       if (incident) ++taken;
+      if (new_shape) premove_shapes[static_cast<std::size_t>(c.parent)].push_back(*new_shape);
       if (c.kind != NodeKind::kPressWithoutMove) {  // it takes no tied place from the moves
         if (same < tied.size()) {
           ++tied[same].second;
@@ -3875,13 +3878,18 @@ struct Tracker::Impl {
                        [&](const HoldingsChange& c) { return c.t > t0 && c.t <= t1; });
   }
 
-  // When what seat `s` was expected to hold first fell (a drop) in (t0, t1], if it did.
-  std::optional<double> expected_fell(int s, double t0, double t1) const {
+  // When what seat `s` was expected to hold of `type` (kAnyType: of any) first fell (a drop)
+  // in (t0, t1], if it did.
+  std::optional<double> expected_fell(int s, int type, double t0, double t1) const {
     for (std::size_t i = 1; i < expected[s].size(); ++i) {
       const HoldingsChange& change = expected[s][i];
+      const HoldingsChange& before = expected[s][i - 1];
       if (change.t <= t0) continue;
       if (change.t > t1) break;
-      if (total(change.counts) < total(expected[s][i - 1].counts)) return change.t;
+      if (type == kAnyType ? total(change.counts) < total(before.counts)
+                           : change.counts[type] < before.counts[type]) {
+        return change.t;
+      }
     }
     return std::nullopt;
   }
@@ -4113,8 +4121,8 @@ struct Tracker::Impl {
           // (fresh 11389: Black A's bishop taken at 68.9 s for 10a. B@g4, pressed at 70.67 s,
           // and a knight from 8B. bxc3, pressed at 70.62 s, kept by the capturer; the one
           // shortfall from 70.6 s was taken for a hidden piece).
-          if (open) {
-            const std::optional<double> dropped = expected_fell(s, open->last, o.t);
+          if (open && !open->from_capture) {
+            const std::optional<double> dropped = expected_fell(s, type, open->last, o.t);
             if (dropped && *dropped - open->start <= kGrabSeconds) {
               if (config.debug != nullptr) {
                 *config.debug << "shortfall seat " << s << " type " << type << " " << open->start
@@ -4239,8 +4247,9 @@ struct Tracker::Impl {
       }
       pass.passed = true;  // decided
       pass.resolved_t = latest_t;
-      pass.never_seen = not_there && !pass.seen_after_deadline;
-      if (pass.never_seen) report_deferred_shortfalls(pass.id, latest_t);
+      // (A track lost may have taken the partner's drop of the piece for a disturbance.)
+      pass.never_seen = not_there && !pass.seen_after_deadline && !track_lost;
+      if (pass.never_seen) report_deferred_shortfalls(pass.id, std::min(latest_t, horizon));
     }
     // Shortfalls kept for a capture decided otherwise were the capturer's part.
     std::erase_if(deferred_shortfalls, [&](const DeferredShortfall& d) {
