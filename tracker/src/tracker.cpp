@@ -3878,18 +3878,17 @@ struct Tracker::Impl {
                        [&](const HoldingsChange& c) { return c.t > t0 && c.t <= t1; });
   }
 
-  // When what seat `s` was expected to hold of `type` (kAnyType: of any) first fell (a drop)
-  // in (t0, t1], if it did.
-  std::optional<double> expected_fell(int s, int type, double t0, double t1) const {
+  // When what seat `s` was expected to hold of `type` (kAnyType: of any) first rose (a
+  // capture passed to it) or, with `rose` false, fell (a drop) in (t0, t1], if it did.
+  std::optional<double> expected_moved(int s, int type, bool rose, double t0, double t1) const {
     for (std::size_t i = 1; i < expected[s].size(); ++i) {
       const HoldingsChange& change = expected[s][i];
       const HoldingsChange& before = expected[s][i - 1];
       if (change.t <= t0) continue;
       if (change.t > t1) break;
-      if (type == kAnyType ? total(change.counts) < total(before.counts)
-                           : change.counts[type] < before.counts[type]) {
-        return change.t;
-      }
+      const int now = type == kAnyType ? total(change.counts) : change.counts[type];
+      const int then = type == kAnyType ? total(before.counts) : before.counts[type];
+      if (rose ? now > then : now < then) return change.t;
     }
     return std::nullopt;
   }
@@ -3936,15 +3935,9 @@ struct Tracker::Impl {
   std::optional<bool> late_arrival(const PendingPass& pass, int s,
                                    const HoldingsObservation& o) const {
     const std::array<int, 5> want_now = expected_at(s, o.t);
-    if (pass.by_deadline) {
-      // (Final: views are evaluated only once every press before them is committed.)
-      int before = total(expected_at(s, pass.by_deadline->t));
-      for (const HoldingsChange& change : expected[s]) {
-        if (change.t <= pass.by_deadline->t) continue;
-        if (change.t > o.t) break;
-        if (total(change.counts) < before) return std::nullopt;
-        before = total(change.counts);
-      }
+    // (Final: views are evaluated only once every press before them is committed.)
+    if (pass.by_deadline && expected_moved(s, kAnyType, false, pass.by_deadline->t, o.t)) {
+      return std::nullopt;
     }
     if (!pass_arrived(pass, o, want_now)) return false;
     if (!pass.by_deadline) return true;
@@ -3961,18 +3954,9 @@ struct Tracker::Impl {
   // one that seat was expected to hold from a press up to kPassedBeforePressSeconds after `t`, of
   // the type (or of any, where vision `counted` the pieces whatever their types).
   bool another_captures_piece(const PendingPass& pass, int s, double t, bool counted) const {
-    const int type = static_cast<int>(pass.type);
-    for (std::size_t i = 1; i < expected[s].size(); ++i) {
-      const HoldingsChange& before = expected[s][i - 1];
-      const HoldingsChange& change = expected[s][i];
-      if (change.t <= t) continue;
-      if (change.t > t + kPassedBeforePressSeconds) break;
-      if (counted ? total(change.counts) > total(before.counts)
-                  : change.counts[type] > before.counts[type]) {
-        return true;
-      }
-    }
-    return false;
+    return expected_moved(s, counted ? kAnyType : static_cast<int>(pass.type), true, t,
+                          t + kPassedBeforePressSeconds)
+        .has_value();
   }
 
   // A drop by the partner of a captured piece's type by the capturer's deadline, with their
@@ -4093,7 +4077,6 @@ struct Tracker::Impl {
           const bool arrived = pass_arrived(pass, o, want);
           if (pass.deadline && o.t > *pass.deadline) {
             if (!pass.there_after_deadline) pass.there_after_deadline = arrived;
-
             if (!pass.seen_after_deadline && !pass.late_at && arrived_late(pass, s, o)) {
               pass.late_at = o.t;
               pass.late_counted = o.pieces.has_value();
@@ -4122,7 +4105,7 @@ struct Tracker::Impl {
           // and a knight from 8B. bxc3, pressed at 70.62 s, kept by the capturer; the one
           // shortfall from 70.6 s was taken for a hidden piece).
           if (open && !open->from_capture) {
-            const std::optional<double> dropped = expected_fell(s, type, open->last, o.t);
+            const std::optional<double> dropped = expected_moved(s, type, false, open->last, o.t);
             if (dropped && *dropped - open->start <= kGrabSeconds) {
               if (config.debug != nullptr) {
                 *config.debug << "shortfall seat " << s << " type " << type << " " << open->start
