@@ -2183,8 +2183,7 @@ struct Tracker::Impl {
     // to kTypedPremoves of them: the tied P@d2 and N@d2 with P@d4 or N@d4 took all three
     // before the presser's plain move (fresh 11378).
     std::vector<std::vector<std::uint64_t>> premove_shapes(beam.size());
-    // Per parent: the scores of the children kept, and how many have each.
-    std::vector<std::vector<std::pair<double, int>>> ties(beam.size());
+    const std::vector<bool> among_first_tied = first_of_ties(candidates, beam.size());
     for (const std::size_t rank : beam_order(candidates, press)) {
       const Candidate& c = candidates[rank];
       if (static_cast<int>(next.size()) >= config.beam_width) break;
@@ -2206,24 +2205,7 @@ struct Tracker::Impl {
       } else if (incident && taken >= kIncidentVariants) {
         continue;
       }
-      // Children of one hypothesis that tie (within 1e-9) mostly differ where nothing was seen.
-      // The places beam_order keeps for typed alternatives count too: it keeps one for every
-      // drop, and the unseen drops of 7005 were those. A press without a move is not one of
-      // them: it is the parent's only child that moves nothing, and it ties with every drop
-      // onto a square a hand covered and left reading empty (held-out 10404: three such drops
-      // took the places, the press back never came to decide, and 8A. N@b1 was recorded for
-      // a press without a move).
-      auto& tied = ties[static_cast<std::size_t>(c.parent)];
-      const std::size_t same = static_cast<std::size_t>(
-          std::find_if(tied.begin(), tied.end(),
-                       [&](const auto& score_count) {
-                         return std::abs(score_count.first - c.score) < 1e-9;
-                       }) -
-          tied.begin());
-      if (c.kind != NodeKind::kPressWithoutMove && same < tied.size() &&
-          tied[same].second >= kTiedVariants) {
-        continue;
-      }
+      if (!among_first_tied[rank]) continue;
       const Hypothesis& parent = beam[c.parent];
       Hypothesis child;
       child.boards = parent.boards;
@@ -2311,13 +2293,6 @@ struct Tracker::Impl {
       keys.push_back(key);
       if (incident) ++taken;
       if (new_shape) premove_shapes[static_cast<std::size_t>(c.parent)].push_back(*new_shape);
-      if (c.kind != NodeKind::kPressWithoutMove) {  // it takes no tied place from the moves
-        if (same < tied.size()) {
-          ++tied[same].second;
-        } else {
-          tied.emplace_back(c.score, 1);
-        }
-      }
       child.head = std::move(node);
       next.push_back(std::move(child));
       next_parents.push_back(c.parent);
@@ -2464,6 +2439,36 @@ struct Tracker::Impl {
       copy->parent = with_drop_moved(head->parent, press, before, moved, rules);
     }
     return copy;
+  }
+
+  // Children of one hypothesis that tie (within 1e-9) mostly differ where nothing was seen;
+  // of each such group only the first kTiedVariants in best-first order (`candidates`, sorted)
+  // may take places, whatever order beam_order gives them. Before, the first to come took the
+  // places: the drops beam_order keeps for typed alternatives (the unseen drops of fresh 7005
+  // were those) took them from a better-ranked move of equal score (held-out 11396: P@a3, P@b3
+  // and P@f3, onto squares read as before, from 6a. Ne5, whose squares were covered). A press
+  // without a move is never counted: it is the parent's only child that moves nothing, and it
+  // ties with every drop onto a square a hand covered and left reading empty (held-out 10404:
+  // three such drops took the places, the press back never came to decide, and 8A. N@b1 was
+  // recorded for a press without a move).
+  static std::vector<bool> first_of_ties(const std::vector<Candidate>& candidates,
+                                         std::size_t parents) {
+    std::vector<bool> first(candidates.size(), true);
+    std::vector<std::vector<std::pair<double, int>>> ties(parents);  // (score, how many)
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const Candidate& c = candidates[i];
+      if (c.kind == NodeKind::kPressWithoutMove) continue;
+      auto& tied = ties[static_cast<std::size_t>(c.parent)];
+      const auto same = std::find_if(tied.begin(), tied.end(), [&](const auto& score_count) {
+        return std::abs(score_count.first - c.score) < 1e-9;
+      });
+      if (same == tied.end()) {
+        tied.emplace_back(c.score, 1);
+      } else {
+        first[i] = same->second++ < kTiedVariants;
+      }
+    }
+    return first;
   }
 
   // The order in which candidates fill the beam: first, for every drop and promotion not yet
