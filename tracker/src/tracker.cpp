@@ -864,6 +864,60 @@ void sort_best_first(std::vector<Candidate>& candidates) {
                    });
 }
 
+// Children of one hypothesis that tie (within 1e-9) mostly differ where nothing was seen; of
+// each such group only the first kTiedVariants in best-first order (the candidates sorted) may
+// take places, whatever order beam_order brings them in, less those passed over for another
+// reason (a cap on their kind, a better path to the same boards). Before, the first to come
+// took the places: the drops beam_order keeps for typed alternatives (the unseen drops of
+// fresh 7005 were those) took them from a better-ranked move of equal score (held-out 11396:
+// P@a3, P@b3 and P@f3, onto squares read as before, from 6a. Ne5, whose squares were
+// covered). A press without a move is never counted: it is the parent's only child that moves
+// nothing, and it ties with every drop onto a square a hand covered and left reading empty
+// (held-out 10404: three such drops took the places, the press back never came to decide, and
+// 8A. N@b1 was recorded for a press without a move).
+class TiePlaces {
+ public:
+  TiePlaces(const std::vector<Candidate>& candidates, std::size_t parents)
+      : group_(candidates.size(), -1), position_(candidates.size(), 0) {
+    std::vector<std::vector<std::pair<double, int>>> groups(parents);  // (score, group)
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const Candidate& c = candidates[i];
+      if (c.kind == NodeKind::kPressWithoutMove) continue;
+      auto& of_parent = groups[static_cast<std::size_t>(c.parent)];
+      const auto same = std::find_if(of_parent.begin(), of_parent.end(), [&](const auto& g) {
+        return std::abs(g.first - c.score) < 1e-9;
+      });
+      if (same == of_parent.end()) {
+        of_parent.emplace_back(c.score, static_cast<int>(size_.size()));
+        size_.push_back(0);
+        passed_.emplace_back();
+        group_[i] = of_parent.back().second;
+      } else {
+        group_[i] = same->second;
+      }
+      position_[i] = size_[static_cast<std::size_t>(group_[i])]++;
+    }
+  }
+  // Whether candidate `i` may take a place.
+  bool open(std::size_t i) const {
+    if (group_[i] < 0) return true;
+    const auto& passed = passed_[static_cast<std::size_t>(group_[i])];
+    const auto before = std::count_if(passed.begin(), passed.end(),
+                                      [&](int position) { return position < position_[i]; });
+    return position_[i] - before < kTiedVariants;
+  }
+  // Candidate `i` was passed over for another reason: it takes no place.
+  void pass_over(std::size_t i) {
+    if (group_[i] >= 0) passed_[static_cast<std::size_t>(group_[i])].push_back(position_[i]);
+  }
+
+ private:
+  std::vector<int> group_;                // per candidate: its tie group, -1 for none
+  std::vector<int> position_;             // per candidate: its place in the group, best first
+  std::vector<int> size_;                 // per group
+  std::vector<std::vector<int>> passed_;  // per group: the positions passed over
+};
+
 struct ClockState {
   std::array<std::optional<double>, 2> remaining;
   double last_t = 0.0;
@@ -2183,8 +2237,8 @@ struct Tracker::Impl {
     // to kTypedPremoves of them: the tied P@d2 and N@d2 with P@d4 or N@d4 took all three
     // before the presser's plain move (fresh 11378).
     std::vector<std::vector<std::uint64_t>> premove_shapes(beam.size());
-    const std::vector<bool> among_first_tied = first_of_ties(candidates, beam.size());
-    for (const std::size_t rank : beam_order(candidates, press)) {
+    TiePlaces tie_places(candidates, beam.size());
+    for (const std::size_t rank : beam_order(candidates, press, tie_places)) {
       const Candidate& c = candidates[rank];
       if (static_cast<int>(next.size()) >= config.beam_width) break;
       const bool incident = c.kind == NodeKind::kUnpressedMoves || c.kind == NodeKind::kPremove;
@@ -2197,15 +2251,17 @@ struct Tracker::Impl {
         const std::uint64_t shape =
             std::uint64_t{squares_of(c.moves[0])} << 32 | squares_of(c.moves[1]);
         const bool seen_shape = std::find(shapes.begin(), shapes.end(), shape) != shapes.end();
-        if (taken >= kTypedPremoves) continue;
-        if (!seen_shape) {
-          if (static_cast<int>(shapes.size()) >= kIncidentVariants) continue;
-          new_shape = shape;
+        if (taken >= kTypedPremoves ||
+            (!seen_shape && static_cast<int>(shapes.size()) >= kIncidentVariants)) {
+          tie_places.pass_over(rank);
+          continue;
         }
+        if (!seen_shape) new_shape = shape;
       } else if (incident && taken >= kIncidentVariants) {
+        tie_places.pass_over(rank);
         continue;
       }
-      if (!among_first_tied[rank]) continue;
+      if (!tie_places.open(rank)) continue;
       const Hypothesis& parent = beam[c.parent];
       Hypothesis child;
       child.boards = parent.boards;
@@ -2289,7 +2345,10 @@ struct Tracker::Impl {
       for (const Loan& loan : child.loans) {
         if (loan.open) key = mix(key, static_cast<std::uint64_t>(loan.press));
       }
-      if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;  // a better path
+      if (std::find(keys.begin(), keys.end(), key) != keys.end()) {  // a better path
+        tie_places.pass_over(rank);
+        continue;
+      }
       keys.push_back(key);
       if (incident) ++taken;
       if (new_shape) premove_shapes[static_cast<std::size_t>(c.parent)].push_back(*new_shape);
@@ -2441,49 +2500,20 @@ struct Tracker::Impl {
     return copy;
   }
 
-  // Children of one hypothesis that tie (within 1e-9) mostly differ where nothing was seen;
-  // of each such group only the first kTiedVariants in best-first order (`candidates`, sorted)
-  // may take places, whatever order beam_order gives them. Before, the first to come took the
-  // places: the drops beam_order keeps for typed alternatives (the unseen drops of fresh 7005
-  // were those) took them from a better-ranked move of equal score (held-out 11396: P@a3, P@b3
-  // and P@f3, onto squares read as before, from 6a. Ne5, whose squares were covered). A press
-  // without a move is never counted: it is the parent's only child that moves nothing, and it
-  // ties with every drop onto a square a hand covered and left reading empty (held-out 10404:
-  // three such drops took the places, the press back never came to decide, and 8A. N@b1 was
-  // recorded for a press without a move).
-  static std::vector<bool> first_of_ties(const std::vector<Candidate>& candidates,
-                                         std::size_t parents) {
-    std::vector<bool> first(candidates.size(), true);
-    std::vector<std::vector<std::pair<double, int>>> ties(parents);  // (score, how many)
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      const Candidate& c = candidates[i];
-      if (c.kind == NodeKind::kPressWithoutMove) continue;
-      auto& tied = ties[static_cast<std::size_t>(c.parent)];
-      const auto same = std::find_if(tied.begin(), tied.end(), [&](const auto& score_count) {
-        return std::abs(score_count.first - c.score) < 1e-9;
-      });
-      if (same == tied.end()) {
-        tied.emplace_back(c.score, 1);
-      } else {
-        first[i] = same->second++ < kTiedVariants;
-      }
-    }
-    return first;
-  }
-
   // The order in which candidates fill the beam: first, for every drop and promotion not yet
   // committed (at this press or an earlier one), the best candidate that has it, if not far
-  // behind the best, then the rest best first. Typed alternatives of a drop (B@g3 beside
-  // P@g3) then stay until later evidence decides, instead of being pushed out by the many
-  // near-equal variations of the leading type. The best press without a move in a close call
+  // behind the best and not left out of its tie (`tie_places`: the drop's place then goes to
+  // the same drop from another parent), then the rest best first. Typed alternatives of a drop
+  // (B@g3 beside P@g3) then stay until later evidence decides, instead of being pushed out by the
+  // many near-equal variations of the leading type. The best press without a move in a close call
   // is never later than the beam's last place: where the arm over the board left squares
   // read as before, every drop onto one fits about as well, and the drops' variants over the
   // parents filled the beam before the press back could tell (the simulated arm over the home
   // rank: 16 of 50 presses without a move lost so; test
   // PressWithoutMoveWhoseArmCoversSquaresWhereDropsFit). Moved up no further, it still comes
   // after every better candidate, which keeps the better of two children alike.
-  std::vector<std::size_t> beam_order(const std::vector<Candidate>& candidates,
-                                      const Press& press) const {
+  std::vector<std::size_t> beam_order(const std::vector<Candidate>& candidates, const Press& press,
+                                      const TiePlaces& tie_places) const {
     std::vector<std::size_t> first;
     std::vector<std::size_t> rest;
     std::vector<std::pair<int, Move>> kept;  // (press, move)
@@ -2491,7 +2521,7 @@ struct Tracker::Impl {
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const Candidate& c = candidates[i];
       bool keep = false;
-      if (c.score >= best - kTypedAlternativeMargin &&
+      if (c.score >= best - kTypedAlternativeMargin && tie_places.open(i) &&
           static_cast<int>(first.size()) < config.beam_width / 2) {
         const auto consider = [&](int at, Move m) {
           if (!m.is_drop() && m.kind() != Move::Kind::kPromotion) return;
