@@ -5,8 +5,8 @@
 // asked then gets no answer.
 //
 //   tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] [--without-leans]
-//                [--lean SHORT,TALL,RADIUS] [--square BOARD:SQUARE] [--hidden-seconds S]
-//                [--altered] [--symbols] [--no-knocks] [--beam N]
+//                [--lean SHORT,TALL,RADIUS[,TALL_RADIUS]] [--square BOARD:SQUARE]
+//                [--hidden-seconds S] [--altered] [--symbols] [--no-knocks] [--beam N]
 //                [--without-beside] [--without-shadow-sides]
 // --trace writes the tracker's scoring of every press to CLIP/NAME/trace.txt, with each
 // holding area's reading where it changes (in logs saved with `record_eval --holdings`), and
@@ -27,7 +27,8 @@
 // The squares pieces hide from the camera (TrackerConfig::leans_over) come from the calibration the
 // recording used, CLIP/recorded/calibration.pbtxt; --without-leans leaves them out, --lean sets the
 // height of the short pieces (pawns to rooks) and the tall ones (kings, queens) and the radius
-// around a square's centre they count from (for tuning);
+// around a square's centre they count from, for all or (a fourth value) the tall ones alone
+// (for tuning);
 // --hidden-seconds sets how long a held piece must go unseen to be a hidden_piece (for
 // tuning, on logs saved with `record_eval --holdings`); --beam sets how many game histories
 // the tracker keeps (TrackerConfig::beam_width, for tuning); --without-beside leaves out what
@@ -64,11 +65,12 @@ namespace fs = std::filesystem;
 using namespace bugcam;
 
 [[noreturn]] void usage(const std::string& what) {
-  std::cerr << "tracker_replay: " << what
-            << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] "
-               "[--without-leans] [--without-shadow-sides] [--lean SHORT,TALL,RADIUS] "
-               "[--square BOARD:SQUARE] [--hidden-seconds S] [--altered] [--symbols] "
-               "[--no-knocks] [--beam N] [--without-beside]\n";
+  std::cerr
+      << "tracker_replay: " << what
+      << "\nusage: tracker_replay CLIP_DIR... [--out NAME] [--trace] [--without-holdings] "
+         "[--without-leans] [--without-shadow-sides] [--lean SHORT,TALL,RADIUS[,TALL_RADIUS]] "
+         "[--square BOARD:SQUARE] [--hidden-seconds S] [--altered] [--symbols] "
+         "[--no-knocks] [--beam N] [--without-beside]\n";
   std::exit(2);
 }
 
@@ -357,15 +359,19 @@ int main(int argc, char** argv) {
     } else if (arg == "--without-shadow-sides") {
       options.shadow_sides = false;
     } else if (arg == "--lean") {
-      char rest = 0;
-      if (i + 1 >= argc ||
-          std::sscanf(argv[++i], "%lf,%lf,%lf%c", &options.sizes.short_height,
-                      &options.sizes.tall_height, &options.sizes.radius, &rest) != 3 ||
-          !(options.sizes.short_height > 0) || !(options.sizes.tall_height > 0) ||
-          !(options.sizes.radius > 0) || !(options.sizes.radius < 1.0)) {
+      pipeline::HidingSizes& sizes = options.sizes;
+      const char* text = i + 1 < argc ? argv[++i] : "";
+      int end = -1;  // where the values end: the whole argument, or it is rejected
+      const int read =
+          std::sscanf(text, "%lf,%lf,%lf%n,%lf%n", &sizes.short_height, &sizes.tall_height,
+                      &sizes.radius, &end, &sizes.tall_radius, &end);
+      if (read == 3) sizes.tall_radius = sizes.radius;
+      if ((read != 3 && read != 4) || end < 0 || text[end] != '\0' || !(sizes.short_height > 0) ||
+          !(sizes.tall_height > 0) || !(sizes.radius > 0) || !(sizes.radius < 1.0) ||
+          !(sizes.tall_radius > 0) || !(sizes.tall_radius < 1.0)) {
         usage(
-            "--lean needs SHORT,TALL,RADIUS: heights above 0 and a radius between 0 and 1 "
-            "(from 1 on, a square's neighbours count as hidden with no lean)");
+            "--lean needs SHORT,TALL,RADIUS[,TALL_RADIUS]: heights above 0 and radii between 0 "
+            "and 1 (from 1 on, a square's neighbours count as hidden with no lean)");
       }
     } else if (arg == "--hidden-seconds") {
       char rest = 0;

@@ -116,8 +116,8 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
   return inputs;
 }
 
-// Two heights: kings and queens stand far taller than the rest (1.5 to 1.8 squares against
-// 0.9 to 1.3); the middle of the square is where vision reads it.
+// Two classes: kings and queens stand far taller than the rest (1.5 to 1.8 squares against
+// 0.9 to 1.3) and are wider; the middle of the square is where vision reads it.
 std::array<tracker::PieceLeans, 2> tracker_leans(const calibration::Calibration& calibration,
                                                  const HidingSizes& sizes) {
   std::array<tracker::PieceLeans, 2> leans{};
@@ -127,7 +127,7 @@ std::array<tracker::PieceLeans, 2> tracker_leans(const calibration::Calibration&
     if (name != "A" && name != "B") continue;
     tracker::PieceLeans& board = leans[name == "A" ? 0 : 1];
     board.short_pieces = vision::leaned_over(views[i], sizes.short_height, sizes.radius);
-    board.tall_pieces = vision::leaned_over(views[i], sizes.tall_height, sizes.radius);
+    board.tall_pieces = vision::leaned_over(views[i], sizes.tall_height, sizes.tall_radius);
   }
   return leans;
 }

@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
 
+#include "bugcam/calibration.hpp"
 #include "bugcam/evaluation.hpp"
 #include "bugcam/observation_log.hpp"
 #include "bugcam/pipeline.hpp"
@@ -396,6 +398,30 @@ TEST(GameResult, TheFirstOfAFlagAndAMateDecides) {
   EXPECT_EQ(before_mate->reason, "BlackB forfeits on time");
   EXPECT_EQ(bugcam::pipeline::game_result(flag, std::nullopt)->reason, "BlackB forfeits on time");
   EXPECT_FALSE(bugcam::pipeline::game_result(std::nullopt, std::nullopt).has_value());
+}
+
+// Kings and queens hide more than the rest at the same height: their bodies are wider
+// (HidingSizes::tall_radius), so under the sample's tilted camera a tall piece hides every
+// square a short one hides and, from some squares, more (held-out 11396: a queen on f3 hid
+// e2, which a pawn there would not).
+TEST(HidingSizes, TallPiecesHideWhatShortOnesDoAndMore) {
+  const cv::Mat frame =
+      cv::imread((fs::path(BUGCAM_SOURCE_DIR) / "samples/clip/first_frame.png").string());
+  ASSERT_FALSE(frame.empty());
+  const pipeline::HidingSizes sizes;
+  ASSERT_EQ(sizes.tall_height, sizes.short_height);
+  const auto leans = pipeline::tracker_leans(bugcam::calibration::calibrate(frame), sizes);
+  for (std::size_t b = 0; b < leans.size(); ++b) {
+    int wider = 0;
+    for (int s = 0; s < 64; ++s) {
+      const std::uint64_t tall = leans[b].tall_pieces[static_cast<std::size_t>(s)];
+      const std::uint64_t short_ones = leans[b].short_pieces[static_cast<std::size_t>(s)];
+      EXPECT_EQ(tall & short_ones, short_ones) << "board " << b << " square " << s;
+      if (tall == short_ones) continue;
+      ++wider;
+    }
+    EXPECT_GT(wider, 0) << "board " << b;
+  }
 }
 
 TEST(DefaultClocks, ALogBesideTheVideoElseVision) {

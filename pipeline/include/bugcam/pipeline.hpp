@@ -158,14 +158,18 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
 
 // Which squares the pieces of each board (A, B) hide from this calibration's camera, as
 // tracker::TrackerConfig::leans_over takes them: a piece `height` squares tall hides the
-// squares whose centre its body passes within `radius` squares of (vision::leaned_over).
+// squares whose centre its body passes within `radius` squares of (`tall_radius` for kings
+// and queens; vision::leaned_over).
 // The sizes are tuned on recorded clips (tracker_replay --lean) over 43 clips: a radius of
 // 0.5 fits better than 0.4; kings and queens taller than the rest fitted the clips tuned on
-// but not 8 clips rendered afterwards, so both heights are one for now.
+// but not 8 clips rendered afterwards, so both heights are one for now. Kings' and queens'
+// bodies are wider, though: with 0.7 for them, held-out 11396's queen on f3 hides e2 (read
+// white, 7B. Qf3+ was recorded as a drop); 0.7 for every piece lost 11391's illegal move.
 struct HidingSizes {
   double short_height = 1.4;  // pawns, knights, bishops, rooks
   double tall_height = 1.4;   // kings and queens
   double radius = 0.5;
+  double tall_radius = 0.7;
 };
 std::array<tracker::PieceLeans, 2> tracker_leans(const calibration::Calibration& calibration,
                                                  const HidingSizes& sizes = {});

@@ -185,8 +185,8 @@ using TrackerEvent = std::variant<TrackedMove, Correction, Incident>;
 
 // Per square, the other squares (bit per square) a standing piece there hides from the
 // camera (vision::leaned_over): a tilted camera sees a piece's body over the square behind
-// it, which vision may then read as that piece. Kings and queens stand far taller than the
-// rest, so their bodies reach further.
+// it, which vision may then read as that piece. Kings and queens stand taller and are wider
+// than the rest, so their bodies reach further.
 struct PieceLeans {
   std::array<std::uint64_t, 64> short_pieces{};  // pawns, knights, bishops, rooks
   std::array<std::uint64_t, 64> tall_pieces{};   // kings, queens
