@@ -936,6 +936,15 @@ TEST(TrackerIncidents, PremoveWhoseFromSquareReadsLate) {
   EXPECT_TRUE(found(outcome, want));
   EXPECT_TRUE(outcome.exact);
 }
+// The ply before ply `i` of `replay` on the same board, if any.
+const bugcam::rules::ReplayedPly* previous_on_board(const bugcam::rules::Replay& replay,
+                                                    std::size_t i) {
+  for (std::size_t j = i; j > 0; --j) {
+    if (replay.plies[j - 1].board == replay.plies[i].board) return &replay.plies[j - 1];
+  }
+  return nullptr;
+}
+
 // A plain move under the mover's hand until after its press, answered by a drop made
 // before that press (fresh 11378: 7B. Bd2 under White's arm, then 7b. P@d4, pressed 0.12 s
 // after White's press). At the press nothing shows the move, and the mover's drops onto its
@@ -955,10 +964,9 @@ TEST(TrackerIncidents, PremoveAfterAMoveHiddenUntilTheAnswersPress) {
     for (std::size_t i = 4; i < 58 && i < replay.plies.size() && tried < 25; ++i) {
       const bugcam::rules::ReplayedPly& answer = replay.plies[i];
       if (!answer.move.is_drop()) continue;
-      std::size_t j = i;
-      while (j > 0 && replay.plies[j - 1].board != answer.board) --j;
-      if (j == 0) continue;
-      const bugcam::rules::ReplayedPly& first = replay.plies[j - 1];
+      const bugcam::rules::ReplayedPly* const previous = previous_on_board(replay, i);
+      if (previous == nullptr) continue;
+      const bugcam::rules::ReplayedPly& first = *previous;
       if (first.move.kind() != bugcam::rules::Move::Kind::kNormal ||
           !first.before.piece_at(first.move.to()).empty()) {
         continue;
@@ -976,7 +984,7 @@ TEST(TrackerIncidents, PremoveAfterAMoveHiddenUntilTheAnswersPress) {
       // The first move's press, as the simulation delays it for the premove.
       double press = 0.0;
       for (const TrackedMove& m : simulate(games[g], options, [](const SimulatedInput&) {}).truth) {
-        if (m.board == first.board && m.side == mover && m.san == first.san) press = m.t;
+        if (m.ply == ply_label(first.board, mover, first.before.fullmove_number())) press = m.t;
       }
       const auto cover = [&](std::vector<SimulatedInput>& inputs) {
         double answer_press = std::numeric_limits<double>::infinity();
@@ -1035,10 +1043,9 @@ TEST(TrackerIncidents, MoveCoveredUntilAfterTheNextPressOnItsBoard) {
       const bugcam::rules::Replay replay = bugcam::rules::replay(games[g]);
       for (std::size_t i = 4; i < 58 && i < replay.plies.size() && tried < 25; ++i) {
         const bugcam::rules::ReplayedPly& answer = replay.plies[i];
-        std::size_t j = i;
-        while (j > 0 && replay.plies[j - 1].board != answer.board) --j;
-        if (j == 0) continue;
-        const bugcam::rules::ReplayedPly& first = replay.plies[j - 1];
+        const bugcam::rules::ReplayedPly* const previous = previous_on_board(replay, i);
+        if (previous == nullptr) continue;
+        const bugcam::rules::ReplayedPly& first = *previous;
         if (first.move.kind() != bugcam::rules::Move::Kind::kNormal ||
             !first.before.piece_at(first.move.to()).empty() ||
             answer.move.kind() != bugcam::rules::Move::Kind::kNormal) {
