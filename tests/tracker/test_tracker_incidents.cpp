@@ -564,6 +564,75 @@ TEST(TrackerIncidents, APiecePassedBeforeItsCapturesPressIsNotAnEarlierCaptureCo
   ASSERT_EQ(pairs, 4);
   EXPECT_EQ(reported, 0);
 }
+// A capture whose piece the capturer keeps until after their next move, that move itself a
+// capture of another type whose piece they pass 2 s before pressing it (players pass before
+// they press): the piece seen then is the second capture's, not the first's passed in time,
+// and the first is still a capture not passed (fresh 11398: 5A. Ncxe4's knight passed after
+// 6A. Nxf7, whose pawn lay in Black B's area 2.6 s before its press). Such pairs of captures
+// in the sample games, up to six.
+TEST(TrackerIncidents, ACapturesPiecePassedBeforeItsPressIsNotTheOneKeptBefore) {
+  using bugcam::rules::PieceType;
+  const SimulationOptions options = clean_run_options();
+  int runs = 0;
+  int found_count = 0;
+  for (const bugcam::rules::BpgnGame& game : clean_run_games()) {
+    if (runs >= 6) break;
+    const bugcam::rules::Replay replay = bugcam::rules::replay(game);
+    const Simulation plain = simulate(game, options, [](const SimulatedInput&) {});
+    const std::vector<TrackedMove>& truth = plain.truth;
+    const auto passed = [&](std::size_t k) { return piece_passed(replay.plies[k]); };
+    for (std::size_t first = 0; first < truth.size() && runs < 6; ++first) {
+      if (passed(first) == PieceType::kNone) continue;
+      const TrackedMove& capture = truth[first];
+      std::size_t next = first + 1;
+      while (next < truth.size() &&
+             !(truth[next].board == capture.board && truth[next].side == capture.side)) {
+        ++next;
+      }
+      if (next >= truth.size() || passed(next) == PieceType::kNone ||
+          passed(next) == passed(first) || truth[next].t - 2.0 < capture.t + 1.0) {
+        continue;
+      }
+      const double deadline = truth[next].t;
+      const Seat partner{capture.board == BoardId::kA ? BoardId::kB : BoardId::kA, !capture.side};
+      const bool partner_drops = std::any_of(truth.begin(), truth.end(), [&](const TrackedMove& m) {
+        return m.board == partner.board && m.side == partner.color && m.move.is_drop() &&
+               m.t > capture.t && m.t < deadline + 3.0;
+      });
+      if (partner_drops) continue;
+      ++runs;
+      const PieceType kept = passed(first);
+      const PieceType early = passed(next);
+      const auto edit = [&](std::vector<SimulatedInput>& inputs) {
+        for (SimulatedInput& input : inputs) {
+          auto* o = std::get_if<HoldingsObservation>(&input);
+          if (o == nullptr || !(o->seat == partner)) continue;
+          if (o->t >= capture.t + 0.6 && o->t < deadline + 2.0) {
+            int& count = o->visible[static_cast<std::size_t>(kept)];
+            if (count > 0) {
+              --count;
+              if (o->pieces && *o->pieces > 0) --*o->pieces;
+            }
+          }
+          if (o->t >= deadline - 2.0 && o->t < deadline + 0.6) {
+            ++o->visible[static_cast<std::size_t>(early)];
+            if (o->pieces) ++*o->pieces;
+          }
+        }
+      };
+      const Outcome outcome = run_tracker(game, options, {}, std::nullopt, edit);
+      const ExpectedIncident want{IncidentType::kCaptureNotPassed, capture.board, capture.side,
+                                  capture.t};
+      if (found(outcome, want)) ++found_count;
+      for (const Incident& got : outcome.incidents) {
+        std::cout << capture.ply << " then " << truth[next].ply << ": " << incident_name(got.type)
+                  << " " << got.t << " " << got.detail << "\n";
+      }
+    }
+  }
+  EXPECT_EQ(runs, 6);
+  EXPECT_GE(found_count, 6);
+}
 // A drop made without a press and recorded at the mover's late press: its piece left the
 // holding area when it was made, not at that press, so the area short of it in between is
 // no hidden piece (fresh 11377: 7B. P@g5 made at 51.4 s, pressed at 61.2 s). Each drop of

@@ -987,6 +987,9 @@ struct PendingPass {
   // without the piece (none: the area was not seen in the window); arrived_late compares
   // later views with it.
   std::optional<HoldingsObservation> by_deadline;
+  // Pieces of later captures, passed before their presses, that by_deadline counted
+  // (Impl::counted_for_others): arrived_late does not wait for them to come.
+  int others_by_deadline = 0;
   bool dropped_unseen = false;       // the partner dropped it, never seen after it
   std::optional<double> resolved_t;  // when it arrived, was dropped or was decided
   bool passed = false;
@@ -3979,7 +3982,8 @@ struct Tracker::Impl {
     const HoldingsObservation& then = *pass.by_deadline;
     const std::array<int, 5> want_then = expected_at(s, then.t);
     if (o.pieces && then.pieces) {
-      return *o.pieces - *then.pieces > total(want_now) - total(want_then);
+      return *o.pieces - *then.pieces >
+             total(want_now) - total(want_then) - pass.others_by_deadline;
     }
     const int type = static_cast<int>(pass.type);
     return o.visible[type] - then.visible[type] > want_now[type] - want_then[type];
@@ -3992,6 +3996,47 @@ struct Tracker::Impl {
     return expected_moved(s, counted ? kAnyType : static_cast<int>(pass.type), true, t,
                           t + kPassedBeforePressSeconds)
         .has_value();
+  }
+
+  // Whether view `o` of seat `s` counts the piece of a pass it is evaluated for by the pass's
+  // deadline where the types read account for every piece counted, none of them the pass's,
+  // and show more of another type than held: counted_for_others may tell, once the presses
+  // up to kPassedBeforePressSeconds after the view are committed.
+  bool may_count_others(int s, const HoldingsObservation& o) const {
+    if (!o.pieces || total(o.visible) != *o.pieces) return false;
+    const std::array<int, 5> want = expected_at(s, o.t);
+    for (const PendingPass& pass : passes) {
+      const int type = static_cast<int>(pass.type);
+      if (seat_index(partner_of(pass.capturer)) != s || pass.passed || o.t <= pass.t_capture ||
+          (pass.deadline && o.t > *pass.deadline) || o.visible[type] >= want[type] ||
+          !pass_arrived(pass, o, want)) {
+        continue;
+      }
+      for (int other = 0; other < 5; ++other) {
+        if (other != type && o.visible[other] > want[other]) return true;
+      }
+    }
+    return false;
+  }
+
+  // How many pieces view `o` of seat `s`, which counts the piece of `pass` (want: what the history
+  // says the seat holds), counts other captures' pieces instead, and how many: the types read
+  // account for every piece counted, none of them the pass's type, and one of another type that a
+  // capture for the seat pressed up to kPassedBeforePressSeconds later passes (players pass before
+  // they press: fresh 11398's pawn from 6A. Nxf7, seen 2 s before its press, was taken for
+  // 5A. Ncxe4's knight, which White A passed only after 6A).
+  int counted_for_others(const PendingPass& pass, int s, const HoldingsObservation& o,
+                         const std::array<int, 5>& want) const {
+    const int type = static_cast<int>(pass.type);
+    if (!o.pieces || total(o.visible) != *o.pieces || o.visible[type] >= want[type]) return 0;
+    int others = 0;
+    for (int other = 0; other < 5; ++other) {
+      if (other != type && o.visible[other] > want[other] &&
+          expected_moved(s, other, true, o.t, o.t + kPassedBeforePressSeconds)) {
+        others += o.visible[other] - want[other];
+      }
+    }
+    return others;
   }
 
   // A drop by the partner of a captured piece's type by the capturer's deadline, with their
@@ -4098,6 +4143,12 @@ struct Tracker::Impl {
                                            : settled;
     for (int s = 0; s < 4; ++s) {
       while (!holdings_seen[s].empty() && holdings_seen[s].front().t < horizon) {
+        // A view that may count another capture's piece (counted_for_others) waits until the
+        // presses that could pass it are committed.
+        if (!final_views && holdings_seen[s].front().t + kPassedBeforePressSeconds >= settled &&
+            may_count_others(s, holdings_seen[s].front())) {
+          break;
+        }
         const HoldingsObservation o = holdings_seen[s].front();
         holdings_seen[s].pop_front();
         const std::array<int, 5> want = expected_at(s, o.t);
@@ -4123,7 +4174,13 @@ struct Tracker::Impl {
             continue;
           }
           pass.by_deadline = o;
-          if (arrived) {
+          pass.others_by_deadline = arrived ? counted_for_others(pass, s, o, want) : 0;
+          if (pass.others_by_deadline > 0) {
+            if (config.debug != nullptr) {
+              *config.debug << "pass " << pass.ply << " counted at " << o.t
+                            << " for another capture's piece\n";
+            }
+          } else if (arrived) {
             pass.passed = true;
             pass.resolved_t = o.t;
             if (config.debug != nullptr) {
