@@ -564,24 +564,27 @@ TEST(TrackerIncidents, APiecePassedBeforeItsCapturesPressIsNotAnEarlierCaptureCo
   ASSERT_EQ(pairs, 4);
   EXPECT_EQ(reported, 0);
 }
-// A capture whose piece the capturer keeps until after their next move, that move itself a
-// capture of another type whose piece they pass 2 s before pressing it (players pass before
-// they press): the piece seen then is the second capture's, not the first's passed in time,
-// and the first is still a capture not passed (fresh 11398: 5A. Ncxe4's knight passed after
-// 6A. Nxf7, whose pawn lay in Black B's area 2.6 s before its press). Such pairs of captures
-// in the sample games, up to six.
-TEST(TrackerIncidents, ACapturesPiecePassedBeforeItsPressIsNotTheOneKeptBefore) {
+// A capture, and the capturer's next move a capture of another type, in the sample games:
+// up to `most` such pairs whose partner drops nothing from the first capture to 3 s after the
+// second's press, the second pressed at least 3 s after the first.
+struct CaptureThenCapture {
+  const bugcam::rules::BpgnGame* game = nullptr;
+  TrackedMove capture;
+  TrackedMove next;
+  bugcam::rules::PieceType kept = bugcam::rules::PieceType::kNone;   // what the first passes
+  bugcam::rules::PieceType early = bugcam::rules::PieceType::kNone;  // and the second
+  Seat partner;
+};
+std::vector<CaptureThenCapture> captures_then_capturers_next(std::size_t most) {
   using bugcam::rules::PieceType;
-  const SimulationOptions options = clean_run_options();
-  int runs = 0;
-  int found_count = 0;
+  std::vector<CaptureThenCapture> out;
   for (const bugcam::rules::BpgnGame& game : clean_run_games()) {
-    if (runs >= 6) break;
+    if (out.size() >= most) break;
     const bugcam::rules::Replay replay = bugcam::rules::replay(game);
-    const Simulation plain = simulate(game, options, [](const SimulatedInput&) {});
+    const Simulation plain = simulate(game, clean_run_options(), [](const SimulatedInput&) {});
     const std::vector<TrackedMove>& truth = plain.truth;
     const auto passed = [&](std::size_t k) { return piece_passed(replay.plies[k]); };
-    for (std::size_t first = 0; first < truth.size() && runs < 6; ++first) {
+    for (std::size_t first = 0; first < truth.size() && out.size() < most; ++first) {
       if (passed(first) == PieceType::kNone) continue;
       const TrackedMove& capture = truth[first];
       std::size_t next = first + 1;
@@ -593,45 +596,92 @@ TEST(TrackerIncidents, ACapturesPiecePassedBeforeItsPressIsNotTheOneKeptBefore) 
           passed(next) == passed(first) || truth[next].t - 2.0 < capture.t + 1.0) {
         continue;
       }
-      const double deadline = truth[next].t;
       const Seat partner{capture.board == BoardId::kA ? BoardId::kB : BoardId::kA, !capture.side};
       const bool partner_drops = std::any_of(truth.begin(), truth.end(), [&](const TrackedMove& m) {
         return m.board == partner.board && m.side == partner.color && m.move.is_drop() &&
-               m.t > capture.t && m.t < deadline + 3.0;
+               m.t > capture.t && m.t < truth[next].t + 3.0;
       });
       if (partner_drops) continue;
-      ++runs;
-      const PieceType kept = passed(first);
-      const PieceType early = passed(next);
-      const auto edit = [&](std::vector<SimulatedInput>& inputs) {
-        for (SimulatedInput& input : inputs) {
-          auto* o = std::get_if<HoldingsObservation>(&input);
-          if (o == nullptr || !(o->seat == partner)) continue;
-          if (o->t >= capture.t + 0.6 && o->t < deadline + 2.0) {
-            int& count = o->visible[static_cast<std::size_t>(kept)];
-            if (count > 0) {
-              --count;
-              if (o->pieces && *o->pieces > 0) --*o->pieces;
-            }
-          }
-          if (o->t >= deadline - 2.0 && o->t < deadline + 0.6) {
-            ++o->visible[static_cast<std::size_t>(early)];
-            if (o->pieces) ++*o->pieces;
-          }
-        }
-      };
-      const Outcome outcome = run_tracker(game, options, {}, std::nullopt, edit);
-      const ExpectedIncident want{IncidentType::kCaptureNotPassed, capture.board, capture.side,
-                                  capture.t};
-      if (found(outcome, want)) ++found_count;
-      for (const Incident& got : outcome.incidents) {
-        std::cout << capture.ply << " then " << truth[next].ply << ": " << incident_name(got.type)
-                  << " " << got.t << " " << got.detail << "\n";
-      }
+      out.push_back({&game, capture, truth[next], passed(first), passed(next), partner});
     }
   }
-  EXPECT_EQ(runs, 6);
+  return out;
+}
+
+// Moves a piece of type `from` to type `to` in `o`, if there is one.
+void read_as(HoldingsObservation& o, bugcam::rules::PieceType from, bugcam::rules::PieceType to) {
+  int& count = o.visible[static_cast<std::size_t>(from)];
+  if (count == 0) return;
+  --count;
+  ++o.visible[static_cast<std::size_t>(to)];
+}
+
+// A capture whose piece the capturer keeps until after their next move, that move itself a
+// capture of another type whose piece they pass 2 s before pressing it (players pass before
+// they press): the piece seen then is the second capture's, not the first's passed in time,
+// and the first is still a capture not passed (fresh 11398: 5A. Ncxe4's knight passed after
+// 6A. Nxf7, whose pawn lay in Black B's area 2.6 s before its press). Six such pairs.
+TEST(TrackerIncidents, ACapturesPiecePassedBeforeItsPressIsNotTheOneKeptBefore) {
+  const std::vector<CaptureThenCapture> pairs = captures_then_capturers_next(6);
+  ASSERT_EQ(pairs.size(), 6u);
+  int found_count = 0;
+  for (const CaptureThenCapture& pair : pairs) {
+    const double deadline = pair.next.t;
+    const auto edit = [&](std::vector<SimulatedInput>& inputs) {
+      for (SimulatedInput& input : inputs) {
+        auto* o = std::get_if<HoldingsObservation>(&input);
+        if (o == nullptr || !(o->seat == pair.partner)) continue;
+        if (o->t >= pair.capture.t + 0.6 && o->t < deadline + 2.0) {
+          int& count = o->visible[static_cast<std::size_t>(pair.kept)];
+          if (count > 0) {
+            --count;
+            if (o->pieces && *o->pieces > 0) --*o->pieces;
+          }
+        }
+        if (o->t >= deadline - 2.0 && o->t < deadline + 0.6) {
+          ++o->visible[static_cast<std::size_t>(pair.early)];
+          if (o->pieces) ++*o->pieces;
+        }
+      }
+    };
+    const Outcome outcome = run_tracker(*pair.game, clean_run_options(), {}, std::nullopt, edit);
+    const ExpectedIncident want{IncidentType::kCaptureNotPassed, pair.capture.board,
+                                pair.capture.side, pair.capture.t};
+    if (found(outcome, want)) ++found_count;
+    for (const Incident& got : outcome.incidents) {
+      std::cout << pair.capture.ply << " then " << pair.next.ply << ": " << incident_name(got.type)
+                << " " << got.t << " " << got.detail << "\n";
+    }
+  }
+  // 0 of 6 with the second's piece taken for the first's passed in time.
   EXPECT_GE(found_count, 6);
+}
+// ... but a first capture's piece passed in time and read as the second's type until that
+// piece comes is mostly still passed. The views alone cannot tell the two apart (one piece of
+// the second's type, then both); where the first's type then rises past what the history
+// holds, it is taken for the first's piece come late (6B. Ncxe4's pawn, read as 7B's type).
+TEST(TrackerIncidents, ACapturesPieceReadAsTheNextCapturesTypeIsPassed) {
+  const std::vector<CaptureThenCapture> pairs = captures_then_capturers_next(6);
+  ASSERT_EQ(pairs.size(), 6u);
+  int not_passed = 0;
+  for (const CaptureThenCapture& pair : pairs) {
+    const auto edit = [&](std::vector<SimulatedInput>& inputs) {
+      for (SimulatedInput& input : inputs) {
+        auto* o = std::get_if<HoldingsObservation>(&input);
+        if (o != nullptr && o->seat == pair.partner && o->t >= pair.capture.t + 0.6 &&
+            o->t < pair.next.t + 0.6) {
+          read_as(*o, pair.kept, pair.early);
+        }
+      }
+    };
+    const Outcome outcome = run_tracker(*pair.game, clean_run_options(), {}, std::nullopt, edit);
+    for (const Incident& got : outcome.incidents) {
+      if (got.type != IncidentType::kCaptureNotPassed) continue;
+      ++not_passed;
+      std::cout << pair.capture.ply << " then " << pair.next.ply << ": " << got.detail << "\n";
+    }
+  }
+  EXPECT_LE(not_passed, 1);  // 0 with the count trusted over the types (and 11398 missed)
 }
 // A drop made without a press and recorded at the mover's late press: its piece left the
 // holding area when it was made, not at that press, so the area short of it in between is

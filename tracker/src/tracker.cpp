@@ -984,8 +984,8 @@ struct PendingPass {
   bool late_counted = false;      // in a view that counted the pieces whatever their types
   bool dropped_late = false;      // a drop after the deadline, the piece seen late, was this one
   // The last view of the partner's area evaluated after the capture and by the deadline,
-  // without the piece (none: the area was not seen in the window); arrived_late compares
-  // later views with it.
+  // without the piece, or with it counted only by other captures' pieces (none: the area was
+  // not seen in the window); arrived_late compares later views with it.
   std::optional<HoldingsObservation> by_deadline;
   // Pieces of later captures, passed before their presses, that by_deadline counted
   // (Impl::counted_for_others): arrived_late does not wait for them to come.
@@ -3981,9 +3981,10 @@ struct Tracker::Impl {
     if (!pass.by_deadline) return true;
     const HoldingsObservation& then = *pass.by_deadline;
     const std::array<int, 5> want_then = expected_at(s, then.t);
-    if (o.pieces && then.pieces) {
-      return *o.pieces - *then.pieces >
-             total(want_now) - total(want_then) - pass.others_by_deadline;
+    // Where that view counted other captures' pieces, the pass's own type tells (a count
+    // would also rise with one of them misread as the pass's piece).
+    if (o.pieces && then.pieces && pass.others_by_deadline == 0) {
+      return *o.pieces - *then.pieces > total(want_now) - total(want_then);
     }
     const int type = static_cast<int>(pass.type);
     return o.visible[type] - then.visible[type] > want_now[type] - want_then[type];
@@ -4019,24 +4020,25 @@ struct Tracker::Impl {
     return false;
   }
 
-  // How many pieces view `o` of seat `s`, which counts the piece of `pass` (want: what the history
-  // says the seat holds), counts other captures' pieces instead, and how many: the types read
-  // account for every piece counted, none of them the pass's type, and one of another type that a
-  // capture for the seat pressed up to kPassedBeforePressSeconds later passes (players pass before
-  // they press: fresh 11398's pawn from 6A. Nxf7, seen 2 s before its press, was taken for
-  // 5A. Ncxe4's knight, which White A passed only after 6A).
+  // How many of the pieces view `o` of seat `s` counts for `pass` (want: what the history says
+  // the seat holds) are other captures' instead: the types read account for every piece
+  // counted, none of them the pass's type, and show pieces of other types that captures for
+  // the seat pressed up to kPassedBeforePressSeconds later pass (players pass before they
+  // press: fresh 11398's pawn from 6A. Nxf7, seen 2 s before its press, was taken for 5A.
+  // Ncxe4's knight, which White A passed only after 6A). None where the count is enough
+  // without them.
   int counted_for_others(const PendingPass& pass, int s, const HoldingsObservation& o,
                          const std::array<int, 5>& want) const {
     const int type = static_cast<int>(pass.type);
     if (!o.pieces || total(o.visible) != *o.pieces || o.visible[type] >= want[type]) return 0;
+    const std::array<int, 5> soon = expected_at(s, o.t + kPassedBeforePressSeconds);
     int others = 0;
     for (int other = 0; other < 5; ++other) {
-      if (other != type && o.visible[other] > want[other] &&
-          expected_moved(s, other, true, o.t, o.t + kPassedBeforePressSeconds)) {
-        others += o.visible[other] - want[other];
-      }
+      if (other != type)
+        others += std::max(0, std::min(o.visible[other], soon[other]) - want[other]);
     }
-    return others;
+    // Counted enough without them: the pass's piece is there, its type misread.
+    return *o.pieces - others >= total(want) ? 0 : others;
   }
 
   // A drop by the partner of a captured piece's type by the capturer's deadline, with their
@@ -4141,12 +4143,15 @@ struct Tracker::Impl {
     const double horizon = !finished ? std::min(settled, latest_t - kHoldingsHandMarginSeconds)
                            : all_committed ? kInfinity
                                            : settled;
+    // Per seat, how far its views were evaluated: to `horizon`, or to a view kept back.
+    std::array<double, 4> evaluated{horizon, horizon, horizon, horizon};
     for (int s = 0; s < 4; ++s) {
       while (!holdings_seen[s].empty() && holdings_seen[s].front().t < horizon) {
         // A view that may count another capture's piece (counted_for_others) waits until the
         // presses that could pass it are committed.
-        if (!final_views && holdings_seen[s].front().t + kPassedBeforePressSeconds >= settled &&
+        if (!finished && holdings_seen[s].front().t + kPassedBeforePressSeconds >= settled &&
             may_count_others(s, holdings_seen[s].front())) {
+          evaluated[static_cast<std::size_t>(s)] = holdings_seen[s].front().t;
           break;
         }
         const HoldingsObservation o = holdings_seen[s].front();
@@ -4250,13 +4255,17 @@ struct Tracker::Impl {
         }
       }
     }
+    // How far the views of the area a pass goes to were evaluated.
+    const auto seen_to = [&](const PendingPass& pass) {
+      return evaluated[static_cast<std::size_t>(seat_index(partner_of(pass.capturer)))];
+    };
     // A piece seen arriving late is this capture's unless a capture for the same seat was
     // pressed soon after: players pass a captured piece before they press (fresh 11352: 10b.
     // Nxc3's knight lay in White A's area from 66.4 s, its press came at 69.2 s, and 7b.
     // gxf6's hidden knight was taken as passed late).
     for (PendingPass& pass : passes) {
       if (pass.passed || !pass.late_at ||
-          (*pass.late_at + kPassedBeforePressSeconds >= horizon && !final_views)) {
+          (*pass.late_at + kPassedBeforePressSeconds >= seen_to(pass) && !final_views)) {
         continue;
       }
       const int s = seat_index(partner_of(pass.capturer));
@@ -4272,7 +4281,7 @@ struct Tracker::Impl {
     // Passes whose deadline the evaluated observations have passed.
     for (PendingPass& pass : passes) {
       if (pass.passed || !pass.deadline ||
-          (*pass.deadline + kGrabSeconds >= horizon && !final_views)) {
+          (*pass.deadline + kGrabSeconds >= seen_to(pass) && !final_views)) {
         continue;
       }
       const Seat partner = partner_of(pass.capturer);
@@ -4286,7 +4295,7 @@ struct Tracker::Impl {
       // Whose it is waits until the piece is seen (credit_pass_by_drop decides a drop).
       if (not_there && pass.late_at && !final_views) continue;
       if (not_there && !pass.seen_after_deadline && !final_views &&
-          *pass.deadline + kUndecidedPassSeconds >= horizon) {
+          *pass.deadline + kUndecidedPassSeconds >= seen_to(pass)) {
         continue;
       }
       // Never seen to arrive, not even late: vision may miss the piece there (touching
@@ -4324,7 +4333,7 @@ struct Tracker::Impl {
       pass.resolved_t = latest_t;
       // (A track lost may have taken the partner's drop of the piece for a disturbance.)
       pass.never_seen = not_there && !pass.seen_after_deadline && !track_lost;
-      if (pass.never_seen) report_deferred_shortfalls(pass.id, std::min(latest_t, horizon));
+      if (pass.never_seen) report_deferred_shortfalls(pass.id, std::min(latest_t, seen_to(pass)));
     }
     // Shortfalls kept for a capture decided otherwise were the capturer's part.
     std::erase_if(deferred_shortfalls, [&](const DeferredShortfall& d) {
@@ -4336,7 +4345,7 @@ struct Tracker::Impl {
     // kShortfallOverSeconds after its pieces are seen whole (close_shortfall reads them).
     std::erase_if(passes, [&](const PendingPass& p) {
       return p.passed && !finished &&
-             (!p.resolved_t || *p.resolved_t + kShortfallOverSeconds + 1.0 < horizon);
+             (!p.resolved_t || *p.resolved_t + kShortfallOverSeconds + 1.0 < seen_to(p));
     });
   }
 
