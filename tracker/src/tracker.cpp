@@ -3999,46 +3999,46 @@ struct Tracker::Impl {
         .has_value();
   }
 
-  // Whether view `o` of seat `s` counts the piece of a pass it is evaluated for by the pass's
-  // deadline where the types read account for every piece counted, none of them the pass's,
-  // and show more of another type than held: counted_for_others may tell, once the presses
-  // up to kPassedBeforePressSeconds after the view are committed.
-  bool may_count_others(int s, const HoldingsObservation& o) const {
-    if (!o.pieces || total(o.visible) != *o.pieces) return false;
-    const std::array<int, 5> want = expected_at(s, o.t);
-    for (const PendingPass& pass : passes) {
-      const int type = static_cast<int>(pass.type);
-      if (seat_index(partner_of(pass.capturer)) != s || pass.passed || o.t <= pass.t_capture ||
-          (pass.deadline && o.t > *pass.deadline) || o.visible[type] >= want[type] ||
-          !pass_arrived(pass, o, want)) {
-        continue;
-      }
-      for (int other = 0; other < 5; ++other) {
-        if (other != type && o.visible[other] > want[other]) return true;
-      }
+  // Of the pieces view `o` counts, how many read as types other than `type` beyond `want`,
+  // no more of each than `most`: none where the types read do not account for every piece
+  // counted, or show `type` as held.
+  static int read_beyond_held(const HoldingsObservation& o, int type,
+                              const std::array<int, 5>& want, const std::array<int, 5>& most) {
+    if (!o.pieces || total(o.visible) != *o.pieces || o.visible[type] >= want[type]) return 0;
+    int beyond = 0;
+    for (int other = 0; other < 5; ++other) {
+      if (other != type)
+        beyond += std::max(0, std::min(o.visible[other], most[other]) - want[other]);
     }
-    return false;
+    return beyond;
+  }
+
+  // Whether view `o` of seat `s` counts the piece of a pass it is evaluated for by the pass's
+  // deadline with pieces of other types read beyond what is held (read_beyond_held):
+  // counted_for_others may tell, once the presses up to kPassedBeforePressSeconds after the
+  // view are committed.
+  bool may_count_others(int s, const HoldingsObservation& o) const {
+    const std::array<int, 5> want = expected_at(s, o.t);
+    return std::any_of(passes.begin(), passes.end(), [&](const PendingPass& pass) {
+      const int type = static_cast<int>(pass.type);
+      return seat_index(partner_of(pass.capturer)) == s && !pass.passed && o.t > pass.t_capture &&
+             (!pass.deadline || o.t <= *pass.deadline) &&
+             read_beyond_held(o, type, want, o.visible) > 0 && pass_arrived(pass, o, want);
+    });
   }
 
   // How many of the pieces view `o` of seat `s` counts for `pass` (want: what the history says
-  // the seat holds) are other captures' instead: the types read account for every piece
-  // counted, none of them the pass's type, and show pieces of other types that captures for
-  // the seat pressed up to kPassedBeforePressSeconds later pass (players pass before they
-  // press: fresh 11398's pawn from 6A. Nxf7, seen 2 s before its press, was taken for 5A.
-  // Ncxe4's knight, which White A passed only after 6A). None where the count is enough
-  // without them.
+  // the seat holds) are other captures' instead: pieces of other types read beyond what is
+  // held (read_beyond_held), as many as captures for the seat pressed up to
+  // kPassedBeforePressSeconds later pass (players pass before they press: fresh 11398's pawn
+  // from 6A. Nxf7, seen 2 s before its press, was taken for 5A. Ncxe4's knight, which White A
+  // passed only after 6A). None where the count is enough without them (the pass's piece is
+  // there, its type misread).
   int counted_for_others(const PendingPass& pass, int s, const HoldingsObservation& o,
                          const std::array<int, 5>& want) const {
-    const int type = static_cast<int>(pass.type);
-    if (!o.pieces || total(o.visible) != *o.pieces || o.visible[type] >= want[type]) return 0;
-    const std::array<int, 5> soon = expected_at(s, o.t + kPassedBeforePressSeconds);
-    int others = 0;
-    for (int other = 0; other < 5; ++other) {
-      if (other != type)
-        others += std::max(0, std::min(o.visible[other], soon[other]) - want[other]);
-    }
-    // Counted enough without them: the pass's piece is there, its type misread.
-    return *o.pieces - others >= total(want) ? 0 : others;
+    const int others = read_beyond_held(o, static_cast<int>(pass.type), want,
+                                        expected_at(s, o.t + kPassedBeforePressSeconds));
+    return others == 0 || *o.pieces - others >= total(want) ? 0 : others;
   }
 
   // A drop by the partner of a captured piece's type by the capturer's deadline, with their
