@@ -510,6 +510,24 @@ double board_score(const Position& p, const PressEvidence& e) {
   return score;
 }
 
+// An empty square read as a piece, counted earlier as the body of a piece that hid it, whose
+// reading stays while that piece goes: the reading counts once (press_evidence), so without
+// this the board that leaned on it would keep its discount for good (held-out 11407: 2A. f4
+// for e5 kept the pawn on e4 hiding e5, read white, and the pawn's capture on e4 cost it
+// nothing). The cost is what a misread that lasts would cost, no more than an unread change.
+double lean_lost(const PressEvidence& e, const Squares& before, const Squares& after, int s) {
+  if (e.leans == nullptr || ((e.changed >> s) & 1) != 0) return 0.0;
+  if (state_of(after.white, after.black, s) != SquareState::kEmpty) return 0.0;
+  const auto& whole = e.whole[s];
+  const int read = static_cast<int>(most_likely(whole));
+  if (read == static_cast<int>(SquareState::kEmpty) || !hidden_as(e, before, s, read) ||
+      hidden_as(e, after, s, read)) {
+    return 0.0;
+  }
+  const double misread = whole[static_cast<int>(SquareState::kEmpty)] - whole[read];
+  return std::clamp(misread - kLeanedOverReading, e.unread_change, 0.0);
+}
+
 // The change in fit when the board goes from `before` to `after`: on the squares whose
 // content changes, on those a piece that came or went hides, and on those it may shade.
 double change_delta(const Squares& before, const Squares& after, const PressEvidence& e) {
@@ -529,7 +547,10 @@ double change_delta(const Squares& before, const Squares& after, const PressEvid
     const int s = std::countr_zero(todo);
     const std::uint64_t bit = std::uint64_t{1} << s;
     delta += square_fit(e, after, s) - square_fit(e, before, s);
-    if (!(content_changed & bit)) continue;
+    if (!(content_changed & bit)) {
+      delta += lean_lost(e, before, after, s);
+      continue;
+    }
     if (e.changed & bit) continue;
     if (!(e.touched & bit)) {
       delta += e.untouched_change;
