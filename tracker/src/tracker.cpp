@@ -2822,13 +2822,17 @@ struct Tracker::Impl {
   // surest); its variants (the same piece elsewhere, a drop onto its square) filled the
   // places, and the unpressed first ply, whose squares are others, was never tried
   // (held-out 11404: 5b. Be7 unpressed, 6B. e5, 6b. Ng4 pressed; Ng4 then Be7 was recorded).
-  static void add_unlike_the_best(const MoveList& moves,
+  static void add_unlike_the_best(const Position& p, const MoveList& moves,
                                   const std::vector<std::pair<double, int>>& scored,
-                                  std::vector<std::pair<double, int>>& kept) {
+                                  std::vector<std::pair<double, int>>& kept,
+                                  const rules::RuleSet& rules) {
     if (scored.empty()) return;
-    const auto squares = [](Move m) {
-      const std::uint64_t to = std::uint64_t{1} << m.to();
-      return m.is_drop() ? to : to | (std::uint64_t{1} << m.from());
+    const Squares before = squares_of(p);
+    // The squares a move changes (a castling's rook's too).
+    const auto squares = [&](Move m) {
+      Position after = p;
+      after.make(m, rules);
+      return changed_squares(before, squares_of(after));
     };
     const std::uint64_t best = squares(moves[scored.front().second]);
     for (const auto& entry : scored) {
@@ -2901,7 +2905,7 @@ struct Tracker::Impl {
               if (k >= kUnpressedBranching) ++onto_kept;
             }
           }
-          if (presser_twice && ply == 0) add_unlike_the_best(moves, scored, kept);
+          if (presser_twice && ply == 0) add_unlike_the_best(partial.p, moves, scored, kept, rules);
           scored = std::move(kept);
         }
         for (const auto& [score, i] : scored) {
@@ -3906,18 +3910,24 @@ struct Tracker::Impl {
     // A run of the mover's colour after one of that colour is no arrival: the square read so
     // before the move (a piece beside it leaning over it; held-out 11404: e7 read black under
     // the king on e8 before 5b. Be7, and the unpressed Be7 was timed at a hand passing over it
-    // 9 s early).
+    // 9 s early). Such a run begun as a hand left is the last resort.
+    std::optional<double> uncovered_as_before;
     std::optional<SquareState> previous;
     for (const detail::Run* run = seen.run_at(ply.move.to(), after, until);
          run != nullptr && run->start < until; run = seen.run_after(ply.move.to(), *run)) {
       const SquareState state = run->mean_state();
       const bool arrived = state == wanted && previous != wanted;
       previous = state;
-      if (run->start < after || !arrived) continue;
+      if (run->start < after || state != wanted) continue;
+      if (!arrived) {
+        if (run->after_cover && !uncovered_as_before) uncovered_as_before = run->start;
+        continue;
+      }
       if (run->after_cover) return run->start;
       if (!first) first = run->start;
     }
-    if (first || ply.move.is_drop()) return first;
+    if (first) return first;
+    if (ply.move.is_drop()) return uncovered_as_before;
     for (const detail::Run* run = seen.run_at(ply.move.from(), after, until);
          run != nullptr && run->start < until; run = seen.run_after(ply.move.from(), *run)) {
       if (run->start < after) continue;
@@ -3927,7 +3937,7 @@ struct Tracker::Impl {
         emptied = run->start;
       }
     }
-    return emptied;
+    return emptied ? emptied : uncovered_as_before;
   }
 
   void record_holdings(int s, double t) {
