@@ -256,6 +256,67 @@ SimulationOptions shade_below_arrivals(const bugcam::rules::BpgnGame& game, int 
   return options;
 }
 
+// A camera beyond rank 1: every piece hides the square one rank higher.
+bugcam::tracker::PieceLeans camera_beyond_rank_1() {
+  bugcam::tracker::PieceLeans over{};
+  for (int s = 0; s < 56; ++s) {
+    over.short_pieces[static_cast<std::size_t>(s)] = std::uint64_t{1} << (s + 8);
+  }
+  over.tall_pieces = over.short_pieces;
+  return over;
+}
+
+// As held-out 11407: 2A. e5 made with e4 under the hand until after 2a. Ne4 took the square,
+// the arm passing over f2 and f4 on its way, and from 3A. Qe2 on the pawn's shadow on f5
+// read as a white piece. At 2A's press, 2A. f4 fits nearly as well: the pawn left on e4 hides
+// e5, read white, and f2 and f4 read as before, touched. The pawn on f4 would then hide f5.
+// Once 2a. Nxe4 takes the pawn that hid e5, e5's reading is a misread that lasts, and must
+// cost that board what one does (lean_lost); counted once at 2A's press as the pawn's body,
+// it cost nothing, f5's shadow put f4 ahead, and 2A. f4 was recorded.
+TEST(TrackerLeans, AReadingOnceThePieceThatHidItGoesIsAMisread) {
+  const std::vector<bugcam::rules::BpgnGame> games = bugcam::rules::parse_bpgn(
+      "[Event \"lean lost\"]\n[TimeControl \"180+0\"]\n\n"
+      "1A. e4{179.5} 1B. d4{179.0} 1a. Nf6{179.2} 1b. d5{178.8} 2A. e5{177.0} 2B. c4{177.5} "
+      "2a. Ne4{176.0} 2b. e6{177.0} 3A. Qe2{174.0} 3B. Nc3{175.0} 3a. d5{173.5} 3b. Nf6{174.5} "
+      "4A. d3{171.0} 4B. Nf3{172.0} 4a. Nc5{171.0} 4b. Be7{172.0} 5A. Nf3{168.0} 5B. Bg5{169.0} "
+      "5a. Nc6{168.5} 5b. O-O{169.5}\n",
+      "lean lost");
+  ASSERT_EQ(games.size(), 1u);
+  SimulationOptions options = few_misreads(20);
+  const bugcam::rules::Square e4 = *bugcam::rules::parse_square("e4");
+  options.shadowed.push_back(
+      {BoardId::kA, *bugcam::rules::parse_square("f5"), bugcam::rules::Color::kWhite, 8});
+  const Simulation plain = simulate(games[0], options, [](const SimulatedInput&) {});
+  ASSERT_EQ(plain.truth.size(), 20u);
+  const double push = plain.truth[4].t;    // 2A. e5
+  const double answer = plain.truth[6].t;  // 2a. Ne4
+  ASSERT_EQ(plain.truth[4].san, "e5");
+  ASSERT_EQ(plain.truth[6].san, "Ne4");
+  const auto hide_the_push = [&](std::vector<SimulatedInput>& inputs) {
+    for (SimulatedInput& input : inputs) {
+      auto* o = std::get_if<BoardObservation>(&input);
+      if (o == nullptr || o->board != BoardId::kA) continue;
+      if (o->t > push - 2.0 && o->t < answer + 0.3) {
+        o->squares[static_cast<std::size_t>(e4)].occluded = true;
+      }
+      if (o->t > push - 1.0 && o->t < push - 0.7) {
+        for (const char* name : {"f2", "f4"}) {
+          o->squares[static_cast<std::size_t>(*bugcam::rules::parse_square(name))].occluded = true;
+        }
+      }
+    }
+  };
+  TrackerConfig told;
+  told.leans_over[0] = camera_beyond_rank_1();
+  const Outcome outcome = run_tracker(games[0], options, told, std::nullopt, hide_the_push);
+  for (const TrackedMove& got : outcome.committed) {
+    if (got.ply == "2A") {
+      EXPECT_EQ(got.san, "e5");
+    }
+  }
+  EXPECT_TRUE(outcome.exact);
+}
+
 // Told from the start position which way the shadows fall (TrackerConfig::shadow_rank_side),
 // the tracker takes a piece read one rank that way from a piece for its shadow from the first
 // moves on, before it could learn them.
