@@ -1320,6 +1320,47 @@ TEST(TrackerIncidents, PartnerBoardTouchedOnlyWhenTheHandStays) {
   }
 }
 
+// Vision names the partner's arm over the board while the player beside them reaches for the
+// board's clock (held-out 11408: White A's press at 41.57 s read as Black B's hand over board
+// A for 0.77 s): at every fourth press of the clean run, the seat beside the presser (their
+// opponent's partner) is named over the presser's board from 0.4 s before the press to 0.4 s
+// after. No partner_board_touched for any of them.
+TEST(TrackerIncidents, PartnerNamedOverTheBoardAsThePlayerBesideThemPressesIsNoTouch) {
+  const SimulationOptions options = clean_run_options();
+  int named = 0;
+  const auto misname = [&](std::vector<SimulatedInput>& inputs) {
+    std::vector<ClockEvent> presses;
+    for (const SimulatedInput& input : inputs) {
+      const auto* e = std::get_if<ClockEvent>(&input);
+      if (e && e->kind == ClockEvent::Kind::kPress) presses.push_back(*e);
+    }
+    for (std::size_t i = 0; i < presses.size(); i += 4) {
+      const ClockEvent& press = presses[i];
+      const bugcam::rules::Color side = press.side.value_or(bugcam::rules::Color::kWhite);
+      const BoardId other = press.board == BoardId::kA ? BoardId::kB : BoardId::kA;
+      const Seat beside{other, !side};
+      ++named;
+      for (SimulatedInput& input : inputs) {
+        auto* o = std::get_if<BoardObservation>(&input);
+        if (o == nullptr || o->board != press.board || o->t < press.t - 0.4 ||
+            o->t > press.t + 0.4 ||
+            std::find(o->hands.begin(), o->hands.end(), beside) != o->hands.end()) {
+          continue;
+        }
+        o->hands.push_back(beside);
+      }
+    }
+  };
+  const Outcome outcome = run_tracker(clean_run_games()[0], options, {}, std::nullopt, misname);
+  EXPECT_GE(named, 10);
+  int touches = 0;
+  for (const Incident& got : outcome.incidents) {
+    if (got.type == IncidentType::kPartnerBoardTouched) ++touches;
+  }
+  EXPECT_EQ(touches, 0);
+  EXPECT_TRUE(outcome.exact);
+}
+
 // How many position_disturbed incidents `outcome` has, each checked against the knock at
 // `knocking`'s move: its board and seat, from `since`, put back after `lying_until`.
 int disturbances(const Outcome& outcome, const TrackedMove& knocking, double since,

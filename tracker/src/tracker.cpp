@@ -1302,6 +1302,8 @@ struct Tracker::Impl {
   };
   std::vector<DeferredShortfall> deferred_shortfalls;
   std::map<std::pair<int, int>, HandTouch> touches;  // (over board, seat) -> touch
+  // Per board and side (white, black), the time of their latest press.
+  std::array<std::array<std::optional<double>, 2>, 2> latest_press_by{};
   std::array<std::array<std::optional<Alteration>, 64>, 2> alterations;  // per board, square
   std::vector<Restoration> restorations;                                 // not yet decided
   std::array<std::array<SquareReadings, 64>, 2> square_readings;         // per board, square
@@ -1344,6 +1346,7 @@ struct Tracker::Impl {
         // or the opponent's press missed): the opponent's turn and clock go on from the
         // earlier press.
         const bool repeat = clock.last_side == side;
+        latest_press_by[index(e.board)][index(side)] = e.t;
         if (!repeat) {
           earlier_press_t[index(e.board)] = last_press_t[index(e.board)];
           last_press_t[index(e.board)] = e.t;
@@ -1684,6 +1687,13 @@ struct Tracker::Impl {
   void close_touch(BoardId over, Seat seat, HandTouch& touch) {
     touch.active = false;
     if (touch.last - touch.start + 1e-9 < config.partner_touch_seconds) return;
+    // The player of the board who sits beside the partner pressed their clock while the hand
+    // was named: the hand is theirs, on its way to and from the clock, which vision took for
+    // the partner's beside it (held-out 11408: White A's press at 41.57 s read as Black B's
+    // hand over board A from 41.20 s to 41.97 s). Vision cannot tell the two apart while both
+    // are there. A touch that begins after the press stays one.
+    const std::optional<double>& neighbour = latest_press_by[index(over)][index(!seat.color)];
+    if (neighbour && *neighbour >= touch.start && *neighbour <= touch.last) return;
     Incident incident;
     incident.type = IncidentType::kPartnerBoardTouched;
     // As the renderer's truth names it: the board touched and the colour of the player whose
