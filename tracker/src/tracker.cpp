@@ -133,6 +133,14 @@ constexpr int kTypedPremoves = 2 * kIncidentVariants;
 // from the plain moves that later presses favoured (11A. Nc3 went, N@c3 stayed). With two,
 // moves read only after their press at the end of the footage were lost (TrackerEnd test).
 constexpr int kTiedVariants = 3;
+// ... and plain moves, tied apart from the rest: one piece's moves to squares that all read
+// empty (the piece not seen where it went) are a few, and its next move tells them apart
+// (held-out 11417: 18A. Ne6+, e6 read empty, tied with Nf3, Nh3, Ne4 and Nf7; the first
+// three took the places, and 19A. Nxc5 found no knight to make it). Test
+// KnightMoveReadEmptyWhereItLandsUntilItMovesOn: 17, 20, 22 and 24 of 25 with 3, 4, 5 and 8
+// places; 5 and 8 lost dev 11350's 7A. P@e6, which then tied exactly with P@b6 at its commit
+// and came second.
+constexpr int kTiedPlainMoves = 4;
 // A history whose unseen drop went to another tied square (Impl::relocate_unseen_drops)
 // starts this far behind the one it came from: where the piece reads only there, it gains
 // much more.
@@ -896,6 +904,11 @@ void sort_best_first(std::vector<Candidate>& candidates) {
 // nothing, and it ties with every drop onto a square a hand covered and left reading empty
 // (held-out 10404: three such drops took the places, the press back never came to decide, and
 // 8A. N@b1 was recorded for a press without a move).
+// A single move of a piece on the board, no drop.
+bool is_plain_move(const Candidate& c) {
+  return c.kind == NodeKind::kMove && c.move_count == 1 && !c.moves[0].is_drop();
+}
+
 class TiePlaces {
  public:
   TiePlaces(const std::vector<Candidate>& candidates, std::size_t parents)
@@ -905,12 +918,15 @@ class TiePlaces {
       const Candidate& c = candidates[i];
       if (c.kind == NodeKind::kPressWithoutMove) continue;
       auto& of_parent = groups[static_cast<std::size_t>(c.parent)];
+      const bool plain = is_plain_move(c);
       const auto same = std::find_if(of_parent.begin(), of_parent.end(), [&](const auto& g) {
-        return std::abs(g.first - c.score) < 1e-9;
+        return std::abs(g.first - c.score) < 1e-9 &&
+               plain_[static_cast<std::size_t>(g.second)] == plain;
       });
       if (same == of_parent.end()) {
         of_parent.emplace_back(c.score, static_cast<int>(size_.size()));
         size_.push_back(0);
+        plain_.push_back(plain);
         passed_.emplace_back();
         group_[i] = of_parent.back().second;
       } else {
@@ -925,7 +941,8 @@ class TiePlaces {
     const auto& passed = passed_[static_cast<std::size_t>(group_[i])];
     const auto before = std::count_if(passed.begin(), passed.end(),
                                       [&](int position) { return position < position_[i]; });
-    return position_[i] - before < kTiedVariants;
+    const bool plain = plain_[static_cast<std::size_t>(group_[i])];
+    return position_[i] - before < (plain ? kTiedPlainMoves : kTiedVariants);
   }
   // Candidate `i` was passed over for another reason: it takes no place.
   void pass_over(std::size_t i) {
@@ -936,6 +953,7 @@ class TiePlaces {
   std::vector<int> group_;                // per candidate: its tie group, -1 for none
   std::vector<int> position_;             // per candidate: its place in the group, best first
   std::vector<int> size_;                 // per group
+  std::vector<bool> plain_;               // per group: of plain moves (is_plain_move)
   std::vector<std::vector<int>> passed_;  // per group: the positions passed over
 };
 
