@@ -2397,14 +2397,27 @@ struct Tracker::Impl {
       for (const Loan& loan : child.loans) {
         if (loan.open) key = mix(key, static_cast<std::uint64_t>(loan.press));
       }
-      if (std::find(keys.begin(), keys.end(), key) != keys.end()) {  // a better path
+      // Two paths to the same boards: the better one keeps the place. beam_order brings some
+      // before better ones (typed alternatives), and the first to come is not always the
+      // better (a plain 5b. dxe4 whose drop in history was promoted took the place of the
+      // premove that made it, 7 better, and the premove's 5B. B@b5 went).
+      const auto same = std::find(keys.begin(), keys.end(), key);
+      const auto kept = static_cast<std::size_t>(same - keys.begin());
+      if (same != keys.end() && next_ranks[kept] <= rank) {
         tie_places.pass_over(rank);
         continue;
       }
-      keys.push_back(key);
       if (incident) ++taken;
       if (new_shape) premove_shapes[static_cast<std::size_t>(c.parent)].push_back(*new_shape);
       child.head = std::move(node);
+      if (same != keys.end()) {
+        tie_places.pass_over(next_ranks[kept]);
+        next[kept] = std::move(child);
+        next_parents[kept] = c.parent;
+        next_ranks[kept] = rank;
+        continue;
+      }
+      keys.push_back(key);
       next.push_back(std::move(child));
       next_parents.push_back(c.parent);
       next_ranks.push_back(rank);
