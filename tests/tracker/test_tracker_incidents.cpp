@@ -1371,6 +1371,49 @@ TEST(TrackerIncidents, KnightMoveReadEmptyWhereItLandsUntilItMovesOn) {
   // 17 with the plain moves' ties in the drops' three places; 20 with their own four.
   EXPECT_GE(right, 20);
 }
+// A square vision flags covered from before the previous press on its board until its piece
+// leaves it (held-out 11417: f1, its bishop read unsure, flagged covered from 5 s before 7b.
+// N@e4's press until 8B. Bd3 took the bishop, and 8B. N@d3 was recorded, the knight White B
+// held put on d3). f1 read empty after that cover is a change under a hand, not one with
+// nothing seen over it. A short game: Black A takes a knight for White B, who then plays Bd3
+// with f1 so covered; the holding areas are not read.
+TEST(TrackerIncidents, MoveFromASquareCoveredSinceBeforeThePreviousPress) {
+  const std::vector<bugcam::rules::BpgnGame> games = bugcam::rules::parse_bpgn(
+      "[Event \"covered since\"]\n[TimeControl \"180+0\"]\n\n"
+      "1A. Nf3{179.5} 1B. e4{179.0} 1a. e5{179.2} 1b. e5{178.8} 2A. Ng5{177.0} 2B. Nf3{177.5} "
+      "2a. Qxg5{176.0} 2b. Nc6{177.0} 3A. d4{174.0} 3B. Bd3{175.0} 3a. Qg6{173.5} 3b. Nf6{174.5} "
+      "4A. e3{171.0} 4B. c3{172.0} 4a. d6{171.0} 4b. Be7{172.0}\n",
+      "covered since");
+  ASSERT_EQ(games.size(), 1u);
+  SimulationOptions options = clean_run_options();
+  options.holdings = false;
+  const Simulation plain = simulate(games[0], options, [](const SimulatedInput&) {});
+  ASSERT_EQ(plain.truth.size(), 16u);
+  ASSERT_EQ(plain.truth[7].san, "Nc6");
+  ASSERT_EQ(plain.truth[9].san, "Bd3");
+  const double previous = plain.truth[7].t;  // 2b. Nc6, the previous press on board B
+  const double press = plain.truth[9].t;
+  const auto f1 = static_cast<std::size_t>(*bugcam::rules::parse_square("f1"));
+  const auto cover = [&](std::vector<SimulatedInput>& inputs) {
+    for (SimulatedInput& input : inputs) {
+      auto* o = std::get_if<BoardObservation>(&input);
+      if (o == nullptr || o->board != BoardId::kB || o->t < previous - 1.0) continue;
+      // Covered, then read empty from 0.4 s before the press (the hand over f1 already gone).
+      if (o->t < press - 0.4) {
+        o->squares[f1].occluded = true;
+      } else if (o->t < press + 1.0) {
+        o->squares[f1] = SquareEvidence{};
+      }
+    }
+  };
+  const Outcome outcome = run_tracker(games[0], options, {}, std::nullopt, cover);
+  for (const TrackedMove& got : outcome.committed) {
+    if (got.ply == "3B") {
+      EXPECT_EQ(got.san, "Bd3");
+    }
+  }
+  EXPECT_TRUE(outcome.exact);
+}
 TEST(TrackerIncidents, PressWithoutMoveWithoutHandsAttributed) {
   expect_found(IncidentType::kPressWithoutMove, 21, false);
 }

