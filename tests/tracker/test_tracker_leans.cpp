@@ -309,11 +309,10 @@ TEST(TrackerLeans, AReadingOnceThePieceThatHidItGoesIsAMisread) {
   TrackerConfig told;
   told.leans_over[0] = camera_beyond_rank_1();
   const Outcome outcome = run_tracker(games[0], options, told, std::nullopt, hide_the_push);
-  for (const TrackedMove& got : outcome.committed) {
-    if (got.ply == "2A") {
-      EXPECT_EQ(got.san, "e5");
-    }
-  }
+  const auto recorded = std::find_if(outcome.committed.begin(), outcome.committed.end(),
+                                     [](const TrackedMove& got) { return got.ply == "2A"; });
+  ASSERT_NE(recorded, outcome.committed.end());
+  EXPECT_EQ(recorded->san, "e5");
   EXPECT_TRUE(outcome.exact);
 }
 

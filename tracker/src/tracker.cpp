@@ -518,11 +518,13 @@ double board_score(const Position& p, const PressEvidence& e) {
   return score;
 }
 
-// An empty square read as a piece, counted earlier as the body of a piece that hid it, whose
-// reading stays while that piece goes: the reading counts once (press_evidence), so without
-// this the board that leaned on it would keep its discount for good (held-out 11407: 2A. f4
+// An empty square read as a piece, whose reading stays while the last piece of that colour
+// that hid it goes: a board that took the reading for that piece's body would otherwise keep
+// the discount for good, as the reading counts once (press_evidence; held-out 11407: 2A. f4
 // for e5 kept the pawn on e4 hiding e5, read white, and the pawn's capture on e4 cost it
-// nothing). The cost is what a misread that lasts would cost, no more than an unread change.
+// nothing). The cost is what a misread that lasts would cost beyond the lean's
+// (kLeanedOverReading), no more than an unread change; the reading may have been paid for
+// otherwise before (a shadow), which this does not tell.
 double lean_lost(const PressEvidence& e, const Squares& before, const Squares& after, int s) {
   if (e.leans == nullptr || ((e.changed >> s) & 1) != 0) return 0.0;
   if (state_of(after.white, after.black, s) != SquareState::kEmpty) return 0.0;
@@ -893,8 +895,16 @@ void sort_best_first(std::vector<Candidate>& candidates) {
                    });
 }
 
+// A single move of a piece on the board: no drop, no promotion (whose types are alternatives
+// as a drop's are).
+bool is_plain_move(const Candidate& c) {
+  return c.kind == NodeKind::kMove && c.move_count == 1 && !c.moves[0].is_drop() &&
+         c.moves[0].kind() != Move::Kind::kPromotion;
+}
+
 // Children of one hypothesis that tie (within 1e-9) mostly differ where nothing was seen; of
-// each such group only the first kTiedVariants in best-first order (the candidates sorted) may
+// each such group only the first kTiedVariants (kTiedPlainMoves for a group of plain moves,
+// which tie apart) in best-first order (the candidates sorted) may
 // take places, whatever order beam_order brings them in, less those passed over for another
 // reason (a cap on their kind, a better path to the same boards). Before, the first to come
 // took the places: the drops beam_order keeps for typed alternatives (the unseen drops of
@@ -904,11 +914,6 @@ void sort_best_first(std::vector<Candidate>& candidates) {
 // nothing, and it ties with every drop onto a square a hand covered and left reading empty
 // (held-out 10404: three such drops took the places, the press back never came to decide, and
 // 8A. N@b1 was recorded for a press without a move).
-// A single move of a piece on the board, no drop.
-bool is_plain_move(const Candidate& c) {
-  return c.kind == NodeKind::kMove && c.move_count == 1 && !c.moves[0].is_drop();
-}
-
 class TiePlaces {
  public:
   TiePlaces(const std::vector<Candidate>& candidates, std::size_t parents)
@@ -2281,6 +2286,15 @@ struct Tracker::Impl {
     std::vector<Hypothesis> next;
     std::vector<int> next_parents;
     std::vector<std::size_t> next_ranks;  // in `candidates`
+    // Per kept child, what it took of its parent's caps (`variants`, `premove_shapes`), to give
+    // back where a better path to the same boards takes its place.
+    struct Taken {
+      std::size_t parent = 0;
+      bool counted = false;  // in variants[parent]
+      bool premove = false;  // ... as a premove
+      std::optional<std::uint64_t> shape;
+    };
+    std::vector<Taken> next_taken;
     std::vector<std::uint64_t> keys;
     // Per parent: unpressed sequences and premoves kept so far.
     std::vector<std::array<int, 2>> variants(beam.size(), {0, 0});
@@ -2397,30 +2411,43 @@ struct Tracker::Impl {
       for (const Loan& loan : child.loans) {
         if (loan.open) key = mix(key, static_cast<std::uint64_t>(loan.press));
       }
-      // Two paths to the same boards: the better one keeps the place. beam_order brings some
-      // before better ones (typed alternatives), and the first to come is not always the
-      // better (a plain 5b. dxe4 whose drop in history was promoted took the place of the
-      // premove that made it, 7 better, and the premove's 5B. B@b5 went).
+      // Two paths to the same boards while the beam has room: the better one keeps the place.
+      // beam_order brings some before better ones (typed alternatives), and the first to come
+      // is not always the better (a plain 5b. dxe4 whose drop in history was brought first took
+      // the place of the premove that made it, 7 better, and the premove's 5B. B@b5 went).
       const auto same = std::find(keys.begin(), keys.end(), key);
       const auto kept = static_cast<std::size_t>(same - keys.begin());
       if (same != keys.end() && next_ranks[kept] <= rank) {
         tie_places.pass_over(rank);
         continue;
       }
+      if (same != keys.end()) {
+        // The worse one gives back what it took: its tie place, its count, its shape.
+        tie_places.pass_over(next_ranks[kept]);
+        const Taken& given_back = next_taken[kept];
+        if (given_back.counted) --variants[given_back.parent][given_back.premove ? 1 : 0];
+        if (given_back.shape) {
+          auto& shapes = premove_shapes[given_back.parent];
+          shapes.erase(std::find(shapes.begin(), shapes.end(), *given_back.shape));
+        }
+      }
       if (incident) ++taken;
       if (new_shape) premove_shapes[static_cast<std::size_t>(c.parent)].push_back(*new_shape);
       child.head = std::move(node);
+      const Taken took{static_cast<std::size_t>(c.parent), incident, c.kind == NodeKind::kPremove,
+                       new_shape};
       if (same != keys.end()) {
-        tie_places.pass_over(next_ranks[kept]);
         next[kept] = std::move(child);
         next_parents[kept] = c.parent;
         next_ranks[kept] = rank;
+        next_taken[kept] = took;
         continue;
       }
       keys.push_back(key);
       next.push_back(std::move(child));
       next_parents.push_back(c.parent);
       next_ranks.push_back(rank);
+      next_taken.push_back(took);
     }
     if (!next.empty()) {
       // Best first again.
@@ -2863,21 +2890,16 @@ struct Tracker::Impl {
   // surest); its variants (the same piece elsewhere, a drop onto its square) filled the
   // places, and the unpressed first ply, whose squares are others, was never tried
   // (held-out 11404: 5b. Be7 unpressed, 6B. e5, 6b. Ng4 pressed; Ng4 then Be7 was recorded).
-  static void add_unlike_the_best(const Position& p, const MoveList& moves,
+  static void add_unlike_the_best(Position& p, const MoveList& moves,
                                   const std::vector<std::pair<double, int>>& scored,
                                   std::vector<std::pair<double, int>>& kept,
                                   const rules::RuleSet& rules) {
     if (scored.empty()) return;
-    const Squares before = squares_of(p);
     // The squares a move changes (a castling's rook's too).
-    const auto squares = [&](Move m) {
-      Position after = p;
-      after.make(m, rules);
-      return changed_squares(before, squares_of(after));
-    };
-    const std::uint64_t best = squares(moves[scored.front().second]);
+    const auto squares = [&](Move m) { return occupancy_of(p, m, rules).changed(); };
+    const std::uint64_t best_squares = squares(moves[scored.front().second]);
     for (const auto& entry : scored) {
-      if ((squares(moves[entry.second]) & best) != 0) continue;
+      if ((squares(moves[entry.second]) & best_squares) != 0) continue;
       if (std::find(kept.begin(), kept.end(), entry) == kept.end()) kept.push_back(entry);
       return;
     }
@@ -3938,11 +3960,12 @@ struct Tracker::Impl {
 
   // When an unpressed ply was made (or, for expand_unpressed, the pressed ply after it),
   // between `after` and the press at `until` that recorded it: the first reading of its
-  // square with the mover's piece on it from then on, begun as a hand left the square (one
-  // begun with no hand seen is a flicker, not the move) if any; failing that, when the square
-  // it left was last read emptied (a pale piece on a pale square may never read as there:
-  // held-out 10207's 6A. Qxf7+ was timed at the next press, 4.5 s late). nullopt when the
-  // board showed neither.
+  // square with the mover's piece on it from then on where it read otherwise before (an
+  // arrival), begun as a hand left the square (one begun with no hand seen is a flicker, not
+  // the move) if any; failing that, when the square it left was last read emptied (a pale
+  // piece on a pale square may never read as there: held-out 10207's 6A. Qxf7+ was timed at
+  // the next press, 4.5 s late); failing that, a reading of the mover's colour begun as a hand
+  // left, though it read so before. nullopt when the board showed none of these.
   std::optional<double> when_made(const PlyRecord& ply, double after, double until) const {
     const BoardEvidence& seen = evidence[index(ply.board)];
     const SquareState wanted = state_of(ply.side);
