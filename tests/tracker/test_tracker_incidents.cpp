@@ -234,6 +234,20 @@ struct InOrderCount {
   int in_order = 0;
   int timed = 0;
 };
+// The first `most` moves of the seat that made the move without a press `unpressed`, from it
+// on, in `sim`'s truth.
+std::vector<TrackedMove> unpressed_movers_moves(const Simulation& sim,
+                                                const ExpectedIncident& unpressed,
+                                                std::size_t most) {
+  std::vector<TrackedMove> out;
+  for (const TrackedMove& truth : sim.truth) {
+    if (truth.board == unpressed.board && truth.side == unpressed.side &&
+        truth.t >= unpressed.t - 1e-9 && out.size() < most) {
+      out.push_back(truth);
+    }
+  }
+  return out;
+}
 InOrderCount unpressed_moves_in_order(bool cover_late_move, bool shade_first_square = false) {
   SimulationOptions clean = clean_run_options();
   clean.holdings = false;
@@ -245,16 +259,10 @@ InOrderCount unpressed_moves_in_order(bool cover_late_move, bool shade_first_squ
     if (shade_first_square) {
       const Simulation sim = simulate(clean_run_games()[0], options, [](const SimulatedInput&) {});
       if (sim.incidents.size() != 1) continue;
-      const ExpectedIncident& unpressed = sim.incidents.front();
-      for (const TrackedMove& truth : sim.truth) {
-        if (truth.board == unpressed.board && truth.side == unpressed.side &&
-            truth.t >= unpressed.t - 1e-9) {
-          options.shadowed.push_back({truth.board, truth.move.to(), truth.side, ply - 3});
-          shaded = truth;
-          break;
-        }
-      }
-      if (!shaded) continue;
+      const std::vector<TrackedMove> first = unpressed_movers_moves(sim, sim.incidents.front(), 1);
+      if (first.empty()) continue;
+      shaded = first.front();
+      options.shadowed.push_back({shaded->board, shaded->move.to(), shaded->side, ply - 3});
     }
     // And a hand passes over that square 1.5 s before the move.
     const auto passing = [&](std::vector<SimulatedInput>& inputs) {
@@ -272,13 +280,7 @@ InOrderCount unpressed_moves_in_order(bool cover_late_move, bool shade_first_squ
     const ExpectedIncident want = outcome.sim.incidents.front();
     // The unpressed move and the mover's next one, whose press recorded both (a run without
     // it is not a late press).
-    std::vector<TrackedMove> mover;
-    for (const TrackedMove& truth : outcome.sim.truth) {
-      if (truth.board == want.board && truth.side == want.side && truth.t >= want.t - 1e-9 &&
-          mover.size() < 2) {
-        mover.push_back(truth);
-      }
-    }
+    const std::vector<TrackedMove> mover = unpressed_movers_moves(outcome.sim, want, 2);
     if (mover.size() < 2) continue;
     if (cover_late_move) {
       // The simulated hand leaves 0.1 s before the press; covered 0.15 s longer only, as a
@@ -301,21 +303,18 @@ InOrderCount unpressed_moves_in_order(bool cover_late_move, bool shade_first_squ
     }
     ++count.runs;
     bool right = false;
+    bool timed = false;
     for (const TrackedMove& got : outcome.committed) {
       // Where it went (drop types are guessed without the holding areas).
       if (got.board == want.board && got.ply == mover[0].ply) {
         right = got.move.to() == mover[0].move.to() &&
                 (mover[0].move.is_drop() ? got.move.is_drop()
                                          : got.move.from() == mover[0].move.from());
+        timed = std::abs(got.t - mover[0].t) < 0.5;
       }
     }
     count.in_order += right ? 1 : 0;
-    for (const TrackedMove& got : outcome.committed) {
-      if (right && got.board == want.board && got.ply == mover[0].ply &&
-          std::abs(got.t - mover[0].t) < 0.5) {
-        ++count.timed;
-      }
-    }
+    count.timed += right && timed ? 1 : 0;
     if (!right) {
       std::cout << "ply " << ply << ": " << mover[0].ply << " " << mover[0].san
                 << " recorded wrong\n";

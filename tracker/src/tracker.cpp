@@ -2286,18 +2286,19 @@ struct Tracker::Impl {
     std::vector<Hypothesis> next;
     std::vector<int> next_parents;
     std::vector<std::size_t> next_ranks;  // in `candidates`
-    // Per kept child, what it took of its parent's caps (`variants`, `premove_shapes`), to give
-    // back where a better path to the same boards takes its place.
-    struct Taken {
-      std::size_t parent = 0;
-      bool counted = false;  // in variants[parent]
-      bool premove = false;  // ... as a premove
-      std::optional<std::uint64_t> shape;
-    };
-    std::vector<Taken> next_taken;
+    // Per kept child, the premove shape it added to `premove_shapes`, if any: given back where a
+    // better path to the same boards takes its place.
+    std::vector<std::optional<std::uint64_t>> next_shapes;
     std::vector<std::uint64_t> keys;
     // Per parent: unpressed sequences and premoves kept so far.
     std::vector<std::array<int, 2>> variants(beam.size(), {0, 0});
+    const auto is_incident = [](const Candidate& c) {
+      return c.kind == NodeKind::kUnpressedMoves || c.kind == NodeKind::kPremove;
+    };
+    // The count in `variants` that candidate `c` takes if it is an incident.
+    const auto variants_of = [&](const Candidate& c) -> int& {
+      return variants[static_cast<std::size_t>(c.parent)][c.kind == NodeKind::kPremove ? 1 : 0];
+    };
     // Per parent: the squares of the premoves kept. Premoves that differ only in the types of
     // their drops (or promotions) take one of the kIncidentVariants places between them, up
     // to kTypedPremoves of them: the tied P@d2 and N@d2 with P@d4 or N@d4 took all three
@@ -2307,9 +2308,8 @@ struct Tracker::Impl {
     for (const std::size_t rank : beam_order(candidates, press, tie_places)) {
       const Candidate& c = candidates[rank];
       if (static_cast<int>(next.size()) >= config.beam_width) break;
-      const bool incident = c.kind == NodeKind::kUnpressedMoves || c.kind == NodeKind::kPremove;
-      int& taken =
-          variants[static_cast<std::size_t>(c.parent)][c.kind == NodeKind::kPremove ? 1 : 0];
+      const bool incident = is_incident(c);
+      int& taken = variants_of(c);
       // (A premove's squares take a place only once its child is kept, below.)
       std::optional<std::uint64_t> new_shape;
       if (c.kind == NodeKind::kPremove) {
@@ -2423,31 +2423,29 @@ struct Tracker::Impl {
       }
       if (same != keys.end()) {
         // The worse one gives back what it took: its tie place, its count, its shape.
+        const Candidate& worse = candidates[next_ranks[kept]];
         tie_places.pass_over(next_ranks[kept]);
-        const Taken& given_back = next_taken[kept];
-        if (given_back.counted) --variants[given_back.parent][given_back.premove ? 1 : 0];
-        if (given_back.shape) {
-          auto& shapes = premove_shapes[given_back.parent];
-          shapes.erase(std::find(shapes.begin(), shapes.end(), *given_back.shape));
+        if (is_incident(worse)) --variants_of(worse);
+        if (next_shapes[kept]) {
+          auto& shapes = premove_shapes[static_cast<std::size_t>(worse.parent)];
+          shapes.erase(std::find(shapes.begin(), shapes.end(), *next_shapes[kept]));
         }
       }
       if (incident) ++taken;
       if (new_shape) premove_shapes[static_cast<std::size_t>(c.parent)].push_back(*new_shape);
       child.head = std::move(node);
-      const Taken took{static_cast<std::size_t>(c.parent), incident, c.kind == NodeKind::kPremove,
-                       new_shape};
       if (same != keys.end()) {
         next[kept] = std::move(child);
         next_parents[kept] = c.parent;
         next_ranks[kept] = rank;
-        next_taken[kept] = took;
+        next_shapes[kept] = new_shape;
         continue;
       }
       keys.push_back(key);
       next.push_back(std::move(child));
       next_parents.push_back(c.parent);
       next_ranks.push_back(rank);
-      next_taken.push_back(took);
+      next_shapes.push_back(new_shape);
     }
     if (!next.empty()) {
       // Best first again.
