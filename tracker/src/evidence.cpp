@@ -53,6 +53,10 @@ constexpr double kBoardCountCap = 64.0 * 900.0;
 // Readings (an empty square in one frame, with a piece at the offset) before an offset's rate
 // is trusted: in a start position an offset may gather these within a second.
 constexpr double kBesideMinReadings = 300.0;
+// Frames of an empty square hidden by a piece before its lean_rate is trusted (two seconds),
+// and counted at most (older frames are scaled down: the light may change).
+constexpr double kLeanMinReadings = 60.0;
+constexpr double kLeanCountCap = 900.0;
 // Frames kept for learning at most, should commits stop coming.
 constexpr double kUnlearnedSeconds = 120.0;
 
@@ -256,8 +260,8 @@ std::array<std::array<double, 3>, 3> BoardEvidence::confusion(int square) const 
 }
 
 void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64>& states,
-                          std::uint64_t skip, std::uint64_t long_casters,
-                          std::uint64_t leaned_over) {
+                          std::uint64_t skip, std::uint64_t long_casters, std::uint64_t leaned_over,
+                          const std::array<std::uint64_t, kLeanKinds>& leaned_over_by) {
   std::uint64_t casters = 0;  // the pieces that stood still, whose shade is learned
   for (int s = 0; s < 64; ++s) {
     if (states[s] != SquareState::kEmpty) casters |= std::uint64_t{1} << s;
@@ -278,7 +282,18 @@ void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64
         read[read_state] = 1.0f;
         square_counts_[s].add(state, read, kSquareCountCap);
         board_counts_.add(state, read, kBoardCountCap);
-        if (states[s] != SquareState::kEmpty || (leaned_over & bit)) continue;
+        if (states[s] != SquareState::kEmpty) continue;
+        for (std::size_t kind = 0; kind < kLeanKinds; ++kind) {
+          if (!(leaned_over_by[kind] & bit)) continue;
+          auto& cell = lean_counts_[static_cast<std::size_t>(s) * kLeanKinds + kind];
+          if (read_state == kind / 2 + 1) cell[0] += 1.0;
+          cell[1] += 1.0;
+          if (cell[1] > kLeanCountCap) {
+            cell[0] *= kLeanCountCap / cell[1];
+            cell[1] = kLeanCountCap;
+          }
+        }
+        if (leaned_over & bit) continue;
         for (std::uint64_t q = kBesideAround[static_cast<std::size_t>(s)] & casters; q != 0;
              q &= q - 1) {
           const int caster = std::countr_zero(q);
@@ -290,6 +305,14 @@ void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64
     }
     unlearned_.pop_front();
   }
+}
+
+std::optional<double> BoardEvidence::lean_rate(int square, SquareState read, bool tall) const {
+  if (read == SquareState::kEmpty) return std::nullopt;
+  const auto& cell =
+      lean_counts_[static_cast<std::size_t>(square) * kLeanKinds + lean_kind(read, tall)];
+  if (cell[1] < kLeanMinReadings) return std::nullopt;
+  return cell[0] / cell[1];
 }
 
 std::optional<double> BoardEvidence::beside_rate(SquareState read, std::size_t cell_index) const {

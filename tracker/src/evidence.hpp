@@ -49,6 +49,13 @@ constexpr std::pair<int, int> beside_offset(std::size_t cell) {
   return {within / kBesideSide - kBesideReach, within % kBesideSide - kBesideReach};
 }
 
+// The pieces that hide a square (TrackerConfig::leans_over), for what it reads while empty:
+// per colour (white, black), a tall piece among them (kings, queens) or short ones only.
+constexpr std::size_t kLeanKinds = 4;
+constexpr std::size_t lean_kind(SquareState colour, bool tall) {
+  return (colour == SquareState::kWhite ? 0 : 2) + (tall ? 1 : 0);
+}
+
 struct Run {
   double start = 0.0;  // time of its first frame
   double end = 0.0;    // time of its last frame
@@ -153,14 +160,22 @@ class BoardEvidence {
   // `long_casters`: the squares of pieces whose shadows reach furthest (kings, queens,
   // bishops), counted apart in beside_rate. `leaned_over`: the empty squares a piece's body
   // may hide (TrackerConfig::leans_over); what they read says nothing of shadows beside them.
+  // `leaned_over_by`: of those, per lean_kind, the ones such pieces hide for sure (no piece
+  // that may have moved), counted in lean_rate.
   void learn(double t0, double t1, const std::array<SquareState, 64>& states, std::uint64_t skip,
-             std::uint64_t long_casters, std::uint64_t leaned_over);
+             std::uint64_t long_casters, std::uint64_t leaned_over,
+             const std::array<std::uint64_t, kLeanKinds>& leaned_over_by);
   // How often, as learned so far, an empty square read as a piece of colour `read` (kWhite
   // or kBlack) with a piece of the class and at the offset of `cell` (beside_cell): a shadow
   // falls one way, the light's, and reads as one colour; nullopt before enough readings.
   // Every piece around a square shares its readings (one beside a real caster gets some of
   // its rate), and the counts never fade.
   std::optional<double> beside_rate(SquareState read, std::size_t cell) const;
+  // How often, as learned so far, empty square `square` read as a piece of colour `read`
+  // (kWhite or kBlack) while a piece of that colour hid it, a tall one or only short ones
+  // (learn's `leaned_over_by`): whether a body does show there from this camera; nullopt
+  // before enough readings.
+  std::optional<double> lean_rate(int square, SquareState read, bool tall) const;
   // Whether a square is covered in the latest frame that was seen uncovered after `since`
   // (a hand still over the board, not a square that is never seen), or was uncovered only a
   // few frames ago.
@@ -213,6 +228,9 @@ class BoardEvidence {
   std::array<ReadingCounts, 64> square_counts_{};
   // Per beside_cell: frames an empty square read as white, as black, in all.
   std::array<std::array<double, 3>, kBesideCells> beside_counts_{};
+  // Per square and lean_kind (square * kLeanKinds + kind): frames it read as the kind's colour
+  // while empty and hidden so, and such frames in all.
+  std::array<std::array<double, 2>, 64 * kLeanKinds> lean_counts_{};
   ReadingCounts board_counts_{};
   double previous_t_ = 0.0;
   double latest_t_ = 0.0;

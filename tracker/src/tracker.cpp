@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <ostream>
 #include <sstream>
 
@@ -379,6 +381,44 @@ std::uint64_t changed_squares(const Squares& before, const Squares& after) {
   return (before.white ^ after.white) | (before.black ^ after.black);
 }
 
+// A square hidden by a piece's body (see TrackerConfig::leans_over) may read as that piece:
+// such a reading costs this much (log-likelihood) against the square's own content, rather
+// than the full weight of a sure reading. Half the odds keeps a reading of the piece there
+// the better fit when nothing else decides.
+constexpr double kLeanedOverReading = -0.7;
+// ... but a reading that is new at this press (the square was covered and now reads
+// otherwise), with the hiding piece standing where it stood before, is less likely its body:
+// that would have shown before. Without this, of two pieces in a row, a new piece read on
+// either square fits as well (the one behind hidden by the other, or the one in front by a
+// piece that stood further on).
+constexpr double kLeanedOverNewReading = -2.5;
+// A move that empties a square covered and read as before, where a piece of the colour read
+// hides it after the move (change_delta), costs the log of how often that square, empty and
+// hidden so, read as that colour (BoardEvidence::lean_rate), from kLeanedOverReading down to
+// this, and never more than a change unseen. The leans are the camera's geometry; whether a
+// body does show on the square depends on the piece and the light too (held-out 11422: f3
+// read empty for 45 s in front of f2's pawn, yet 14A. Ne5+ from f3, with f3 still read white,
+// took that for the pawn's body at 0.7 and beat the drop N@e5+ made). Only there: every
+// reading of a hiding piece costing so (square_fit) kept a wrong 2B. c4 alive in dev 11407.
+constexpr double kLeanedOverLeast = -6.0;
+// Per square and detail::lean_kind (square * kLeanKinds + kind): the cost of an empty square
+// reading as the colour of the pieces that hide it.
+using LeanCosts = std::array<double, 64 * detail::kLeanKinds>;
+LeanCosts lean_costs(const detail::BoardEvidence& evidence) {
+  LeanCosts out;
+  for (int s = 0; s < 64; ++s) {
+    for (const SquareState colour : {SquareState::kWhite, SquareState::kBlack}) {
+      for (const bool tall : {false, true}) {
+        const std::optional<double> rate = evidence.lean_rate(s, colour, tall);
+        out[static_cast<std::size_t>(s) * detail::kLeanKinds + detail::lean_kind(colour, tall)] =
+            rate ? std::clamp(std::log(*rate), kLeanedOverLeast, kLeanedOverReading)
+                 : kLeanedOverReading;
+      }
+    }
+  }
+  return out;
+}
+
 // The evidence of one press on its board.
 struct PressEvidence {
   BoardLikelihood l{};  // what each square's readings add at this press
@@ -408,6 +448,9 @@ struct PressEvidence {
   double altered_change = -1.0;
   // Which squares the board's standing pieces hide; nullptr when none.
   const Leans* leans = nullptr;
+  // What a reading of a hiding piece costs on each square (LeanCosts); nullptr: all
+  // kLeanedOverReading.
+  const LeanCosts* lean_costs = nullptr;
   // What stood at the start of the press (the parent hypothesis's board): a hiding piece that
   // came at the press is told from one that stood.
   std::uint64_t start_white = 0;
@@ -420,23 +463,20 @@ struct PressEvidence {
   }
 };
 
-// A square hidden by a piece's body (see TrackerConfig::leans_over) may read as that piece:
-// such a reading costs this much (log-likelihood) against the square's own content, rather
-// than the full weight of a sure reading. Half the odds keeps a reading of the piece there
-// the better fit when nothing else decides.
-constexpr double kLeanedOverReading = -0.7;
-// ... but a reading that is new at this press (the square was covered and now reads
-// otherwise), with the hiding piece standing where it stood before, is less likely its body:
-// that would have shown before. Without this, of two pieces in a row, a new piece read on
-// either square fits as well (the one behind hidden by the other, or the one in front by a
-// piece that stood further on).
-constexpr double kLeanedOverNewReading = -2.5;
-
 // The pieces of a colour (`pieces`) that hide square `s`, short or tall.
 std::uint64_t hiders_of(const Leans& leans, std::uint64_t pieces, std::uint64_t tall, int s) {
   const auto sq = static_cast<std::size_t>(s);
   return (leans.hidden_from[kShortLean][sq] & pieces & ~tall) |
          (leans.hidden_from[kTallLean][sq] & pieces & tall);
+}
+
+// What a reading of colour `read` (kWhite or kBlack) costs on empty square `s` where
+// `hiders`, pieces of that colour on board `on`, hide it (LeanCosts).
+double lean_cost(const PressEvidence& e, const Squares& on, int s, int read, std::uint64_t hiders) {
+  if (e.lean_costs == nullptr) return kLeanedOverReading;
+  const std::size_t kind =
+      detail::lean_kind(static_cast<SquareState>(read), (hiders & on.tall) != 0);
+  return (*e.lean_costs)[static_cast<std::size_t>(s) * detail::kLeanKinds + kind];
 }
 
 // A square's fit to its readings with the board holding `on`: its own content, the colour
@@ -471,14 +511,19 @@ double square_fit(const PressEvidence& e, const Squares& on, int s) {
   return fit;
 }
 
+// The pieces of the colour `read` that hide square `s` with the board holding `on`.
+std::uint64_t hiders_as(const PressEvidence& e, const Squares& on, int s, int read) {
+  if (e.leans == nullptr) return 0;
+  if (read == static_cast<int>(SquareState::kWhite))
+    return hiders_of(*e.leans, on.white, on.tall, s);
+  if (read == static_cast<int>(SquareState::kBlack))
+    return hiders_of(*e.leans, on.black, on.tall, s);
+  return 0;
+}
+
 // Whether a piece of the colour `read` hides square `s` with the board holding `on`.
 bool hidden_as(const PressEvidence& e, const Squares& on, int s, int read) {
-  if (e.leans == nullptr) return false;
-  if (read == static_cast<int>(SquareState::kWhite))
-    return hiders_of(*e.leans, on.white, on.tall, s) != 0;
-  if (read == static_cast<int>(SquareState::kBlack))
-    return hiders_of(*e.leans, on.black, on.tall, s) != 0;
-  return false;
+  return hiders_as(e, on, s, read) != 0;
 }
 
 // The squares from which a piece of either class may hide square `s` (Leans).
@@ -497,14 +542,23 @@ std::uint64_t hidden_from_any(const Leans* leans, std::uint64_t from) {
   return out;
 }
 
-// The squares that the pieces of `p` may hide from the camera (Leans); none without leans.
-std::uint64_t leaned_over(const Leans* leans, const Position& p) {
-  if (leans == nullptr) return 0;
+// The squares that the pieces of `p` may hide from the camera (Leans), per detail::lean_kind
+// of the pieces that hide them; none without leans.
+std::array<std::uint64_t, detail::kLeanKinds> leaned_over_by(const Leans* leans,
+                                                             const Position& p) {
+  std::array<std::uint64_t, detail::kLeanKinds> out{};
+  if (leans == nullptr) return out;
   const std::uint64_t tall = tall_pieces(p);
-  std::uint64_t out = 0;
-  for (std::uint64_t q = p.pieces(Color::kWhite) | p.pieces(Color::kBlack); q != 0; q &= q - 1) {
-    const auto sq = static_cast<std::size_t>(std::countr_zero(q));
-    out |= leans->hides[((tall >> sq) & 1) != 0 ? kTallLean : kShortLean][sq];
+  for (const Color colour : {Color::kWhite, Color::kBlack}) {
+    std::array<std::uint64_t, 2> by_class{};  // per kShortLean, kTallLean
+    for (std::uint64_t q = p.pieces(colour); q != 0; q &= q - 1) {
+      const auto sq = static_cast<std::size_t>(std::countr_zero(q));
+      const std::size_t lean_class = ((tall >> sq) & 1) != 0 ? kTallLean : kShortLean;
+      by_class[lean_class] |= leans->hides[lean_class][sq];
+    }
+    const SquareState state = colour == Color::kWhite ? SquareState::kWhite : SquareState::kBlack;
+    out[detail::lean_kind(state, true)] = by_class[kTallLean];
+    out[detail::lean_kind(state, false)] = by_class[kShortLean] & ~by_class[kTallLean];
   }
   return out;
 }
@@ -572,20 +626,23 @@ double change_delta(const Squares& before, const Squares& after, const PressEvid
     // cheap, and with them unpressed sequences on footage whose readings are poor).
     const int now = static_cast<int>(state_of(after.white, after.black, s));
     const int was = static_cast<int>(state_of(before.white, before.black, s));
+    const double counted = e.l[s][now] - e.l[s][was];
+    const double unseen = (e.altered & bit)
+                              ? e.altered_change
+                              : std::clamp(e.whole[s][now] - e.whole[s][was] - counted,
+                                           e.unread_change, e.least_unread_change);
     // Unless a piece now hides the square and it reads as that piece, which (read as neither
     // state) nothing else explains, or (read as before) hid it before too: then its reading
-    // says nothing of what stands there (a king castled away from under the bishop beside).
+    // may say nothing of what stands there (a king castled away from under the bishop
+    // beside), as often as such readings showed there (lean_cost).
     const auto& whole = e.whole[s];
     const int read = static_cast<int>(most_likely(whole));
     if (now == static_cast<int>(SquareState::kEmpty) && read != now &&
         hidden_as(e, after, s, read) && (read != was || hidden_as(e, before, s, read))) {
-      delta += kLeanedOverReading;
+      delta += std::max(lean_cost(e, after, s, read, hiders_as(e, after, s, read)), unseen);
       continue;
     }
-    const double counted = e.l[s][now] - e.l[s][was];
-    delta += (e.altered & bit) ? e.altered_change
-                               : std::clamp(e.whole[s][now] - e.whole[s][was] - counted,
-                                            e.unread_change, e.least_unread_change);
+    delta += unseen;
   }
   return delta;
 }
@@ -1266,6 +1323,7 @@ struct Tracker::Impl {
   std::array<std::optional<Leans>, 2> leans;  // from config.leans_over
   const Leans* leans_of(int b) const { return leans[b] ? &*leans[b] : nullptr; }
   std::array<std::optional<BesideCosts>, 2> beside;  // as of the latest press on each board
+  std::array<LeanCosts, 2> lean_costs_now{};         // as of the latest press on each board
   std::array<BoardEvidence, 2> evidence;
   std::vector<Hypothesis> beam;
   std::deque<Press> pending;      // presses waiting for their evidence
@@ -2672,6 +2730,8 @@ struct Tracker::Impl {
     const int b = index(press.board);
     PressEvidence out;
     out.leans = leans_of(b);
+    lean_costs_now[b] = lean_costs(evidence[b]);
+    out.lean_costs = &lean_costs_now[b];
     if (config.learn_shadows_beside) {
       beside[b] = beside_costs(evidence[b], config.shadow_rank_side[static_cast<std::size_t>(b)]);
     }
@@ -3826,9 +3886,13 @@ struct Tracker::Impl {
               (mine.pieces(Color::kBlack) ^ parent.pieces(Color::kBlack));
     }
     // The pieces that moved hid other squares before: those are left out too.
+    const std::uint64_t moved_hid = hidden_from_any(leans_of(b), skip);
+    std::array<std::uint64_t, detail::kLeanKinds> hidden = leaned_over_by(leans_of(b), reference);
+    const std::uint64_t leaned_over =
+        std::reduce(hidden.begin(), hidden.end(), moved_hid, std::bit_or<>());
+    for (std::uint64_t& by_colour : hidden) by_colour &= ~moved_hid;
     evidence[b].learn(learned_until[b], press.t, square_states(reference), skip,
-                      long_casters(reference),
-                      leaned_over(leans_of(b), reference) | hidden_from_any(leans_of(b), skip));
+                      long_casters(reference), leaned_over, hidden);
     learned_until[b] = press.t;
   }
 
@@ -3837,8 +3901,11 @@ struct Tracker::Impl {
   void learn_start(const Press& press) {
     const int b = index(press.board);
     const double until = std::min(press.t, evidence[b].first_hand().value_or(press.t) - 1e-6);
+    const std::array<std::uint64_t, detail::kLeanKinds> hidden =
+        leaned_over_by(leans_of(b), committed[b]);
     evidence[b].learn(-kInfinity, until, square_states(committed[b]), 0, long_casters(committed[b]),
-                      leaned_over(leans_of(b), committed[b]));
+                      std::reduce(hidden.begin(), hidden.end(), std::uint64_t{0}, std::bit_or<>()),
+                      hidden);
     learned_until[b] = until;
   }
 
