@@ -4563,7 +4563,6 @@ struct Tracker::Impl {
                     << shortfall.views_whole << (shortfall.unhanded ? " unhanded" : "") << "\n";
     }
     if (shortfall.from_capture || shortfall.unhanded || shortfall.in_doubt ||
-        t_end - shortfall.start < config.hidden_piece_seconds ||
         short_of_an_unpressed_drop(s, type, shortfall.start, t_end)) {
       return;
     }
@@ -4576,16 +4575,20 @@ struct Tracker::Impl {
           pass.t_capture <= shortfall.start &&
           (!pass.resolved_t || shortfall.start <= *pass.resolved_t + kHoldingsHandMarginSeconds) &&
           (type == kAnyType || static_cast<int>(pass.type) == type)) {
+        // Kept however short: a piece never seen to arrive was hidden from its capture on
+        // (report_deferred_shortfalls).
         if (!pass.resolved_t) deferred_shortfalls.push_back({pass.id, s, type, shortfall, t_end});
         return;
       }
     }
+    if (t_end - shortfall.start < config.hidden_piece_seconds) return;
     report_hidden_piece(s, type, shortfall, t_end);
   }
 
   // The shortfalls kept for the pass `pass_id`, decided at `decided`, as one hidden piece per
   // seat and type, from the first one's start to the last one's end, where they cover at
-  // least half the time from that start to the decision. A piece hidden stays unseen; a
+  // least half the time from that start to the decision, and that time is at least
+  // TrackerConfig::hidden_piece_seconds (the piece was never seen). A piece hidden stays unseen; a
   // piece that came late, uncounted where a drop from the area made the count tell nothing,
   // leaves the area whole from then on (fresh 11362: 10A. Kxh2's knight came 10 s late, as
   // Black B dropped a bishop: short for 8 s of the 83 s to the decision).
@@ -4607,7 +4610,8 @@ struct Tracker::Impl {
         short_for += mine[j].t_end - mine[j].shortfall.start;
       }
       const double since = mine[i].shortfall.start;
-      if (!later_of_same && short_for >= kDeferredShortAtLeast * (decided - since)) {
+      if (!later_of_same && decided - since >= config.hidden_piece_seconds &&
+          short_for >= kDeferredShortAtLeast * (decided - since)) {
         report_hidden_piece(mine[i].s, mine[i].type, mine[i].shortfall, t_end);
         // The same piece still hidden: one incident.
         std::optional<Shortfall>& open = shortfalls[mine[i].s][mine[i].type];

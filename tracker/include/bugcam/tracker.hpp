@@ -229,8 +229,13 @@ struct TrackerConfig {
   // square's readings count once (not again at every press), so a move's two squares
   // must be able to outweigh this.
   double prior_illegal_move = -8.0;
-  // A shortfall in a holding area is hidden_piece when it lasts this long.
-  double hidden_piece_seconds = 3.0;
+  // A shortfall in a holding area is hidden_piece when it lasts this long. A player hides a
+  // piece until they drop it (the renderer's hidden pieces, in the 50 development clips:
+  // 27, 61 and 104 s), while vision misses a piece that lies there for seconds at a time (a
+  // pale piece on a pale table): of the 12 shortfalls reported at 3 s on those clips, the 9
+  // false ones lasted 3.7-43 s and the 3 true ones 16-28 s; 10 s drops four false ones, none
+  // true. A piece dropped sooner without having been visible is reported at its drop.
+  double hidden_piece_seconds = 10.0;
   // An arm over the partner's board counts when it stays this long: a hand held there, not an
   // arm passing or one whose seat vision tells only now and then where it joins another arm
   // (bench/arm_eval on clips 10300-10509: the false stretches lasted 0.30-0.43 s, the staged
