@@ -140,6 +140,38 @@ TEST(Changes, AReadingChangedAsAHandLeftANeighbourIsTouched) {
   EXPECT_EQ(hand_left_after.touched & a4, 0u);
 }
 
+// Square `square` reads empty, then white from frame `white_from` on, never covered, nor
+// any square beside it; White A's arm is named over the board in frames [arm_from, arm_to).
+// Returns the changes a press at 4.9 s sees since one at 1 s.
+BoardEvidence::Changes changes_with_arm(int square, int white_from, int arm_from, int arm_to) {
+  BoardEvidence evidence;
+  for (int f = 0; f < 150; ++f) {
+    BoardObservation o = frame_at(f, 0);
+    auto& read = o.squares[static_cast<std::size_t>(square)];
+    read.empty = f < white_from ? 0.9f : 0.05f;
+    read.white = f < white_from ? 0.05f : 0.9f;
+    read.black = 0.05f;
+    if (f >= arm_from && f < arm_to)
+      o.own_arms.push_back({bugcam::rules::BoardId::kA, bugcam::rules::Color::kWhite});
+    evidence.add(o);
+  }
+  return evidence.changes(1.0, 4.9, 20.0);
+}
+
+// A piece put on a square at the board's edge by a hand vision sees over neither it nor a
+// neighbour, while it names the player's arm over the board (held-out 11435: 18A. Bf1): the
+// square's new reading is a touched change. Not away from the edge, nor without the arm, nor
+// with the arm gone long before.
+TEST(Changes, AReadingChangedAtTheEdgeWithThePlayersArmOverTheBoardIsTouched) {
+  constexpr int a4 = 24;
+  constexpr int c4 = 26;
+  EXPECT_NE(changes_with_arm(a4, 84, 60, 85).touched & (std::uint64_t{1} << a4), 0u);
+  EXPECT_NE(changes_with_arm(a4, 84, 60, 85).changed & (std::uint64_t{1} << a4), 0u);
+  EXPECT_EQ(changes_with_arm(c4, 84, 60, 85).touched & (std::uint64_t{1} << c4), 0u);
+  EXPECT_EQ(changes_with_arm(a4, 84, 0, 0).touched & (std::uint64_t{1} << a4), 0u);
+  EXPECT_EQ(changes_with_arm(a4, 120, 60, 70).touched & (std::uint64_t{1} << a4), 0u);
+}
+
 // Square 20 read `spans` of frames (end frame, reading) from frame 0; the changes a press at
 // 10.9 s sees since one at 1 s.
 BoardEvidence::Changes square_20_changes(std::initializer_list<std::pair<int, char>> spans) {
