@@ -246,6 +246,21 @@ BoardsReading FrameReader::read_boards(const cv::Mat& frame_bgr) const {
             continue;
           }
         }
+        if (!checking && !fusing && options_.squares != SquareReader::kNetwork) {
+          // Read by the network as calibrated: where it finds the square empty, but not
+          // surely, and the hand-written reader a piece, the square is in doubt, and never
+          // reads as that piece (see SquareReader).
+          const char by_hand = square.probable_symbol();
+          if ((by_hand == 'w' || by_hand == 'b') && board[sq][0] >= kFusedDoubtAtLeast &&
+              board[sq][0] < kFusedSureAtLeast) {
+            square.p_empty = 0.5f * (square.p_empty + board[sq][0]);
+            square.p_white = 0.5f * (square.p_white + board[sq][1]);
+            square.p_black = 0.5f * (square.p_black + board[sq][2]);
+            float& piece = by_hand == 'w' ? square.p_white : square.p_black;
+            if (piece > square.p_empty) square.p_empty = piece = 0.5f * (piece + square.p_empty);
+            continue;
+          }
+        }
         square.p_empty = board[sq][0];
         square.p_white = board[sq][1];
         square.p_black = board[sq][2];
