@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <string>
 
 #include "tracker_harness.hpp"
 
@@ -256,6 +257,13 @@ SimulationOptions shade_below_arrivals(const bugcam::rules::BpgnGame& game, int 
   return options;
 }
 
+// The move committed at ply `ply` ("2A"), or "" if none was.
+std::string recorded_san(const Outcome& outcome, const std::string& ply) {
+  const auto recorded = std::find_if(outcome.committed.begin(), outcome.committed.end(),
+                                     [&](const TrackedMove& got) { return got.ply == ply; });
+  return recorded == outcome.committed.end() ? "" : recorded->san;
+}
+
 // A camera beyond rank 1: every piece hides the square one rank higher.
 bugcam::tracker::PieceLeans camera_beyond_rank_1() {
   bugcam::tracker::PieceLeans over{};
@@ -309,10 +317,7 @@ TEST(TrackerLeans, AReadingOnceThePieceThatHidItGoesIsAMisread) {
   TrackerConfig told;
   told.leans_over[0] = camera_beyond_rank_1();
   const Outcome outcome = run_tracker(games[0], options, told, std::nullopt, hide_the_push);
-  const auto recorded = std::find_if(outcome.committed.begin(), outcome.committed.end(),
-                                     [](const TrackedMove& got) { return got.ply == "2A"; });
-  ASSERT_NE(recorded, outcome.committed.end());
-  EXPECT_EQ(recorded->san, "e5");
+  EXPECT_EQ(recorded_san(outcome, "2A"), "e5");
   EXPECT_TRUE(outcome.exact);
 }
 
@@ -364,10 +369,7 @@ TEST(TrackerLeans, ASquareSeenEmptyInFrontOfAPieceDoesNotTakeItsBodyForAMoveAway
   TrackerConfig told;
   told.leans_over[0] = camera_beyond_rank_1();
   const Outcome outcome = run_tracker(games[0], options, told, std::nullopt, cover_f3);
-  const auto recorded = std::find_if(outcome.committed.begin(), outcome.committed.end(),
-                                     [](const TrackedMove& got) { return got.ply == "4A"; });
-  ASSERT_NE(recorded, outcome.committed.end());
-  EXPECT_EQ(recorded->san, "N@e5");
+  EXPECT_EQ(recorded_san(outcome, "4A"), "N@e5");
   EXPECT_TRUE(outcome.exact);
 }
 
