@@ -141,9 +141,10 @@ TEST(Changes, AReadingChangedAsAHandLeftANeighbourIsTouched) {
 }
 
 // Square `square` reads empty, then white from frame `white_from` on, never covered, nor
-// any square beside it; White A's arm is named over the board in frames [arm_from, arm_to).
+// any square beside it; `arm`'s arm is named over the board in frames [arm_from, arm_to).
 // Returns the changes a press at 4.9 s sees since one at 1 s.
-BoardEvidence::Changes changes_with_arm(int square, int white_from, int arm_from, int arm_to) {
+BoardEvidence::Changes changes_with_arm(int square, int white_from, bugcam::tracker::Seat arm,
+                                        int arm_from, int arm_to) {
   BoardEvidence evidence;
   for (int f = 0; f < 150; ++f) {
     BoardObservation o = frame_at(f, 0);
@@ -151,25 +152,32 @@ BoardEvidence::Changes changes_with_arm(int square, int white_from, int arm_from
     read.empty = f < white_from ? 0.9f : 0.05f;
     read.white = f < white_from ? 0.05f : 0.9f;
     read.black = 0.05f;
-    if (f >= arm_from && f < arm_to)
-      o.own_arms.push_back({bugcam::rules::BoardId::kA, bugcam::rules::Color::kWhite});
+    if (f >= arm_from && f < arm_to) o.own_arms.push_back(arm);
     evidence.add(o);
   }
   return evidence.changes(1.0, 4.9, 20.0);
 }
 
-// A piece put on a square at the board's edge by a hand vision sees over neither it nor a
-// neighbour, while it names the player's arm over the board (held-out 11435: 18A. Bf1): the
-// square's new reading is a touched change. Not away from the edge, nor without the arm, nor
-// with the arm gone long before.
-TEST(Changes, AReadingChangedAtTheEdgeWithThePlayersArmOverTheBoardIsTouched) {
+// A piece put on a player's first rank by a hand vision sees over neither the square nor a
+// neighbour, while it names that player's arm over the board (held-out 11435: 18A. Bf1): the
+// square's new reading is a touched change. Not on a side edge or the other player's rank,
+// nor without the arm, nor with the arm gone over a second before.
+TEST(Changes, AReadingChangedOnAPlayersFirstRankWithTheirArmOverTheBoardIsTouched) {
+  const bugcam::tracker::Seat white{bugcam::rules::BoardId::kA, bugcam::rules::Color::kWhite};
+  const bugcam::tracker::Seat black{bugcam::rules::BoardId::kA, bugcam::rules::Color::kBlack};
+  constexpr int f1 = 5;
+  constexpr int f8 = 61;
   constexpr int a4 = 24;
-  constexpr int c4 = 26;
-  EXPECT_NE(changes_with_arm(a4, 84, 60, 85).touched & (std::uint64_t{1} << a4), 0u);
-  EXPECT_NE(changes_with_arm(a4, 84, 60, 85).changed & (std::uint64_t{1} << a4), 0u);
-  EXPECT_EQ(changes_with_arm(c4, 84, 60, 85).touched & (std::uint64_t{1} << c4), 0u);
-  EXPECT_EQ(changes_with_arm(a4, 84, 0, 0).touched & (std::uint64_t{1} << a4), 0u);
-  EXPECT_EQ(changes_with_arm(a4, 120, 60, 70).touched & (std::uint64_t{1} << a4), 0u);
+  const auto touched = [](const BoardEvidence::Changes& c, int s) {
+    return (c.touched & (std::uint64_t{1} << s)) != 0;
+  };
+  EXPECT_TRUE(touched(changes_with_arm(f1, 84, white, 60, 85), f1));
+  EXPECT_NE(changes_with_arm(f1, 84, white, 60, 85).changed & (std::uint64_t{1} << f1), 0u);
+  EXPECT_TRUE(touched(changes_with_arm(f8, 84, black, 60, 85), f8));
+  EXPECT_FALSE(touched(changes_with_arm(f8, 84, white, 60, 85), f8));
+  EXPECT_FALSE(touched(changes_with_arm(a4, 84, white, 60, 85), a4));
+  EXPECT_FALSE(touched(changes_with_arm(f1, 84, white, 0, 0), f1));
+  EXPECT_FALSE(touched(changes_with_arm(f1, 120, white, 60, 70), f1));
 }
 
 // Square 20 read `spans` of frames (end frame, reading) from frame 0; the changes a press at

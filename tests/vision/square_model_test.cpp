@@ -462,6 +462,7 @@ TEST(SquareReader, ANetworkBoardsUnsureEmptyWhereTheHandSeesAPieceIsInDoubt) {
   std::cout << "in doubt " << doubted << " of " << total << " squares, a piece in " << doubted_piece
             << "\n";
   EXPECT_GT(doubted, 0);
+  EXPECT_GE(doubted_piece * 10, doubted * 8);  // mostly pieces the network missed
 }
 
 // Fused only where both readers were tried on the start position, the network misread no

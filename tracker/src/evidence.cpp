@@ -324,8 +324,8 @@ std::optional<double> BoardEvidence::beside_rate(SquareState read, std::size_t c
 // A square whose reading changed with no hand seen over it, while a hand left one of its
 // neighbours this near the change (seconds before its new run began, and after): the hand
 // that made the change, seen only beside its square (held-out 11206: the hand that dropped
-// the bishop on a4, at the board's edge, read over b5 alone). The same span for an arm of the
-// board's players over it (own_arm_over_edge).
+// the bishop on a4, at the board's edge, read over b5 alone). The same span for the arm of
+// the player whose first rank the square is on (own_arm_by_its_rank).
 constexpr double kNeighbourHandBeforeSeconds = 1.0;
 constexpr double kNeighbourHandAfterSeconds = 0.2;
 
@@ -347,16 +347,20 @@ bool BoardEvidence::neighbour_hand_left(int square, const Run& then, const Run& 
   return false;
 }
 
-bool BoardEvidence::own_arm_over_edge(int square, const Run& now) const {
-  const int file = square % 8;
+bool BoardEvidence::own_arm_by_its_rank(int square, const Run& now) const {
   const int rank = square / 8;
-  if (file != 0 && file != 7 && rank != 0 && rank != 7) return false;
-  return std::any_of(own_arms_.begin(), own_arms_.end(), [&](const auto& stretches) {
-    return std::any_of(stretches.begin(), stretches.end(), [&](const HandStretch& stretch) {
-      return stretch.start <= now.start + kNeighbourHandAfterSeconds &&
-             stretch.end >= now.start - kNeighbourHandBeforeSeconds;
-    });
-  });
+  if (rank != 0 && rank != 7) return false;
+  // The player whose first rank it is (seat_index: board * 2 + colour, White 0).
+  for (std::size_t seat = 0; seat < own_arms_.size(); ++seat) {
+    if (static_cast<int>(seat % 2) != (rank == 0 ? 0 : 1)) continue;
+    for (const HandStretch& stretch : own_arms_[seat]) {
+      if (stretch.start <= now.start + kNeighbourHandAfterSeconds &&
+          stretch.end >= now.start - kNeighbourHandBeforeSeconds) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 BoardEvidence::Changes BoardEvidence::changes(std::optional<double> t_previous, double t,
@@ -395,7 +399,7 @@ BoardEvidence::Changes BoardEvidence::changes(std::optional<double> t_previous, 
       if (run.after_cover && (then == nullptr || run.start > then->start)) covered = true;
     }
     if (!covered && then != nullptr && then->mean_state() != now->mean_state()) {
-      covered = neighbour_hand_left(s, *then, *now) || own_arm_over_edge(s, *now);
+      covered = neighbour_hand_left(s, *then, *now) || own_arm_by_its_rank(s, *now);
     }
     if (!covered) continue;
     out.touched |= bit;

@@ -201,12 +201,12 @@ class BoardEvidence {
   std::deque<Run>::const_iterator find_run(int square, double t, double before) const;
   // Whether a hand left a neighbour of `square` near when its run `now` (after `then`) began.
   bool neighbour_hand_left(int square, const Run& then, const Run& now) const;
-  // Whether `square` is on the board's edge and an arm of one of the board's players
+  // Whether `square` is on a player's first rank and that player's arm
   // (BoardObservation::own_arms) was over the board near when its run `now` began: a hand
-  // that puts a piece on the edge nearest its player may cover neither it nor a neighbour
+  // that puts a piece on the rank nearest its player may cover neither it nor a neighbour
   // in any frame vision reads (held-out 11435: 18A. Bf1, f1 read white from 132.77 s with
   // White A's arm named over the board and no hand seen over f1 or beside it).
-  bool own_arm_over_edge(int square, const Run& now) const;
+  bool own_arm_by_its_rank(int square, const Run& now) const;
   void note_visit(double t, int covered);
   struct HandStretch {
     double start = 0.0;

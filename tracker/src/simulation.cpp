@@ -433,6 +433,7 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
       if (injected(IncidentType::kHiddenPiece, i)) {
         // The partner's hand takes the piece from the area, and it is gone while it covers.
         holdings_covers[seat_index(partner)].push_back({t + 1.8, t + 2.0});
+        // Longer than TrackerConfig::hidden_piece_seconds, as a player hides a piece.
         holdings_hidden[seat_index(partner)].push_back({t + 1.8, t + 14.0});
         sim.incidents.push_back(
             {IncidentType::kHiddenPiece, partner.board, partner.color, t + 2.0});

@@ -394,12 +394,13 @@ constexpr double kLeanedOverReading = -0.7;
 constexpr double kLeanedOverNewReading = -2.5;
 // A move that empties a square covered and read as before, where a piece of the colour read
 // hides it after the move (change_delta), costs the log of how often that square, empty and
-// hidden so, read as that colour (BoardEvidence::lean_rate), from kLeanedOverReading down to
-// this, and never more than a change unseen. The leans are the camera's geometry; whether a
-// body does show on the square depends on the piece and the light too (held-out 11422: f3
-// read empty for 45 s in front of f2's pawn, yet 14A. Ne5+ from f3, with f3 still read white,
-// took that for the pawn's body at 0.7 and beat the drop N@e5+ made). Only there: every
-// reading of a hiding piece costing so (square_fit) kept a wrong 2B. c4 alive in dev 11407.
+// hidden so, read as that colour (BoardEvidence::lean_rate), from kLeanedOverReading down,
+// and never more than a change unseen (-4 at most, so this floor only keeps the log finite). The
+// leans are the camera's geometry; whether a body does show on the square depends on the piece and
+// the light too (held-out 11422: f3 read empty for 45 s in front of f2's pawn, yet 14A. Ne5+ from
+// f3, with f3 still read white, took that for the pawn's body at 0.7 and beat the drop N@e5+ made).
+// Only there: every reading of a hiding piece costing so (square_fit) kept a wrong 2B. c4 alive in
+// dev 11407.
 constexpr double kLeanedOverLeast = -6.0;
 // Per square and detail::lean_kind (square * kLeanKinds + kind): the cost of an empty square
 // reading as the colour of the pieces that hide it.
@@ -411,7 +412,8 @@ LeanCosts lean_costs(const detail::BoardEvidence& evidence) {
       for (const bool tall : {false, true}) {
         const std::optional<double> rate = evidence.lean_rate(s, colour, tall);
         out[static_cast<std::size_t>(s) * detail::kLeanKinds + detail::lean_kind(colour, tall)] =
-            rate ? std::clamp(std::log(*rate), kLeanedOverLeast, kLeanedOverReading)
+            rate ? std::clamp(std::log(std::max(*rate, std::exp(kLeanedOverLeast))),
+                              kLeanedOverLeast, kLeanedOverReading)
                  : kLeanedOverReading;
       }
     }
@@ -448,8 +450,9 @@ struct PressEvidence {
   double altered_change = -1.0;
   // Which squares the board's standing pieces hide; nullptr when none.
   const Leans* leans = nullptr;
-  // What a reading of a hiding piece costs on each square (LeanCosts); nullptr: all
-  // kLeanedOverReading.
+  // What a reading of a hiding piece costs on each square (LeanCosts, as of this press:
+  // Tracker::Impl::lean_costs_now, valid until the next press_evidence on the board); nullptr:
+  // all kLeanedOverReading.
   const LeanCosts* lean_costs = nullptr;
   // What stood at the start of the press (the parent hypothesis's board): a hiding piece that
   // came at the press is told from one that stood.
@@ -3890,7 +3893,7 @@ struct Tracker::Impl {
     std::array<std::uint64_t, detail::kLeanKinds> hidden = leaned_over_by(leans_of(b), reference);
     const std::uint64_t leaned_over =
         std::reduce(hidden.begin(), hidden.end(), moved_hid, std::bit_or<>());
-    for (std::uint64_t& by_colour : hidden) by_colour &= ~moved_hid;
+    for (std::uint64_t& by_kind : hidden) by_kind &= ~moved_hid;
     evidence[b].learn(learned_until[b], press.t, square_states(reference), skip,
                       long_casters(reference), leaned_over, hidden);
     learned_until[b] = press.t;
@@ -4575,8 +4578,8 @@ struct Tracker::Impl {
           pass.t_capture <= shortfall.start &&
           (!pass.resolved_t || shortfall.start <= *pass.resolved_t + kHoldingsHandMarginSeconds) &&
           (type == kAnyType || static_cast<int>(pass.type) == type)) {
-        // Kept however short: a piece never seen to arrive was hidden from its capture on
-        // (report_deferred_shortfalls).
+        // Kept however short: should the pass be decided never seen to arrive, the piece was
+        // hidden from its capture on (report_deferred_shortfalls).
         if (!pass.resolved_t) deferred_shortfalls.push_back({pass.id, s, type, shortfall, t_end});
         return;
       }

@@ -201,6 +201,16 @@ FrameObservation FrameReader::read(const cv::Mat& frame_bgr, std::vector<cv::Mat
   return read(frame_bgr, read_boards(frame_bgr), warped_boards, holding_memories);
 }
 
+namespace {
+// A square two readers disagree on: the mean of the hand-written reader's reading (in
+// `square`) and the network's.
+void in_doubt(SquareObservation& square, const std::array<float, 3>& network) {
+  square.p_empty = 0.5f * (square.p_empty + network[0]);
+  square.p_white = 0.5f * (square.p_white + network[1]);
+  square.p_black = 0.5f * (square.p_black + network[2]);
+}
+}  // namespace
+
 BoardsReading FrameReader::read_boards(const cv::Mat& frame_bgr) const {
   std::vector<calibration::BoardAppearance> appearances;
   std::vector<cv::Mat> warps;
@@ -240,9 +250,7 @@ BoardsReading FrameReader::read_boards(const cv::Mat& frame_bgr) const {
             // The network finds another state than the hand-written reader's likely, but not
             // surely: in doubt, the mean of the two.
             if (*likeliest < kFusedDoubtAtLeast) continue;
-            square.p_empty = 0.5f * (square.p_empty + board[sq][0]);
-            square.p_white = 0.5f * (square.p_white + board[sq][1]);
-            square.p_black = 0.5f * (square.p_black + board[sq][2]);
+            in_doubt(square, board[sq]);
             continue;
           }
         }
@@ -253,9 +261,7 @@ BoardsReading FrameReader::read_boards(const cv::Mat& frame_bgr) const {
           const char by_hand = square.probable_symbol();
           if ((by_hand == 'w' || by_hand == 'b') && board[sq][0] >= kFusedDoubtAtLeast &&
               board[sq][0] < kFusedSureAtLeast) {
-            square.p_empty = 0.5f * (square.p_empty + board[sq][0]);
-            square.p_white = 0.5f * (square.p_white + board[sq][1]);
-            square.p_black = 0.5f * (square.p_black + board[sq][2]);
+            in_doubt(square, board[sq]);
             float& piece = by_hand == 'w' ? square.p_white : square.p_black;
             if (piece > square.p_empty) square.p_empty = piece = 0.5f * (piece + square.p_empty);
             continue;

@@ -234,7 +234,8 @@ struct TrackerConfig {
   // 27, 61 and 104 s), while vision misses a piece that lies there for seconds at a time (a
   // pale piece on a pale table): of the 12 shortfalls reported at 3 s on those clips, the 9
   // false ones lasted 3.7-43 s and the 3 true ones 16-28 s; 10 s drops four false ones, none
-  // true. A piece dropped sooner without having been visible is reported at its drop.
+  // true. A piece dropped without having been visible since it came is reported at its drop
+  // unless a shortfall this long already covers it (Tracker's check of each drop).
   double hidden_piece_seconds = 10.0;
   // An arm over the partner's board counts when it stays this long: a hand held there, not an
   // arm passing or one whose seat vision tells only now and then where it joins another arm

@@ -272,8 +272,8 @@ class SquareModel {
 // (kFusedDoubtAtLeast), the square is in doubt: it takes the mean of the two readings, so that
 // the hand-written reader's sure misreads weigh little (the mean may still read its state,
 // and reads the network's surely only where the hand-written reader was unsure).
-// Likewise on a board the network reads (kAsCalibrated, kFused), where it finds a square
-// empty at least as likely as not but below kFusedSureAtLeast and the hand-written reader
+// Likewise on a board the calibration gave the network (any reader but kNetwork), where it finds a
+// square empty at least as likely as not but below kFusedSureAtLeast and the hand-written reader
 // finds a piece, the square is in doubt: the mean of the two, the piece made no likelier than
 // empty (the network was chosen there as the better reader). The network misses pale pieces
 // on light squares in some looks (held-out 11420: B's bishop on d3 read empty for 8 s, and
