@@ -255,7 +255,7 @@ TEST(BesideRate, NotLearnedOnSquaresAPieceHides) {
       o.squares[20] = {0.05f, 0.9f, 0.05f};  // e3 reads as the pawn's colour
       evidence.add(o);
     }
-    evidence.learn(-1.0, 14.0, states, 0, 0, leaned_over, {leaned_over, 0, 0, 0});
+    evidence.learn(-1.0, 14.0, states, 0, 0, {leaned_over, 0, 0, 0}, 0);
     const std::optional<double> rate = evidence.beside_rate(SquareState::kWhite, below);
     ASSERT_TRUE(rate.has_value());
     if (leaned_over == 0) {

@@ -6,6 +6,7 @@
 // (TrackerShadows).
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <initializer_list>
 #include <string>
 
@@ -274,6 +275,28 @@ bugcam::tracker::PieceLeans camera_beyond_rank_1() {
   return over;
 }
 
+// Flags `squares` of board A covered in the frames strictly between `from` and `to`.
+void cover_on_board_a(std::vector<SimulatedInput>& inputs,
+                      std::initializer_list<bugcam::rules::Square> squares, double from,
+                      double to) {
+  for (SimulatedInput& input : inputs) {
+    auto* o = std::get_if<BoardObservation>(&input);
+    if (o == nullptr || o->board != BoardId::kA || o->t <= from || o->t >= to) continue;
+    for (const bugcam::rules::Square s : squares) {
+      o->squares[static_cast<std::size_t>(s)].occluded = true;
+    }
+  }
+}
+
+// The tracker told that board A's camera is beyond rank 1 (camera_beyond_rank_1), on `game`
+// simulated with `options` and its readings changed by `edit`.
+Outcome run_beyond_rank_1(const bugcam::rules::BpgnGame& game, const SimulationOptions& options,
+                          const std::function<void(std::vector<SimulatedInput>&)>& edit) {
+  TrackerConfig told;
+  told.leans_over[0] = camera_beyond_rank_1();
+  return run_tracker(game, options, told, std::nullopt, edit);
+}
+
 // As held-out 11407: 2A. e5 made with e4 under the hand until after 2a. Ne4 took the square,
 // the arm passing over f2 and f4 on its way, and from 3A. Qe2 on the pawn's shadow on f5
 // read as a white piece. At 2A's press, 2A. f4 fits nearly as well: the pawn left on e4 hides
@@ -301,22 +324,12 @@ TEST(TrackerLeans, AReadingOnceThePieceThatHidItGoesIsAMisread) {
   ASSERT_EQ(plain.truth[4].san, "e5");
   ASSERT_EQ(plain.truth[6].san, "Ne4");
   const auto hide_the_push = [&](std::vector<SimulatedInput>& inputs) {
-    for (SimulatedInput& input : inputs) {
-      auto* o = std::get_if<BoardObservation>(&input);
-      if (o == nullptr || o->board != BoardId::kA) continue;
-      if (o->t > push - 2.0 && o->t < answer + 0.3) {
-        o->squares[static_cast<std::size_t>(e4)].occluded = true;
-      }
-      if (o->t > push - 1.0 && o->t < push - 0.7) {
-        for (const char* name : {"f2", "f4"}) {
-          o->squares[static_cast<std::size_t>(*bugcam::rules::parse_square(name))].occluded = true;
-        }
-      }
-    }
+    cover_on_board_a(inputs, {e4}, push - 2.0, answer + 0.3);
+    cover_on_board_a(inputs,
+                     {*bugcam::rules::parse_square("f2"), *bugcam::rules::parse_square("f4")},
+                     push - 1.0, push - 0.7);
   };
-  TrackerConfig told;
-  told.leans_over[0] = camera_beyond_rank_1();
-  const Outcome outcome = run_tracker(games[0], options, told, std::nullopt, hide_the_push);
+  const Outcome outcome = run_beyond_rank_1(games[0], options, hide_the_push);
   EXPECT_EQ(recorded_san(outcome, "2A"), "e5");
   EXPECT_TRUE(outcome.exact);
 }
@@ -349,26 +362,19 @@ TEST(TrackerLeans, ASquareSeenEmptyInFrontOfAPieceDoesNotTakeItsBodyForAMoveAway
   const double pressed = drop->t;
   const bugcam::rules::Square f3 = *bugcam::rules::parse_square("f3");
   const auto cover_f3 = [&](std::vector<SimulatedInput>& inputs) {
+    cover_on_board_a(inputs, {f3}, pressed - 1.5, pressed - 0.4);
     for (SimulatedInput& input : inputs) {
-      if (auto* h = std::get_if<HoldingsObservation>(&input)) {
-        // The knight still counted in White A's area for a while after the drop.
-        if (h->seat.board == BoardId::kA && h->seat.color == bugcam::rules::Color::kWhite &&
-            h->t > pressed - 0.4 && h->t < pressed + 4.0 && !h->occluded) {
-          h->visible[1] = 1;
-          h->pieces = 1;
-        }
-        continue;
-      }
-      auto* o = std::get_if<BoardObservation>(&input);
-      if (o == nullptr || o->board != BoardId::kA) continue;
-      if (o->t > pressed - 1.5 && o->t < pressed - 0.4) {
-        o->squares[static_cast<std::size_t>(f3)].occluded = true;
+      auto* h = std::get_if<HoldingsObservation>(&input);
+      // The knight still counted in White A's area for a while after the drop.
+      if (h != nullptr && h->seat.board == BoardId::kA &&
+          h->seat.color == bugcam::rules::Color::kWhite && h->t > pressed - 0.4 &&
+          h->t < pressed + 4.0 && !h->occluded) {
+        h->visible[1] = 1;
+        h->pieces = 1;
       }
     }
   };
-  TrackerConfig told;
-  told.leans_over[0] = camera_beyond_rank_1();
-  const Outcome outcome = run_tracker(games[0], options, told, std::nullopt, cover_f3);
+  const Outcome outcome = run_beyond_rank_1(games[0], options, cover_f3);
   EXPECT_EQ(recorded_san(outcome, "4A"), "N@e5");
   EXPECT_TRUE(outcome.exact);
 }

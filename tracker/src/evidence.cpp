@@ -260,8 +260,11 @@ std::array<std::array<double, 3>, 3> BoardEvidence::confusion(int square) const 
 }
 
 void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64>& states,
-                          std::uint64_t skip, std::uint64_t long_casters, std::uint64_t leaned_over,
-                          const std::array<std::uint64_t, kLeanKinds>& leaned_over_by) {
+                          std::uint64_t skip, std::uint64_t long_casters,
+                          const std::array<std::uint64_t, kLeanKinds>& leaned_over_by,
+                          std::uint64_t maybe_leaned_over) {
+  std::uint64_t leaned_over = maybe_leaned_over;
+  for (const std::uint64_t hidden : leaned_over_by) leaned_over |= hidden;
   std::uint64_t casters = 0;  // the pieces that stood still, whose shade is learned
   for (int s = 0; s < 64; ++s) {
     if (states[s] != SquareState::kEmpty) casters |= std::uint64_t{1} << s;
@@ -285,8 +288,8 @@ void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64
         if (states[s] != SquareState::kEmpty) continue;
         for (std::size_t kind = 0; kind < kLeanKinds; ++kind) {
           if (!(leaned_over_by[kind] & bit)) continue;
-          auto& cell = lean_counts_[static_cast<std::size_t>(s) * kLeanKinds + kind];
-          if (read_state == kind / 2 + 1) cell[0] += 1.0;
+          auto& cell = lean_counts_[lean_index(s, kind)];
+          if (read_state == static_cast<std::size_t>(lean_colour(kind))) cell[0] += 1.0;
           cell[1] += 1.0;
           if (cell[1] > kLeanCountCap) {
             cell[0] *= kLeanCountCap / cell[1];
@@ -309,8 +312,7 @@ void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64
 
 std::optional<double> BoardEvidence::lean_rate(int square, SquareState read, bool tall) const {
   if (read == SquareState::kEmpty) return std::nullopt;
-  const auto& cell =
-      lean_counts_[static_cast<std::size_t>(square) * kLeanKinds + lean_kind(read, tall)];
+  const auto& cell = lean_counts_[lean_index(square, lean_kind(read, tall))];
   if (cell[1] < kLeanMinReadings) return std::nullopt;
   return cell[0] / cell[1];
 }

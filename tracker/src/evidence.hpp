@@ -55,6 +55,14 @@ constexpr std::size_t kLeanKinds = 4;
 constexpr std::size_t lean_kind(SquareState colour, bool tall) {
   return (colour == SquareState::kWhite ? 0 : 2) + (tall ? 1 : 0);
 }
+// The colour of a lean_kind's hiding pieces.
+constexpr SquareState lean_colour(std::size_t kind) {
+  return kind < 2 ? SquareState::kWhite : SquareState::kBlack;
+}
+// Where a square's entry for a lean_kind stands in per-square, per-kind arrays.
+constexpr std::size_t lean_index(int square, std::size_t kind) {
+  return static_cast<std::size_t>(square) * kLeanKinds + kind;
+}
 
 struct Run {
   double start = 0.0;  // time of its first frame
@@ -158,13 +166,14 @@ class BoardEvidence {
   // shadow), or a white piece as black, is then taken at what it means instead of at its
   // word. Stretches must come in time order; frames up to `t1` are dropped.
   // `long_casters`: the squares of pieces whose shadows reach furthest (kings, queens,
-  // bishops), counted apart in beside_rate. `leaned_over`: the empty squares a piece's body
-  // may hide (TrackerConfig::leans_over); what they read says nothing of shadows beside them.
-  // `leaned_over_by`: of those, per lean_kind, the ones such pieces hide for sure (no piece
-  // that may have moved), counted in lean_rate.
+  // bishops), counted apart in beside_rate. `leaned_over_by`: per lean_kind, the empty
+  // squares such pieces' bodies hide for sure (TrackerConfig::leans_over), counted in
+  // lean_rate; with `maybe_leaned_over` (squares pieces that may have moved hid), what they
+  // read says nothing of shadows beside them.
   void learn(double t0, double t1, const std::array<SquareState, 64>& states, std::uint64_t skip,
-             std::uint64_t long_casters, std::uint64_t leaned_over,
-             const std::array<std::uint64_t, kLeanKinds>& leaned_over_by);
+             std::uint64_t long_casters,
+             const std::array<std::uint64_t, kLeanKinds>& leaned_over_by,
+             std::uint64_t maybe_leaned_over);
   // How often, as learned so far, an empty square read as a piece of colour `read` (kWhite
   // or kBlack) with a piece of the class and at the offset of `cell` (beside_cell): a shadow
   // falls one way, the light's, and reads as one colour; nullopt before enough readings.

@@ -5,10 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
-#include <functional>
 #include <limits>
 #include <map>
-#include <numeric>
 #include <ostream>
 #include <sstream>
 
@@ -411,7 +409,7 @@ LeanCosts lean_costs(const detail::BoardEvidence& evidence) {
     for (const SquareState colour : {SquareState::kWhite, SquareState::kBlack}) {
       for (const bool tall : {false, true}) {
         const std::optional<double> rate = evidence.lean_rate(s, colour, tall);
-        out[static_cast<std::size_t>(s) * detail::kLeanKinds + detail::lean_kind(colour, tall)] =
+        out[detail::lean_index(s, detail::lean_kind(colour, tall))] =
             rate ? std::clamp(std::log(std::max(*rate, std::exp(kLeanedOverLeast))),
                               kLeanedOverLeast, kLeanedOverReading)
                  : kLeanedOverReading;
@@ -479,7 +477,7 @@ double lean_cost(const PressEvidence& e, const Squares& on, int s, int read, std
   if (e.lean_costs == nullptr) return kLeanedOverReading;
   const std::size_t kind =
       detail::lean_kind(static_cast<SquareState>(read), (hiders & on.tall) != 0);
-  return (*e.lean_costs)[static_cast<std::size_t>(s) * detail::kLeanKinds + kind];
+  return (*e.lean_costs)[detail::lean_index(s, kind)];
 }
 
 // A square's fit to its readings with the board holding `on`: its own content, the colour
@@ -640,9 +638,11 @@ double change_delta(const Squares& before, const Squares& after, const PressEvid
     // beside), as often as such readings showed there (lean_cost).
     const auto& whole = e.whole[s];
     const int read = static_cast<int>(most_likely(whole));
-    if (now == static_cast<int>(SquareState::kEmpty) && read != now &&
-        hidden_as(e, after, s, read) && (read != was || hidden_as(e, before, s, read))) {
-      delta += std::max(lean_cost(e, after, s, read, hiders_as(e, after, s, read)), unseen);
+    const std::uint64_t hiders_after = now == static_cast<int>(SquareState::kEmpty) && read != now
+                                           ? hiders_as(e, after, s, read)
+                                           : 0;
+    if (hiders_after != 0 && (read != was || hidden_as(e, before, s, read))) {
+      delta += std::max(lean_cost(e, after, s, read, hiders_after), unseen);
       continue;
     }
     delta += unseen;
@@ -3891,11 +3891,9 @@ struct Tracker::Impl {
     // The pieces that moved hid other squares before: those are left out too.
     const std::uint64_t moved_hid = hidden_from_any(leans_of(b), skip);
     std::array<std::uint64_t, detail::kLeanKinds> hidden = leaned_over_by(leans_of(b), reference);
-    const std::uint64_t leaned_over =
-        std::reduce(hidden.begin(), hidden.end(), moved_hid, std::bit_or<>());
     for (std::uint64_t& by_kind : hidden) by_kind &= ~moved_hid;
     evidence[b].learn(learned_until[b], press.t, square_states(reference), skip,
-                      long_casters(reference), leaned_over, hidden);
+                      long_casters(reference), hidden, moved_hid);
     learned_until[b] = press.t;
   }
 
@@ -3904,11 +3902,8 @@ struct Tracker::Impl {
   void learn_start(const Press& press) {
     const int b = index(press.board);
     const double until = std::min(press.t, evidence[b].first_hand().value_or(press.t) - 1e-6);
-    const std::array<std::uint64_t, detail::kLeanKinds> hidden =
-        leaned_over_by(leans_of(b), committed[b]);
     evidence[b].learn(-kInfinity, until, square_states(committed[b]), 0, long_casters(committed[b]),
-                      std::reduce(hidden.begin(), hidden.end(), std::uint64_t{0}, std::bit_or<>()),
-                      hidden);
+                      leaned_over_by(leans_of(b), committed[b]), 0);
     learned_until[b] = until;
   }
 
