@@ -1203,7 +1203,16 @@ struct SquareReadings {
   int lone_unsure_frames = 0;  // of its frames, those read unsure of `settled`, partly bare
   bool hand_over = false;      // the last covered frame had neighbours covered too
   bool lone_ended = false;     // a hand came over it again after the lone cover
+  // The first and last frames of that hand (covering its neighbours too), if it came.
+  std::optional<std::pair<double, double>> lone_hand;
 };
+
+// A piece knocked over is stood up by a hand that covers its square and neighbours this long
+// at least (the renderer's: 0.6-1.0 s). A square read unsure for seconds after a hand passed,
+// then as before with no hand back, or with one only grazing it for a few frames, was not
+// knocked: a pale pawn on a light square under a shadow that left (fresh 11440's c2, 6
+// frames of a hand), a knight's shadow on the pawn behind it (11442's e3, no hand).
+constexpr double kStoodUpByHandSeconds = 0.3;
 
 // A piece lying reads unsure: in more than half the frames it lies covered alone, the
 // standing piece's colour reads below this (11354's e6: 0.55). An arm's shadow also covers a
@@ -1596,6 +1605,9 @@ struct Tracker::Impl {
         const bool alone = covered_alone(o, static_cast<rules::Square>(s));
         if (!alone) {
           r.lone_ended = r.lone_cover.has_value();
+          if (r.lone_cover) {
+            r.lone_hand = r.lone_hand ? std::pair{r.lone_hand->first, o.t} : std::pair{o.t, o.t};
+          }
         } else if (r.settled > 0) {
           // After a hand a new stretch, unless the piece lay long enough already (the hand that
           // stands it up may leave it covered alone a frame or two).
@@ -1605,6 +1617,7 @@ struct Tracker::Impl {
             r.lone_cover = Alteration{o.t, o.frame, o.t, 0, 0};
             r.lone_unsure_frames = 0;
             r.lone_ended = false;
+            r.lone_hand.reset();
           }
           if (r.lone_cover && !r.lone_ended) {
             const float stood =
@@ -1641,7 +1654,8 @@ struct Tracker::Impl {
         // Read again as before the piece lay covered: stood up again.
         if (state == r.settled &&
             r.lone_cover->last - r.lone_cover->since >= kDisturbedSeenSeconds &&
-            2 * r.lone_unsure_frames > r.lone_cover->frames &&
+            2 * r.lone_unsure_frames > r.lone_cover->frames && r.lone_hand &&
+            r.lone_hand->second - r.lone_hand->first >= kStoodUpByHandSeconds &&
             r.run_since - r.lone_cover->since <= config.disturbed_restored_within_seconds) {
           note_restored(o.board, s, *r.lone_cover, r.run_since, r.run_since_frame);
           r.changed.reset();  // one restoration of one knock
