@@ -13,14 +13,24 @@
 # cores shared by other work (load 15): 15 to cut the patches, 19 to train (the holding
 # network's 8 alongside), 3 to evaluate; about 0.5 s of CPU per still, 1 s per 100 board
 # patches per epoch.
+# The holding network learns from 1000 more stills (seeds 4000-4999, parts d and e, cut only
+# for it): held pieces are fewer per still than board pieces. Cutting all five parts took 28
+# minutes here with two recordings rendering alongside, training the holding network 17 (24
+# epochs, two recordings alongside).
 # PATCHES (default build/piece-type-patches) keeps the patches, so a second run trains again
-# without rendering; EPOCHS (default 12).
+# without rendering; EPOCHS (default 12) for the board network, HOLDING_EPOCHS (default 24)
+# for the holding one; KINDS (default "board holding") which networks to train: the
+# checked-in board network was trained at 41a9546, the holding network
+# at stop 67 by KINDS=holding.
 #   scripts/train-piece-types.sh                     (train and evaluate)
+#   KINDS=holding scripts/train-piece-types.sh       (the holding network only)
 #   scripts/train-piece-types.sh --evaluate-only     (re-measure the checked-in networks)
 set -eu
 cd "$(dirname "$0")/.."
 patches="${PATCHES:-build/piece-type-patches}"
 epochs="${EPOCHS:-12}"
+holding_epochs="${HOLDING_EPOCHS:-24}"
+kinds="${KINDS:-board holding}"
 cmake --preset release >/dev/null
 cmake --build build/release -j2 --target train_piece_types
 if [ "${1:-}" = "--evaluate-only" ]; then
@@ -44,15 +54,27 @@ b=$!
 cut c 1500-2999 150 0 &
 c=$!
 wait $a && wait $b && wait $c
-# The two networks in parallel, one thread each.
-train() { /usr/bin/python3 scripts/train_piece_types.py --kind "$1" --data "$patches/a" \
-  --data "$patches/b" --data "$patches/c" --test "$patches/b" --epochs "$epochs" \
+case " $kinds " in *" holding "*)
+  cut d 4000-4499 500 0 &
+  d=$!
+  cut e 4500-4999 500 0 &
+  e=$!
+  wait $d && wait $e ;;
+esac
+# The networks in parallel, one thread each.
+train() { /usr/bin/python3 scripts/train_piece_types.py --kind "$1" --epochs "$2" \
+  --data "$patches/a" --data "$patches/b" --data "$patches/c" $3 --test "$patches/b" \
   --out "vision/models/piece_types_$1.onnx" >"$patches/train_$1.log" 2>&1; }
-train board &
-board=$!
-train holding &
-holding=$!
-wait $board && wait $holding
-tail -n 8 "$patches/train_board.log" "$patches/train_holding.log"
+pids=""
+for kind in $kinds; do
+  case $kind in
+    board) train board "$epochs" "" & ;;
+    holding) train holding "$holding_epochs" "--data $patches/d --data $patches/e" & ;;
+    *) echo "KINDS: board and/or holding, not $kind" >&2; exit 2 ;;
+  esac
+  pids="$pids $!"
+done
+for pid in $pids; do wait "$pid"; done
+for kind in $kinds; do tail -n 8 "$patches/train_$kind.log"; done
 exec build/release/bench/train_piece_types --evaluate-only --out vision/models \
   --patches "$patches/b" --test-stills 120
