@@ -1723,20 +1723,12 @@ struct Tracker::Impl {
         return false;
       }
       if (r.hider_changed || r.hiders_unread != 0) return true;
-      // A move onto the square, or from it before the restoration, explains its change; so
-      // does one onto or from a square whose piece leans over it (Leans): that piece's coming
-      // or going altered its look, and the next one restored it (fresh 11429: 7A. Bxd7+ leant
-      // over d8, and 7a. Nxd7's hand took the bishop away before the knight came; the bishop,
-      // covered or read with its hand, was never read on d7).
-      const Leans* hides = leans_of(b);
-      const std::uint64_t hiders = hides != nullptr ? any_hiders(*hides, r.square) : 0;
+      // A move onto the square, or from it before the restoration, explains its change.
       for (const PressedMove& m : recent_moves[b]) {
         if (m.t < first || m.t > moves_until) continue;
         const Move move = m.ply.move;
         if (move.to() == r.square ||
-            (!move.is_drop() && move.from() == r.square && m.t <= r.restored) ||
-            ((hiders >> move.to()) & 1) != 0 ||
-            (!move.is_drop() && ((hiders >> move.from()) & 1) != 0)) {
+            (!move.is_drop() && move.from() == r.square && m.t <= r.restored)) {
           return true;
         }
       }
