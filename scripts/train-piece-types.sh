@@ -1,7 +1,8 @@
 #!/bin/sh
 # Trains the piece-type networks (vision/models/piece_types_{board,holding}.onnx) in one go:
 #   1. bench/train_piece_types cuts board-square and holding-area patches, with their types,
-#      from synthetic stills of seeds 1-2999 (training) and 3000-3999 (test), through the
+#      from synthetic stills of seeds 1-2999 (training; the holding network also 4000-4999)
+#      and 3000-3999 (test), through the
 #      same vision code that runs when recording;
 #   2. scripts/train_piece_types.py trains a small convolutional network on each kind and
 #      writes it as ONNX (needs Debian's python3-torch and python3-numpy, installed here
@@ -31,6 +32,15 @@ patches="${PATCHES:-build/piece-type-patches}"
 epochs="${EPOCHS:-12}"
 holding_epochs="${HOLDING_EPOCHS:-24}"
 kinds="${KINDS:-board holding}"
+train_board=no
+train_holding=no
+for kind in $kinds; do
+  case $kind in
+    board) train_board=yes ;;
+    holding) train_holding=yes ;;
+    *) echo "KINDS: board and/or holding, not $kind" >&2; exit 2 ;;
+  esac
+done
 cmake --preset release >/dev/null
 cmake --build build/release -j2 --target train_piece_types
 if [ "${1:-}" = "--evaluate-only" ]; then
@@ -53,28 +63,41 @@ cut b 2-1499 150 120 &
 b=$!
 cut c 1500-2999 150 0 &
 c=$!
-wait $a && wait $b && wait $c
-case " $kinds " in *" holding "*)
+# (Each wait on its own line: under set -e a failing wait ends the script only there.)
+wait "$a"
+wait "$b"
+wait "$c"
+if [ $train_holding = yes ]; then
   cut d 4000-4499 500 0 &
   d=$!
   cut e 4500-4999 500 0 &
   e=$!
-  wait $d && wait $e ;;
-esac
-# The networks in parallel, one thread each.
-train() { /usr/bin/python3 scripts/train_piece_types.py --kind "$1" --epochs "$2" \
-  --data "$patches/a" --data "$patches/b" --data "$patches/c" $3 --test "$patches/b" \
-  --out "vision/models/piece_types_$1.onnx" >"$patches/train_$1.log" 2>&1; }
+  wait "$d"
+  wait "$e"
+fi
+# The networks in parallel, one thread each. train KIND EPOCHS [more --data arguments].
+train() {
+  kind=$1
+  kind_epochs=$2
+  shift 2
+  /usr/bin/python3 scripts/train_piece_types.py --kind "$kind" --epochs "$kind_epochs" \
+    --data "$patches/a" --data "$patches/b" --data "$patches/c" "$@" --test "$patches/b" \
+    --out "vision/models/piece_types_$kind.onnx" >"$patches/train_$kind.log" 2>&1
+}
 pids=""
-for kind in $kinds; do
-  case $kind in
-    board) train board "$epochs" "" & ;;
-    holding) train holding "$holding_epochs" "--data $patches/d --data $patches/e" & ;;
-    *) echo "KINDS: board and/or holding, not $kind" >&2; exit 2 ;;
-  esac
+if [ $train_board = yes ]; then
+  train board "$epochs" &
   pids="$pids $!"
-done
+fi
+if [ $train_holding = yes ]; then
+  train holding "$holding_epochs" --data "$patches/d" --data "$patches/e" &
+  pids="$pids $!"
+fi
 for pid in $pids; do wait "$pid"; done
-for kind in $kinds; do tail -n 8 "$patches/train_$kind.log"; done
+logs=""
+[ $train_board = yes ] && logs="$patches/train_board.log"
+[ $train_holding = yes ] && logs="$logs $patches/train_holding.log"
+# shellcheck disable=SC2086 # two plain file names at most
+tail -n 8 $logs
 exec build/release/bench/train_piece_types --evaluate-only --out vision/models \
   --patches "$patches/b" --test-stills 120

@@ -1202,17 +1202,24 @@ struct SquareReadings {
   std::optional<Alteration> lone_cover;
   int lone_unsure_frames = 0;  // of its frames, those read unsure of `settled`, partly bare
   bool hand_over = false;      // the last covered frame had neighbours covered too
-  bool lone_ended = false;     // a hand came over it again after the lone cover
-  // The first and last frames of that hand (covering its neighbours too), if it came.
-  std::optional<std::pair<double, double>> lone_hand;
+  // A hand back over it (covered with a neighbour) since the lone cover began, which ends the
+  // lone cover: its last frame's time and how long it stayed, the gaps between its visits left
+  // out.
+  struct HandBack {
+    double last = 0.0;
+    double seconds = 0.0;
+  };
+  std::optional<HandBack> lone_hand;
 };
 
-// A piece knocked over is stood up by a hand that covers its square and neighbours this long
-// at least (the renderer's: 0.6-1.0 s). A square read unsure for seconds after a hand passed,
-// then as before with no hand back, or with one only grazing it for a few frames, was not
-// knocked: a pale pawn on a light square under a shadow that left (fresh 11440's c2, 6
+// A piece knocked over is stood up by a hand that stays over its square and a neighbour this
+// long at least (the renderer's: 0.6-1.0 s). A square read unsure for seconds after a hand
+// passed, then as before with no hand back, or with one only grazing it for a few frames, was
+// not knocked: a pale pawn on a light square under a shadow that left (fresh 11440's c2, 6
 // frames of a hand), a knight's shadow on the pawn behind it (11442's e3, no hand).
-constexpr double kStoodUpByHandSeconds = 0.3;
+constexpr double kStoodUpByHandSeconds = 0.25;
+// Frames of a hand further apart than this are two visits (the time between is not counted).
+constexpr double kHandFramesApartSeconds = 0.1;
 
 // A piece lying reads unsure: in more than half the frames it lies covered alone, the
 // standing piece's colour reads below this (11354's e6: 0.55). An arm's shadow also covers a
@@ -1604,9 +1611,13 @@ struct Tracker::Impl {
         r.run = 0;
         const bool alone = covered_alone(o, static_cast<rules::Square>(s));
         if (!alone) {
-          r.lone_ended = r.lone_cover.has_value();
-          if (r.lone_cover) {
-            r.lone_hand = r.lone_hand ? std::pair{r.lone_hand->first, o.t} : std::pair{o.t, o.t};
+          if (r.lone_cover && !r.lone_hand) {
+            r.lone_hand = SquareReadings::HandBack{o.t, 0.0};
+          } else if (r.lone_cover) {
+            if (o.t - r.lone_hand->last <= kHandFramesApartSeconds) {
+              r.lone_hand->seconds += o.t - r.lone_hand->last;
+            }
+            r.lone_hand->last = o.t;
           }
         } else if (r.settled > 0) {
           // After a hand a new stretch, unless the piece lay long enough already (the hand that
@@ -1616,10 +1627,9 @@ struct Tracker::Impl {
           if (r.hand_over && !lay_long) {
             r.lone_cover = Alteration{o.t, o.frame, o.t, 0, 0};
             r.lone_unsure_frames = 0;
-            r.lone_ended = false;
             r.lone_hand.reset();
           }
-          if (r.lone_cover && !r.lone_ended) {
+          if (r.lone_cover && !r.lone_hand) {
             const float stood =
                 r.settled == static_cast<int>(SquareState::kWhite) ? seen.white : seen.black;
             r.lone_unsure_frames +=
@@ -1651,16 +1661,17 @@ struct Tracker::Impl {
       }
       if (r.run < kKnockSettledFrames) continue;
       if (r.lone_cover) {
-        // Read again as before the piece lay covered: stood up again.
+        // Read again as before the piece lay covered, after a hand: stood up again.
         if (state == r.settled &&
             r.lone_cover->last - r.lone_cover->since >= kDisturbedSeenSeconds &&
             2 * r.lone_unsure_frames > r.lone_cover->frames && r.lone_hand &&
-            r.lone_hand->second - r.lone_hand->first >= kStoodUpByHandSeconds &&
+            r.lone_hand->seconds >= kStoodUpByHandSeconds &&
             r.run_since - r.lone_cover->since <= config.disturbed_restored_within_seconds) {
           note_restored(o.board, s, *r.lone_cover, r.run_since, r.run_since_frame);
           r.changed.reset();  // one restoration of one knock
         }
         r.lone_cover.reset();
+        r.lone_hand.reset();
       }
       if (r.changed) {
         if (state == r.changed_to) {
