@@ -65,7 +65,7 @@ cut b 2-1499 150 120 &
 b=$!
 cut c 1500-2999 150 0 &
 c=$!
-# (Each wait on its own line: under set -e a failing wait ends the script only there.)
+# One wait per line: under set -e a failed wait inside an && list would not stop the script.
 wait "$a"
 wait "$b"
 wait "$c"
