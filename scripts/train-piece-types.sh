@@ -58,24 +58,23 @@ if ! /usr/bin/python3 -c "import torch, numpy" 2>/dev/null; then
 fi
 cut() { build/release/bench/train_piece_types --patches "$patches/$1" --train "$2" \
   --train-stills "$3" --test-stills "$4" >"$patches/$1.log" 2>&1; }
+# Waits for each job of $pids in turn: under set -e a failed one stops the script (a wait
+# inside an && list would not).
+wait_all() { for pid in $pids; do wait "$pid"; done; }
+# Cuts the parts given ("NAME SEEDS TRAIN_STILLS TEST_STILLS" each) in parallel.
+cut_parts() {
+  pids=""
+  for part in "$@"; do
+    # shellcheck disable=SC2086 # a part is four plain words
+    cut $part &
+    pids="$pids $!"
+  done
+  wait_all
+}
 mkdir -p "$patches"
-cut a 1-2999 100 20 &
-a=$!
-cut b 2-1499 150 120 &
-b=$!
-cut c 1500-2999 150 0 &
-c=$!
-# One wait per line: under set -e a failed wait inside an && list would not stop the script.
-wait "$a"
-wait "$b"
-wait "$c"
+cut_parts "a 1-2999 100 20" "b 2-1499 150 120" "c 1500-2999 150 0"
 if [ $train_holding = yes ] && [ "$holding_more_stills" = yes ]; then
-  cut d 4000-4499 500 0 &
-  d=$!
-  cut e 4500-4999 500 0 &
-  e=$!
-  wait "$d"
-  wait "$e"
+  cut_parts "d 4000-4499 500 0" "e 4500-4999 500 0"
 fi
 # The networks in parallel, one thread each. train KIND EPOCHS [more --data arguments].
 train() {
@@ -91,14 +90,15 @@ if [ $train_board = yes ]; then
   train board "$epochs" &
   pids="$pids $!"
 fi
-if [ $train_holding = yes ] && [ "$holding_more_stills" = yes ]; then
-  train holding "$holding_epochs" --data "$patches/d" --data "$patches/e" &
-  pids="$pids $!"
-elif [ $train_holding = yes ]; then
-  train holding "$holding_epochs" &
+if [ $train_holding = yes ]; then
+  if [ "$holding_more_stills" = yes ]; then
+    train holding "$holding_epochs" --data "$patches/d" --data "$patches/e" &
+  else
+    train holding "$holding_epochs" &
+  fi
   pids="$pids $!"
 fi
-for pid in $pids; do wait "$pid"; done
+wait_all
 logs=""
 [ $train_board = yes ] && logs="$patches/train_board.log"
 [ $train_holding = yes ] && logs="$logs $patches/train_holding.log"
