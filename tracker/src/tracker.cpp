@@ -1611,9 +1611,8 @@ struct Tracker::Impl {
         r.run = 0;
         const bool alone = covered_alone(o, static_cast<rules::Square>(s));
         if (!alone) {
-          if (r.lone_cover && !r.lone_hand) {
-            r.lone_hand = SquareReadings::HandBack{o.t, 0.0};
-          } else if (r.lone_cover) {
+          if (r.lone_cover) {
+            if (!r.lone_hand) r.lone_hand = SquareReadings::HandBack{o.t, 0.0};
             if (o.t - r.lone_hand->last <= kHandFramesApartSeconds) {
               r.lone_hand->seconds += o.t - r.lone_hand->last;
             }
