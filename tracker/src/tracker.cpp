@@ -81,6 +81,9 @@ constexpr double kHoldingsSteadySeconds = 0.3;
 constexpr double kUndecidedPassSeconds = 30.0;
 // How long before its press a capture's piece may already lie in the partner's area.
 constexpr double kPassedBeforePressSeconds = 3.0;
+// A piece seen to arrive in the partner's area after the deadline has arrived once no view
+// has undone it for this long (Impl::late_arrival_undone).
+constexpr double kLateHeldSeconds = 1.0;
 // A shortfall closes this long after the press that recorded an unpressed drop at most
 // (kShortfallOverSeconds of whole views, and their spacing).
 constexpr double kUnpressedDropShortfallAfterSeconds = 1.0;
@@ -1086,7 +1089,9 @@ struct PendingPass {
   bool never_seen = false;                   // decided never seen to arrive, not even late
   std::optional<double> late_at;  // seen to arrive late here, unless another capture's piece
   bool late_counted = false;      // in a view that counted the pieces whatever their types
-  bool dropped_late = false;      // a drop after the deadline, the piece seen late, was this one
+  // Seen to arrive late here, not yet for kLateHeldSeconds (late_at once it has been).
+  std::optional<double> late_since;
+  bool dropped_late = false;  // a drop after the deadline, the piece seen late, was this one
   // The last view of the partner's area evaluated after the capture and by the deadline,
   // without the piece, or with it counted only by other captures' pieces (none: the area was
   // not seen in the window); arrived_late compares later views with it.
@@ -4203,6 +4208,16 @@ struct Tracker::Impl {
     return o.visible[type] - then.visible[type] > want_now[type] - want_then[type];
   }
 
+  // Whether view `o` undoes a late arrival of the piece of `pass` seen in seat `s`'s area at
+  // `since`: it shows the piece not there, with no hand over the area since to take it. A
+  // piece passed lies there until a hand takes it; one seen for a moment only was a
+  // miscount (11415: the area read one piece more for 0.3 s beside a passing hand, and the
+  // capture whose piece Black A hid was taken for one passed late).
+  bool late_arrival_undone(const PendingPass& pass, int s, double since,
+                           const HoldingsObservation& o) const {
+    return late_arrival(pass, s, o) == false && !hand_over_holdings(s, since, o.t);
+  }
+
   // Whether a piece seen in seat `s`'s area at `t` may be another capture's than `pass`'s:
   // one that seat was expected to hold from a press up to kPassedBeforePressSeconds after `t`, of
   // the type (or of any, where vision `counted` the pieces whatever their types).
@@ -4269,15 +4284,25 @@ struct Tracker::Impl {
         // Seen arriving after the deadline: late, which evaluate_holdings reports (its views up
         // to the drop may not all be evaluated yet, so they are looked at here, but for those
         // beside a hand, which miscount as evaluate_holdings' do not).
-        const bool seen_late =
-            std::any_of(holdings_history[s].begin(), holdings_history[s].end(),
-                        [&](const HoldingsObservation& o) {
-                          return !o.occluded && o.t > *pass.deadline && o.t < t_drop &&
-                                 arrived_late(pass, s, o) &&
-                                 !another_captures_piece(pass, s, o.t, o.pieces.has_value()) &&
-                                 !hand_over_holdings(s, o.t - kHoldingsHandMarginSeconds,
-                                                     o.t + kHoldingsHandMarginSeconds);
-                        });
+        const auto evaluable = [&](const HoldingsObservation& o) {
+          return !o.occluded && o.t < t_drop &&
+                 !hand_over_holdings(s, o.t - kHoldingsHandMarginSeconds,
+                                     o.t + kHoldingsHandMarginSeconds);
+        };
+        // Not undone by a view before the drop within kLateHeldSeconds (late_arrival_undone).
+        const auto held = [&](const HoldingsObservation& arrival) {
+          return std::none_of(holdings_history[s].begin(), holdings_history[s].end(),
+                              [&](const HoldingsObservation& o) {
+                                return o.t > arrival.t && o.t <= arrival.t + kLateHeldSeconds &&
+                                       evaluable(o) && late_arrival_undone(pass, s, arrival.t, o);
+                              });
+        };
+        const bool seen_late = std::any_of(
+            holdings_history[s].begin(), holdings_history[s].end(),
+            [&](const HoldingsObservation& o) {
+              return o.t > *pass.deadline && evaluable(o) && arrived_late(pass, s, o) &&
+                     !another_captures_piece(pass, s, o.t, o.pieces.has_value()) && held(o);
+            });
         if (config.debug != nullptr) {
           *config.debug << "pass " << pass.ply << " dropped at " << t_drop << " after its deadline "
                         << *pass.deadline << (seen_late ? ", seen late" : ", never seen") << "\n";
@@ -4381,8 +4406,16 @@ struct Tracker::Impl {
           const bool arrived = pass_arrived(pass, o, want);
           if (pass.deadline && o.t > *pass.deadline) {
             if (!pass.there_after_deadline) pass.there_after_deadline = arrived;
-            if (!pass.seen_after_deadline && !pass.late_at && arrived_late(pass, s, o)) {
-              pass.late_at = o.t;
+            if (pass.seen_after_deadline || pass.late_at) continue;
+            if (pass.late_since && late_arrival_undone(pass, s, *pass.late_since, o)) {
+              if (config.debug != nullptr) {
+                *config.debug << "pass " << pass.ply << " seen late at " << *pass.late_since
+                              << ", gone again at " << o.t << " with no hand: miscounted\n";
+              }
+              pass.late_since.reset();
+            }
+            if (!pass.late_since && arrived_late(pass, s, o)) {
+              pass.late_since = o.t;
               pass.late_counted = o.pieces.has_value();
               if (config.debug != nullptr) {
                 *config.debug << "pass " << pass.ply << " seen late at " << o.t << " frame "
@@ -4477,6 +4510,11 @@ struct Tracker::Impl {
     // Nxc3's knight lay in White A's area from 66.4 s, its press came at 69.2 s, and 7b.
     // gxf6's hidden knight was taken as passed late).
     for (PendingPass& pass : passes) {
+      if (!pass.passed && pass.late_since &&
+          (*pass.late_since + kLateHeldSeconds < seen_to(pass) || final_views)) {
+        pass.late_at = pass.late_since;
+        pass.late_since.reset();
+      }
       if (pass.passed || !pass.late_at ||
           (*pass.late_at + kPassedBeforePressSeconds >= seen_to(pass) && !final_views)) {
         continue;
@@ -4506,7 +4544,7 @@ struct Tracker::Impl {
           (!pass.there_after_deadline.value_or(true) ||
            !hand_over_holdings(seat_index(partner), pass.by_deadline->t, *pass.deadline));
       // Whose it is waits until the piece is seen (credit_pass_by_drop decides a drop).
-      if (not_there && pass.late_at && !final_views) continue;
+      if (not_there && (pass.late_at || pass.late_since) && !final_views) continue;
       if (not_there && !pass.seen_after_deadline && !final_views &&
           *pass.deadline + kUndecidedPassSeconds >= seen_to(pass)) {
         continue;
