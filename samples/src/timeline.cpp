@@ -546,6 +546,7 @@ void TimelineBuilder::build() {
   std::sort(presses_.begin(), presses_.end(),
             [](const Press& x, const Press& y) { return x.t < y.t; });
   double end = last_global + opt_.tail;
+  double injected_flag_at = 0;
   if (flag_ply) {
     // The flagging player's clock is set so that it runs out a few seconds into their turn.
     const PlyInput& ply = tl.plies_[static_cast<std::size_t>(*flag_ply)];
@@ -566,6 +567,7 @@ void TimelineBuilder::build() {
     tl.ending_ = std::make_pair(std::string(player_name(p)) + " forfeits on time", p);
     tl.incidents_.push_back({IncidentType::kFlagFall, b, ply.color, flag_at, flag_at, *flag_ply,
                              std::string(player_name(p)) + "'s flag fell"});
+    injected_flag_at = flag_at;
   }
   for (int b = 0; b < 2; ++b) {
     std::array<int, 2> ms{tl.initial_ms_[static_cast<std::size_t>(player_index(b, 0))],
@@ -581,11 +583,39 @@ void TimelineBuilder::build() {
           tl.initial_ms_[static_cast<std::size_t>(player_index(b, c))];
     }
   }
+  // A clock the game's own pace runs out (the thinking times of a real game, shortened, can
+  // still add up to more than the time control) falls like an injected flag, and the truth
+  // says so; the clock goes on below zero, as the game does (clip 11417: White B at
+  // -2.9 s, and the flag_fall recorded for it was counted false).
+  std::array<std::array<bool, 2>, 2> fallen{};
+  if (flag_ply) {
+    const PlyInput& ply = tl.plies_[static_cast<std::size_t>(*flag_ply)];
+    fallen[static_cast<std::size_t>(ply.board)][static_cast<std::size_t>(ply.color)] = true;
+  }
+  const auto note_fall = [&](int b, int side, int left_ms, double from, double to) {
+    auto& done = fallen[static_cast<std::size_t>(b)][static_cast<std::size_t>(side)];
+    if (done || left_ms - (to - from) * 1000 >= 0) return;
+    done = true;
+    const double at = from + left_ms / 1000.0;
+    // The ply: the flagged player's move completed after it, if any.
+    int ply_index = -1;
+    for (const TimedPly& tp : tl.timed_) {
+      const PlyInput& ply = tl.plies_[static_cast<std::size_t>(tp.index)];
+      if (ply.board == b && ply.color == side && tp.press >= at &&
+          (ply_index < 0 || tp.index < ply_index)) {
+        ply_index = tp.index;
+      }
+    }
+    tl.incidents_.push_back(
+        {IncidentType::kFlagFall, b, side, at, at, ply_index,
+         std::string(player_name(player_index(b, side))) + "'s flag fell (the game's own pace)"});
+  };
   for (const Press& pr : presses_) {
     const auto b = static_cast<std::size_t>(pr.board);
     // Pressing the side that is already down does nothing on a real clock.
     if (pr.side != running[b]) continue;
     auto& left = ms[b][static_cast<std::size_t>(pr.side)];
+    note_fall(pr.board, pr.side, left, since[b], pr.t);
     left -= static_cast<int>(std::lround((pr.t - since[b]) * 1000));
     running[b] = 1 - pr.side;
     since[b] = pr.t;
@@ -594,7 +624,7 @@ void TimelineBuilder::build() {
   if (flag_ply) {
     const PlyInput& ply = tl.plies_[static_cast<std::size_t>(*flag_ply)];
     const auto b = static_cast<std::size_t>(ply.board);
-    const double flag_at = tl.incidents_.back().t;
+    const double flag_at = injected_flag_at;
     ms[b][static_cast<std::size_t>(ply.color)] = 0;
     tl.clock_events_.push_back(
         {flag_at, ply.board, ClockEvent::kFlag, ply.color, ms[b][0], ms[b][1]});
@@ -603,6 +633,8 @@ void TimelineBuilder::build() {
     }
   } else {
     for (int bb = 0; bb < 2; ++bb) {
+      const auto b = static_cast<std::size_t>(bb);
+      note_fall(bb, running[b], ms[b][static_cast<std::size_t>(running[b])], since[b], end - 0.2);
       tl.clock_events_.push_back({end - 0.2, bb, ClockEvent::kStop, 0, 0, 0});
     }
   }

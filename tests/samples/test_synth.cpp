@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -210,6 +211,43 @@ TEST(Synth, FlagFallAndIllegalMoveEndTheGame) {
   const auto truth2 = rules::parse_bpgn(read(dir2 / "truth.bpgn")).front();
   EXPECT_EQ(truth2.moves.size(), 1u);
   EXPECT_EQ(truth2.result, "1-0");  // Black A's illegal move: team 2 loses
+}
+
+// A game slower than its time control: each clock the moves run below zero is a flag fall
+// in the truth (the renderer lets the game go on, so no flag was injected; clip 11417's
+// White B ran to -2.9 s and the recorder's flag_fall was counted false).
+TEST(Synth, AClockRunOutByTheGamesPaceIsAFlagFallInTheTruth) {
+  const bugcam::test_support::TempDir dir_temp("samples-pace");
+  const fs::path dir = dir_temp.path();
+  std::string slow = kGame;
+  slow.replace(slow.find("120+0"), 5, "4+0");
+  synthesize(rules::parse_bpgn(slow).front(), dir, small_options(3));
+  // Which clocks a press shows below zero.
+  std::set<std::pair<std::string, std::string>> negative;
+  std::ifstream log(dir / "clocks.jsonl");
+  std::string line;
+  while (std::getline(log, line)) {
+    const auto e = nlohmann::json::parse(line);
+    if (e["event"] != "press") continue;
+    for (const char* side : {"white", "black"}) {
+      if (e[std::string(side) + "_ms"].get<int>() < 0) {
+        negative.insert({e["board"].get<std::string>(), side});
+      }
+    }
+  }
+  std::set<std::pair<std::string, std::string>> fallen;
+  const auto j = nlohmann::json::parse(read(dir / "truth.json"));
+  for (const auto& incident : j["incidents"]) {
+    if (incident["type"] != "flag_fall") continue;
+    const std::pair<std::string, std::string> clock{incident["board"].get<std::string>(),
+                                                    incident["side"].get<std::string>()};
+    EXPECT_TRUE(fallen.insert(clock).second) << "twice";
+    EXPECT_GT(incident["t"].get<double>(), 0.0);
+  }
+  EXPECT_FALSE(negative.empty());
+  for (const auto& clock : negative) {
+    EXPECT_TRUE(fallen.count(clock)) << clock.first << " " << clock.second;
+  }
 }
 
 TEST(Synth, RejectsBadIncidentRequests) {

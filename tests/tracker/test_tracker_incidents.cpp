@@ -1518,6 +1518,40 @@ TEST(TrackerIncidents, PressWithoutMoveWithoutHandsAttributed) {
 TEST(TrackerIncidents, FlagFall) {
   expect_found(IncidentType::kFlagFall, 30);
 }
+// A clock log that stops the clocks after the running side's time is gone, with no flag event
+// (a game slower than its time control, as the renderer's clip 11417), fell at zero: White's
+// 5 s from the start at 1 s run out at 6 s. Stopped in time, no flag.
+TEST(TrackerIncidents, AClockStoppedAfterItsTimeRanOutFell) {
+  using Kind = bugcam::capture::ClockEvent::Kind;
+  for (const double stop : {8.0, 5.5}) {
+    Tracker tracker;
+    ClockEvent start;
+    start.t = 1.0;
+    start.kind = Kind::kStart;
+    start.white_ms = 5000;
+    start.black_ms = 5000;
+    ClockEvent stopped;
+    stopped.t = stop;
+    stopped.kind = Kind::kStop;
+    tracker.add(start);
+    tracker.add(stopped);
+    tracker.finish();
+    std::vector<Incident> flags;
+    for (const TrackerEvent& e : tracker.take_events()) {
+      if (const auto* i = std::get_if<Incident>(&e); i && i->type == IncidentType::kFlagFall) {
+        flags.push_back(*i);
+      }
+    }
+    if (stop < 6.0) {
+      EXPECT_TRUE(flags.empty());
+      continue;
+    }
+    ASSERT_EQ(flags.size(), 1u);
+    EXPECT_EQ(flags[0].side, bugcam::rules::Color::kWhite);
+    EXPECT_EQ(flags[0].board, BoardId::kA);
+    EXPECT_NEAR(flags[0].t, 6.0, 1e-9);
+  }
+}
 TEST(TrackerIncidents, PartnerBoardTouched) {
   expect_found(IncidentType::kPartnerBoardTouched, 12);
 }

@@ -1476,8 +1476,18 @@ struct Tracker::Impl {
         report_flag(e.board, e.side.value_or(Color::kWhite), e.t,
                     evidence[index(e.board)].latest_frame());
         break;
-      case ClockEvent::Kind::kStop:
+      case ClockEvent::Kind::kStop: {
+        // A clock stopped after the running side's time was gone ran out before it (a clock
+        // that logs no flag event of its own).
+        const Color running =
+            clock.last_side ? !*clock.last_side : committed[index(e.board)].side_to_move();
+        const std::optional<double>& left = clock.remaining[index(running)];
+        if (left && *left - (e.t - clock.last_t) < 0.0) {
+          report_flag(e.board, running, clock.last_t + *left,
+                      evidence[index(e.board)].frame_at(clock.last_t + *left));
+        }
         break;
+      }
     }
     process_ready();
   }
