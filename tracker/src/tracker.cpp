@@ -1096,6 +1096,9 @@ struct PendingPass {
   // without the piece, or with it counted only by other captures' pieces (none: the area was
   // not seen in the window); arrived_late compares later views with it.
   std::optional<HoldingsObservation> by_deadline;
+  // The last view evaluated after a drop from the area since by_deadline, without the piece:
+  // arrived_late compares later views with it instead (none while no such view came).
+  std::optional<HoldingsObservation> after_drop;
   // Pieces of later captures, passed before their presses, that by_deadline counted
   // (Impl::counted_for_others): arrived_late does not wait for them to come.
   int others_by_deadline = 0;
@@ -4202,12 +4205,17 @@ struct Tracker::Impl {
                                    const HoldingsObservation& o) const {
     const std::array<int, 5> want_now = expected_at(s, o.t);
     // (Final: views are evaluated only once every press before them is committed.)
-    if (pass.by_deadline && expected_moved(s, kAnyType, false, pass.by_deadline->t, o.t)) {
-      return std::nullopt;
+    const HoldingsObservation* baseline = pass.by_deadline ? &*pass.by_deadline : nullptr;
+    if (baseline && expected_moved(s, kAnyType, false, baseline->t, o.t)) {
+      // Counted again from the view after the drop, if one without the piece came.
+      if (!pass.after_drop || expected_moved(s, kAnyType, false, pass.after_drop->t, o.t)) {
+        return std::nullopt;
+      }
+      baseline = &*pass.after_drop;
     }
     if (!pass_arrived(pass, o, want_now)) return false;
-    if (!pass.by_deadline) return true;
-    const HoldingsObservation& then = *pass.by_deadline;
+    if (baseline == nullptr) return true;
+    const HoldingsObservation& then = *baseline;
     const std::array<int, 5> want_then = expected_at(s, then.t);
     // Where that view counted other captures' pieces, the pass's own type tells (a count
     // would also rise with one of them misread as the pass's piece).
@@ -4416,6 +4424,17 @@ struct Tracker::Impl {
           const bool arrived = pass_arrived(pass, o, want);
           if (pass.deadline && o.t > *pass.deadline) {
             if (!pass.there_after_deadline) pass.there_after_deadline = arrived;
+            // A drop from the area leaves by_deadline's count telling nothing: the first view
+            // after it without the piece is the count to rise from (held-out 11452: Black B
+            // dropped a knight 0.2 s after 11A. Nh4, the deadline of 10A. Qxd2, whose knight
+            // White A passed 3 s later, and the pass was never seen late).
+            const HoldingsObservation* since =
+                pass.after_drop ? &*pass.after_drop
+                                : (pass.by_deadline ? &*pass.by_deadline : nullptr);
+            if (since != nullptr && !arrived && !pass.seen_after_deadline && !pass.late_at &&
+                expected_moved(s, kAnyType, false, since->t, o.t)) {
+              pass.after_drop = o;
+            }
             if (pass.seen_after_deadline || pass.late_at) continue;
             if (pass.late_since && late_arrival_undone(pass, s, *pass.late_since, o)) {
               if (config.debug != nullptr) {
