@@ -1838,7 +1838,9 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
 // shadow: fresh 11376's g2), where a neighbour is covered too (a hand), where it lies covered
 // only 0.3 s, nor where no hand comes back to stand it up, or one only grazes it for 0.15 s
 // (fresh 11442's e3 and 11440's c2: a pawn read unsure for seconds in a knight's shadow or
-// after an arm's passed, then as before).
+// after an arm's passed, then as before), nor where vision names the knocking hand the mover's
+// and the hand back the opponent's (held-out 11454: White A's arm passing over Black A's f3
+// knight, read unsure after 7a. Bh5).
 TEST(TrackerIncidents, PositionDisturbedWhereAPieceLiesCoveredAlone) {
   const std::vector<bugcam::rules::BpgnGame>& games = clean_run_games();
   const SimulationOptions options = clean_run_options();
@@ -1872,19 +1874,27 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceLiesCoveredAlone) {
   // How the square reads while covered alone: the piece lying (its colour 0.55, empty the
   // rest), read through the cover as surely as standing, or its colour 0.59 and the other 0.41.
   enum class Reading { kLying, kSure, kColoursMixed };
+  // Whose arms vision names over the board in the hand that knocks and in the hand back: none,
+  // the mover's in both, or the mover's and then the opponent's.
+  enum class Arms { kUnnamed, kMoversBack, kOpponentsBack };
   struct Case {
     double lying_seconds;
     Reading reading;
     bool neighbour_covered;
     double hand_back_seconds;  // the hand that stands it up
     bool disturbed;
+    Arms arms = Arms::kUnnamed;
   };
   for (const Case& c :
        {Case{0.7, Reading::kLying, false, 0.6, true}, Case{0.7, Reading::kSure, false, 0.6, false},
         Case{0.7, Reading::kColoursMixed, false, 0.6, false},
         Case{0.7, Reading::kLying, true, 0.6, false}, Case{0.3, Reading::kLying, false, 0.6, false},
         Case{0.7, Reading::kLying, false, 0.0, false},
-        Case{0.7, Reading::kLying, false, 0.15, false}}) {
+        Case{0.7, Reading::kLying, false, 0.15, false},
+        Case{0.7, Reading::kLying, false, 0.6, true, Arms::kMoversBack},
+        Case{0.7, Reading::kLying, false, 0.6, false, Arms::kOpponentsBack}}) {
+    const Seat mover{knocking.board, knocking.side};
+    const Seat opponent{knocking.board, !knocking.side};
     const double since = knocking.t - 0.2;
     // The square and its neighbours covered (a hand) or some of them.
     const auto cover = [&](BoardObservation& o, bool square, bool hand, bool right) {
@@ -1905,6 +1915,7 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceLiesCoveredAlone) {
         SquareEvidence& seen = o->squares[static_cast<std::size_t>(beside)];
         if (o->t < since) {
           cover(*o, true, true, false);  // the hand that knocks it
+          if (c.arms != Arms::kUnnamed) o->own_arms = {mover};
         } else if (o->t < since + c.lying_seconds) {
           const float piece = c.reading == Reading::kSure    ? 0.98f
                               : c.reading == Reading::kLying ? 0.55f
@@ -1915,6 +1926,9 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceLiesCoveredAlone) {
           cover(*o, true, false, c.neighbour_covered);
         } else if (o->t < since + c.lying_seconds + c.hand_back_seconds) {
           cover(*o, true, true, false);  // the hand that stands it up
+          if (c.arms != Arms::kUnnamed) {
+            o->own_arms = {c.arms == Arms::kMoversBack ? mover : opponent};
+          }
         } else if (o->t < since + c.lying_seconds + 0.6) {
           cover(*o, false, false, false);  // read as before
         }
@@ -1927,7 +1941,10 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceLiesCoveredAlone) {
             : c.reading == Reading::kColoursMixed ? ", colours mixed"
                                                   : "")
         << (c.neighbour_covered ? ", a neighbour covered" : "") << ", a hand back for "
-        << c.hand_back_seconds << " s";
+        << c.hand_back_seconds << " s"
+        << (c.arms == Arms::kMoversBack      ? ", the mover's"
+            : c.arms == Arms::kOpponentsBack ? ", the opponent's"
+                                             : "");
     EXPECT_EQ(outcome.right, clean.right);
   }
 }

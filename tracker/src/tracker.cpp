@@ -1218,6 +1218,14 @@ struct SquareReadings {
     double seconds = 0.0;
   };
   std::optional<HandBack> lone_hand;
+  // Whose arms vision named over the board (bits by seat_index): in the covered frames before
+  // the lone cover (the hand that may have knocked the piece over), and in those of the hand
+  // back. A piece is stood up by whoever knocked it; another player's hand passing over it
+  // stands up nothing (held-out 11454: Black A's 7a. Bh5 left a pale knight on f3 read unsure,
+  // White A's arm passed over it a second later, and a knock was reported).
+  std::uint8_t approach_arms = 0;
+  std::uint8_t lone_arms = 0;
+  std::uint8_t lone_hand_arms = 0;
 };
 
 // A piece knocked over is stood up by a hand that stays over its square and a neighbour this
@@ -1620,6 +1628,8 @@ struct Tracker::Impl {
   // square itself explains it.
   void track_changed_readings(const BoardObservation& o, const FrameReadingMasks& now) {
     const int b = index(o.board);
+    std::uint8_t arms = 0;
+    for (const Seat& seat : o.own_arms) arms |= static_cast<std::uint8_t>(1u << seat_index(seat));
     for (std::size_t s = 0; s < 64; ++s) {
       SquareReadings& r = square_readings[b][s];
       const SquareEvidence& seen = o.squares[s];
@@ -1629,7 +1639,9 @@ struct Tracker::Impl {
         r.run = 0;
         const bool alone = covered_alone(o, static_cast<rules::Square>(s));
         if (!alone) {
+          if (!r.lone_cover) r.approach_arms |= arms;
           if (r.lone_cover) {
+            r.lone_hand_arms |= arms;
             if (!r.lone_hand) r.lone_hand = SquareReadings::HandBack{o.t, 0.0};
             if (o.t - r.lone_hand->last <= kHandFramesApartSeconds) {
               r.lone_hand->seconds += o.t - r.lone_hand->last;
@@ -1645,6 +1657,8 @@ struct Tracker::Impl {
             r.lone_cover = Alteration{o.t, o.frame, o.t, 0, 0};
             r.lone_unsure_frames = 0;
             r.lone_hand.reset();
+            r.lone_arms = r.approach_arms;
+            r.lone_hand_arms = 0;
           }
           if (r.lone_cover && !r.lone_hand) {
             const float stood =
@@ -1661,6 +1675,7 @@ struct Tracker::Impl {
         continue;
       }
       r.hand_over = false;
+      r.approach_arms = 0;
       const std::uint64_t bit = std::uint64_t{1} << s;
       const int state = static_cast<int>((now.white & bit) != 0   ? SquareState::kWhite
                                          : (now.black & bit) != 0 ? SquareState::kBlack
@@ -1683,6 +1698,7 @@ struct Tracker::Impl {
             r.lone_cover->last - r.lone_cover->since >= kDisturbedSeenSeconds &&
             2 * r.lone_unsure_frames > r.lone_cover->frames && r.lone_hand &&
             r.lone_hand->seconds >= kStoodUpByHandSeconds &&
+            (r.lone_arms == 0 || r.lone_hand_arms == 0 || (r.lone_arms & r.lone_hand_arms) != 0) &&
             r.run_since - r.lone_cover->since <= config.disturbed_restored_within_seconds) {
           note_restored(o.board, s, *r.lone_cover, r.run_since, r.run_since_frame);
           r.changed.reset();  // one restoration of one knock
