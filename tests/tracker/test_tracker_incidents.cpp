@@ -74,6 +74,22 @@ bugcam::rules::PieceType piece_passed(const bugcam::rules::ReplayedPly& ply) {
   return ply.before.is_promoted(ply.move.to()) ? PieceType::kPawn : taken.type;
 }
 
+// The capturer's next press on the board after the capture truth[k]: its deadline to pass the
+// piece (none at the end of the game).
+std::optional<double> deadline_of(const std::vector<TrackedMove>& truth, std::size_t k) {
+  const TrackedMove& capture = truth[k];
+  const auto next = std::find_if(
+      truth.begin() + static_cast<std::ptrdiff_t>(k) + 1, truth.end(),
+      [&](const TrackedMove& m) { return m.board == capture.board && m.side == capture.side; });
+  if (next == truth.end()) return std::nullopt;
+  return next->t;
+}
+
+// Who gets what `mover` captures.
+Seat partner_of_mover(const TrackedMove& mover) {
+  return {mover.board == BoardId::kA ? BoardId::kB : BoardId::kA, !mover.side};
+}
+
 // An edit of `partner`'s holding-area views: a piece of type `kept` shown in [kept_from,
 // kept_until) is not, and one of type `early` is shown in [early_from, early_until).
 std::function<void(std::vector<SimulatedInput>&)> piece_kept_and_piece_early(
@@ -573,12 +589,10 @@ TEST(TrackerIncidents, AnAreaMiscountedForAMomentIsNoPieceComeLate) {
       const PieceType type = piece_passed(replay.plies[k]);
       if (type == PieceType::kNone) continue;
       const TrackedMove& capture = truth[k];
-      const auto next = std::find_if(
-          truth.begin() + static_cast<std::ptrdiff_t>(k) + 1, truth.end(),
-          [&](const TrackedMove& m) { return m.board == capture.board && m.side == capture.side; });
-      if (next == truth.end()) continue;
-      const double deadline = next->t;
-      const Seat partner{capture.board == BoardId::kA ? BoardId::kB : BoardId::kA, !capture.side};
+      const std::optional<double> next_press = deadline_of(truth, k);
+      if (!next_press) continue;
+      const double deadline = *next_press;
+      const Seat partner = partner_of_mover(capture);
       const bool partner_drops = std::any_of(truth.begin(), truth.end(), [&](const TrackedMove& m) {
         return m.board == partner.board && m.side == partner.color && m.move.is_drop() &&
                ((m.t > capture.t && m.t < deadline + 5.0) ||
@@ -628,12 +642,10 @@ TEST(TrackerIncidents, ACaptureKeptIsFoundThoughThePartnerDroppedBeforeItCame) {
       const Simulation injected = simulate(game, options, [](const SimulatedInput&) {});
       const std::vector<TrackedMove>& truth = injected.truth;
       const TrackedMove& capture = truth[k];
-      const auto next = std::find_if(
-          truth.begin() + static_cast<std::ptrdiff_t>(k) + 1, truth.end(),
-          [&](const TrackedMove& m) { return m.board == capture.board && m.side == capture.side; });
-      if (next == truth.end()) continue;
-      const double deadline = next->t;
-      const Seat partner{capture.board == BoardId::kA ? BoardId::kB : BoardId::kA, !capture.side};
+      const std::optional<double> next_press = deadline_of(truth, k);
+      if (!next_press) continue;
+      const double deadline = *next_press;
+      const Seat partner = partner_of_mover(capture);
       const auto drop = std::find_if(truth.begin(), truth.end(), [&](const TrackedMove& m) {
         return m.board == partner.board && m.side == partner.color && m.move.is_drop() &&
                m.move.piece() != type && m.t > deadline + 0.2 && m.t < deadline + 2.5;
