@@ -546,7 +546,7 @@ void TimelineBuilder::build() {
   std::sort(presses_.begin(), presses_.end(),
             [](const Press& x, const Press& y) { return x.t < y.t; });
   double end = last_global + opt_.tail;
-  double injected_flag_at = 0;
+  std::optional<double> injected_flag_at;
   if (flag_ply) {
     // The flagging player's clock is set so that it runs out a few seconds into their turn.
     const PlyInput& ply = tl.plies_[static_cast<std::size_t>(*flag_ply)];
@@ -624,11 +624,14 @@ void TimelineBuilder::build() {
   if (flag_ply) {
     const PlyInput& ply = tl.plies_[static_cast<std::size_t>(*flag_ply)];
     const auto b = static_cast<std::size_t>(ply.board);
-    const double flag_at = injected_flag_at;
+    const double flag_at = injected_flag_at.value_or(end);
     ms[b][static_cast<std::size_t>(ply.color)] = 0;
     tl.clock_events_.push_back(
         {flag_at, ply.board, ClockEvent::kFlag, ply.color, ms[b][0], ms[b][1]});
     for (int bb = 0; bb < 2; ++bb) {
+      const auto bs = static_cast<std::size_t>(bb);
+      note_fall(bb, running[bs], ms[bs][static_cast<std::size_t>(running[bs])], since[bs],
+                flag_at + 0.5);
       tl.clock_events_.push_back({flag_at + 0.5, bb, ClockEvent::kStop, 0, 0, 0});
     }
   } else {

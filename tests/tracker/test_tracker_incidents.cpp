@@ -1591,20 +1591,37 @@ TEST(TrackerIncidents, FlagFall) {
 }
 // A clock log that stops the clocks after the running side's time is gone, with no flag event
 // (a game slower than its time control, as the renderer's clip 11417), fell at zero: White's
-// 5 s from the start at 1 s run out at 6 s. Stopped in time, no flag.
+// 5 s from the start at 1 s run out at 6 s; after White's press at 3 s, Black's 5 s at 8 s.
+// Stopped in time, no flag.
 TEST(TrackerIncidents, AClockStoppedAfterItsTimeRanOutFell) {
   using Kind = bugcam::capture::ClockEvent::Kind;
-  for (const double stop : {8.0, 5.5}) {
+  using bugcam::rules::Color;
+  struct Case {
+    bool white_pressed;  // at 3 s
+    double stop;
+    std::optional<Color> fell;
+    double at;
+  };
+  for (const Case& c : {Case{false, 8.0, Color::kWhite, 6.0}, Case{false, 5.5, std::nullopt, 0.0},
+                        Case{true, 12.0, Color::kBlack, 8.0}, Case{true, 7.5, std::nullopt, 0.0}}) {
     Tracker tracker;
     ClockEvent start;
     start.t = 1.0;
     start.kind = Kind::kStart;
     start.white_ms = 5000;
     start.black_ms = 5000;
-    ClockEvent stopped;
-    stopped.t = stop;
-    stopped.kind = Kind::kStop;
     tracker.add(start);
+    if (c.white_pressed) {
+      ClockEvent press;
+      press.t = 3.0;
+      press.side = Color::kWhite;
+      press.white_ms = 3000;
+      press.black_ms = 5000;
+      tracker.add(press);
+    }
+    ClockEvent stopped;
+    stopped.t = c.stop;
+    stopped.kind = Kind::kStop;
     tracker.add(stopped);
     tracker.finish();
     std::vector<Incident> flags;
@@ -1613,14 +1630,16 @@ TEST(TrackerIncidents, AClockStoppedAfterItsTimeRanOutFell) {
         flags.push_back(*i);
       }
     }
-    if (stop < 6.0) {
-      EXPECT_TRUE(flags.empty());
+    const std::string what = std::string(c.white_pressed ? "White pressed, " : "") + "stopped at " +
+                             std::to_string(c.stop);
+    if (!c.fell) {
+      EXPECT_TRUE(flags.empty()) << what;
       continue;
     }
-    ASSERT_EQ(flags.size(), 1u);
-    EXPECT_EQ(flags[0].side, bugcam::rules::Color::kWhite);
-    EXPECT_EQ(flags[0].board, BoardId::kA);
-    EXPECT_NEAR(flags[0].t, 6.0, 1e-9);
+    ASSERT_EQ(flags.size(), 1u) << what;
+    EXPECT_EQ(flags[0].side, *c.fell) << what;
+    EXPECT_EQ(flags[0].board, BoardId::kA) << what;
+    EXPECT_NEAR(flags[0].t, c.at, 1e-9) << what;
   }
 }
 TEST(TrackerIncidents, PartnerBoardTouched) {

@@ -1096,8 +1096,9 @@ struct PendingPass {
   // without the piece, or with it counted only by other captures' pieces (none: the area was
   // not seen in the window); arrived_late compares later views with it.
   std::optional<HoldingsObservation> by_deadline;
-  // The last view evaluated after a drop from the area since by_deadline, without the piece:
-  // arrived_late compares later views with it instead (none while no such view came).
+  // The first view evaluated after the latest drop from the area since by_deadline, without
+  // the piece: arrived_late compares later views with it instead (none while no such view
+  // came).
   std::optional<HoldingsObservation> after_drop;
   // Pieces of later captures, passed before their presses, that by_deadline counted
   // (Impl::counted_for_others): arrived_late does not wait for them to come.
@@ -1218,11 +1219,12 @@ struct SquareReadings {
     double seconds = 0.0;
   };
   std::optional<HandBack> lone_hand;
-  // Whose arms vision named over the board (bits by seat_index): in the covered frames before
-  // the lone cover (the hand that may have knocked the piece over), and in those of the hand
-  // back. A piece is stood up by whoever knocked it; another player's hand passing over it
-  // stands up nothing (held-out 11454: Black A's 7a. Bh5 left a pale knight on f3 read unsure,
-  // White A's arm passed over it a second later, and a knock was reported).
+  // Whose arms vision named over the board (bits by seat_index): in the latest stretch of a
+  // hand over the square and a neighbour, in the stretch that ended as the lone cover began
+  // (the hand that may have knocked the piece over), and in the hand back. A piece is stood up by
+  // whoever knocked it; another player's hand passing over it stands up nothing (held-out 11454:
+  // Black A's 7a. Bh5 left a pale knight on f3 read unsure, White A's arm passed over it a second
+  // later, and a knock was reported).
   std::uint8_t approach_arms = 0;
   std::uint8_t lone_arms = 0;
   std::uint8_t lone_hand_arms = 0;
@@ -1639,7 +1641,9 @@ struct Tracker::Impl {
         r.run = 0;
         const bool alone = covered_alone(o, static_cast<rules::Square>(s));
         if (!alone) {
-          if (!r.lone_cover) r.approach_arms |= arms;
+          // The arms of this hand stretch (it began after a frame covered alone or bare).
+          if (!r.hand_over) r.approach_arms = 0;
+          r.approach_arms |= arms;
           if (r.lone_cover) {
             r.lone_hand_arms |= arms;
             if (!r.lone_hand) r.lone_hand = SquareReadings::HandBack{o.t, 0.0};
@@ -1675,7 +1679,6 @@ struct Tracker::Impl {
         continue;
       }
       r.hand_over = false;
-      r.approach_arms = 0;
       const std::uint64_t bit = std::uint64_t{1} << s;
       const int state = static_cast<int>((now.white & bit) != 0   ? SquareState::kWhite
                                          : (now.black & bit) != 0 ? SquareState::kBlack
@@ -4206,7 +4209,8 @@ struct Tracker::Impl {
 
   // Whether the piece of `pass` is seen to come to the partner's area (seat `s`) in `o`, a
   // view after the capturer's deadline: it is there, and the count rose since the last view
-  // by the deadline by more than the history says it should have, with no drop between. A
+  // by the deadline (or the view after a drop since, PendingPass::after_drop) by more than the
+  // history says it should have, with no drop between. A
   // count that only reaches what the history says after another piece came, or was dropped,
   // is a miss of vision's that lasts (touching pieces counted as one, a pale piece on a pale
   // table), not a late pass.
@@ -4215,8 +4219,9 @@ struct Tracker::Impl {
   }
 
   // Whether view `o` after the deadline shows the captured piece arrived since the last view
-  // by the deadline; none where a drop from the area since then leaves a count that no
-  // longer tells (the piece it took may have been one vision did not count).
+  // by the deadline, or since after_drop; none where a drop from the area since the one
+  // compared with leaves a count that no longer tells (the piece it took may have been one
+  // vision did not count), or where `o` came before after_drop.
   std::optional<bool> late_arrival(const PendingPass& pass, int s,
                                    const HoldingsObservation& o) const {
     const std::array<int, 5> want_now = expected_at(s, o.t);
@@ -4224,7 +4229,8 @@ struct Tracker::Impl {
     const HoldingsObservation* baseline = pass.by_deadline ? &*pass.by_deadline : nullptr;
     if (baseline && expected_moved(s, kAnyType, false, baseline->t, o.t)) {
       // Counted again from the view after the drop, if one without the piece came.
-      if (!pass.after_drop || expected_moved(s, kAnyType, false, pass.after_drop->t, o.t)) {
+      if (!pass.after_drop || o.t <= pass.after_drop->t ||
+          expected_moved(s, kAnyType, false, pass.after_drop->t, o.t)) {
         return std::nullopt;
       }
       baseline = &*pass.after_drop;
@@ -4317,7 +4323,9 @@ struct Tracker::Impl {
       if (pass.deadline && t_drop > *pass.deadline) {
         // Seen arriving after the deadline: late, which evaluate_holdings reports (its views up
         // to the drop may not all be evaluated yet, so they are looked at here, but for those
-        // beside a hand, which miscount as evaluate_holdings' do not).
+        // beside a hand, which miscount as evaluate_holdings' do not). A view after another
+        // drop from the area tells only once evaluate_holdings has found the view to count
+        // from (PendingPass::after_drop); before, the drop is taken for one of a piece unseen.
         const auto evaluable = [&](const HoldingsObservation& o) {
           return !o.occluded && o.t < t_drop &&
                  !hand_over_holdings(s, o.t - kHoldingsHandMarginSeconds,
@@ -4444,14 +4452,21 @@ struct Tracker::Impl {
             // after it without the piece is the count to rise from (held-out 11452: Black B
             // dropped a knight 0.2 s after 11A. Nh4, the deadline of 10A. Qxd2, whose knight
             // White A passed 3 s later, and the pass was never seen late).
-            const HoldingsObservation* since =
+            const HoldingsObservation* baseline =
                 pass.after_drop ? &*pass.after_drop
                                 : (pass.by_deadline ? &*pass.by_deadline : nullptr);
-            if (since != nullptr && !arrived && !pass.seen_after_deadline && !pass.late_at &&
-                expected_moved(s, kAnyType, false, since->t, o.t)) {
+            if (baseline != nullptr && !arrived && !pass.seen_after_deadline && !pass.late_at &&
+                expected_moved(s, kAnyType, false, baseline->t, o.t)) {
               pass.after_drop = o;
             }
             if (pass.seen_after_deadline || pass.late_at) continue;
+            // Views are evaluated in batches when commits lag: a view past kLateHeldSeconds
+            // finds the arrival held, as credit_pass_by_drop's do.
+            if (pass.late_since && o.t > *pass.late_since + kLateHeldSeconds) {
+              pass.late_at = pass.late_since;
+              pass.late_since.reset();
+              continue;
+            }
             if (pass.late_since && late_arrival_undone(pass, s, *pass.late_since, o)) {
               if (config.debug != nullptr) {
                 *config.debug << "pass " << pass.ply << " seen late at " << *pass.late_since
