@@ -547,6 +547,9 @@ void TimelineBuilder::build() {
             [](const Press& x, const Press& y) { return x.t < y.t; });
   double end = last_global + opt_.tail;
   std::optional<double> injected_flag_at;
+  // Per board and colour, whether a clock has fallen (the injected flag, or one the game's own
+  // pace runs out, below).
+  std::array<std::array<bool, 2>, 2> fallen{};
   if (flag_ply) {
     // The flagging player's clock is set so that it runs out a few seconds into their turn.
     const PlyInput& ply = tl.plies_[static_cast<std::size_t>(*flag_ply)];
@@ -568,6 +571,7 @@ void TimelineBuilder::build() {
     tl.incidents_.push_back({IncidentType::kFlagFall, b, ply.color, flag_at, flag_at, *flag_ply,
                              std::string(player_name(p)) + "'s flag fell"});
     injected_flag_at = flag_at;
+    fallen[static_cast<std::size_t>(b)][static_cast<std::size_t>(ply.color)] = true;
   }
   for (int b = 0; b < 2; ++b) {
     std::array<int, 2> ms{tl.initial_ms_[static_cast<std::size_t>(player_index(b, 0))],
@@ -587,11 +591,6 @@ void TimelineBuilder::build() {
   // still add up to more than the time control) falls like an injected flag, and the truth
   // says so; the clock goes on below zero, as the game does (clip 11417: White B at
   // -2.9 s, and the flag_fall recorded for it was counted false).
-  std::array<std::array<bool, 2>, 2> fallen{};
-  if (flag_ply) {
-    const PlyInput& ply = tl.plies_[static_cast<std::size_t>(*flag_ply)];
-    fallen[static_cast<std::size_t>(ply.board)][static_cast<std::size_t>(ply.color)] = true;
-  }
   const auto note_fall = [&](int b, int side, int left_ms, double from, double to) {
     auto& done = fallen[static_cast<std::size_t>(b)][static_cast<std::size_t>(side)];
     if (done || left_ms - (to - from) * 1000 >= 0) return;
@@ -624,7 +623,7 @@ void TimelineBuilder::build() {
   if (flag_ply) {
     const PlyInput& ply = tl.plies_[static_cast<std::size_t>(*flag_ply)];
     const auto b = static_cast<std::size_t>(ply.board);
-    const double flag_at = injected_flag_at.value_or(end);
+    const double flag_at = *injected_flag_at;
     ms[b][static_cast<std::size_t>(ply.color)] = 0;
     tl.clock_events_.push_back(
         {flag_at, ply.board, ClockEvent::kFlag, ply.color, ms[b][0], ms[b][1]});

@@ -1091,6 +1091,11 @@ struct PendingPass {
   bool late_counted = false;      // in a view that counted the pieces whatever their types
   // Seen to arrive late here, not yet for kLateHeldSeconds (late_at once it has been).
   std::optional<double> late_since;
+  // The arrival seen at late_since has held: it is late_at's.
+  void hold_late_arrival() {
+    late_at = late_since;
+    late_since.reset();
+  }
   bool dropped_late = false;  // a drop after the deadline, the piece seen late, was this one
   // The last view of the partner's area evaluated after the capture and by the deadline,
   // without the piece, or with it counted only by other captures' pieces (none: the area was
@@ -1455,10 +1460,7 @@ struct Tracker::Impl {
         press.previous_press_t = last_press_t[index(e.board)];
         press.earlier_press_t = earlier_press_t[index(e.board)];
         press.remaining_before = clock.remaining;
-        // Before any press (from the start, or from where a resumed record ends), the side to
-        // move's clock runs.
-        press.running_before =
-            clock.last_side ? !*clock.last_side : committed[index(e.board)].side_to_move();
+        press.running_before = running_side(e.board);
         press.running_since = clock.last_t;
         // The side that pressed last pressing again does not flip the clock (a misread lever,
         // or the opponent's press missed): the opponent's turn and clock go on from the
@@ -1492,8 +1494,7 @@ struct Tracker::Impl {
       case ClockEvent::Kind::kStop: {
         // A clock stopped after the running side's time was gone ran out before it (a clock
         // that logs no flag event of its own).
-        const Color running =
-            clock.last_side ? !*clock.last_side : committed[index(e.board)].side_to_move();
+        const Color running = running_side(e.board);
         const std::optional<double>& left = clock.remaining[index(running)];
         if (left && *left - (e.t - clock.last_t) < 0.0) {
           report_flag(e.board, running, clock.last_t + *left,
@@ -1503,6 +1504,13 @@ struct Tracker::Impl {
       }
     }
     process_ready();
+  }
+
+  // Whose clock runs on `board`: the opponent of who pressed last, or before any press (from
+  // the start, or from where a resumed record ends) the side to move.
+  Color running_side(BoardId board) const {
+    const ClockState& clock = clocks[index(board)];
+    return clock.last_side ? !*clock.last_side : committed[index(board)].side_to_move();
   }
 
   void report_flag(BoardId board, Color side, double t, int frame) {
@@ -4463,8 +4471,7 @@ struct Tracker::Impl {
             // Views are evaluated in batches when commits lag: a view past kLateHeldSeconds
             // finds the arrival held, as credit_pass_by_drop's do.
             if (pass.late_since && o.t > *pass.late_since + kLateHeldSeconds) {
-              pass.late_at = pass.late_since;
-              pass.late_since.reset();
+              pass.hold_late_arrival();
               continue;
             }
             if (pass.late_since && late_arrival_undone(pass, s, *pass.late_since, o)) {
@@ -4572,8 +4579,7 @@ struct Tracker::Impl {
     for (PendingPass& pass : passes) {
       if (!pass.passed && pass.late_since &&
           (*pass.late_since + kLateHeldSeconds < seen_to(pass) || final_views)) {
-        pass.late_at = pass.late_since;
-        pass.late_since.reset();
+        pass.hold_late_arrival();
       }
       if (pass.passed || !pass.late_at ||
           (*pass.late_at + kPassedBeforePressSeconds >= seen_to(pass) && !final_views)) {
