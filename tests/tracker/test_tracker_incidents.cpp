@@ -727,7 +727,7 @@ TEST(TrackerIncidents, APiecePassedBeforeItsCapturesPressIsNotAnEarlierCaptureCo
       continue;
     }
     const TrackedMove& later = truth[second];
-    const Seat partner{capture.board == BoardId::kA ? BoardId::kB : BoardId::kA, !capture.side};
+    const Seat partner = partner_of_mover(capture);
     const bool partner_drops = std::any_of(truth.begin(), truth.end(), [&](const TrackedMove& m) {
       return m.board == partner.board && m.side == partner.color && m.move.is_drop() &&
              m.t > capture.t && m.t < later.t + 3.0;
@@ -779,7 +779,7 @@ std::vector<CaptureThenCapture> captures_then_capturers_next(std::size_t most) {
           passed(next) == passed(first) || truth[next].t - 2.0 < capture.t + 1.0) {
         continue;
       }
-      const Seat partner{capture.board == BoardId::kA ? BoardId::kB : BoardId::kA, !capture.side};
+      const Seat partner = partner_of_mover(capture);
       const bool partner_drops = std::any_of(truth.begin(), truth.end(), [&](const TrackedMove& m) {
         return m.board == partner.board && m.side == partner.color && m.move.is_drop() &&
                m.t > capture.t && m.t < truth[next].t + 3.0;
@@ -968,7 +968,7 @@ TEST(TrackerIncidents, APieceHiddenAtOnceIsFoundAcrossShortfallsClosedBeforeItsP
     for (std::size_t first = 0; first < truth.size() && runs < 8; ++first) {
       if (passed(first) == PieceType::kNone) continue;
       const TrackedMove& capture = truth[first];
-      const Seat partner{capture.board == BoardId::kA ? BoardId::kB : BoardId::kA, !capture.side};
+      const Seat partner = partner_of_mover(capture);
       const bool type_dropped = std::any_of(truth.begin(), truth.end(), [&](const TrackedMove& m) {
         return m.board == partner.board && m.side == partner.color && m.move.is_drop() &&
                m.move.piece() == passed(first) && m.t > capture.t;
@@ -1022,7 +1022,7 @@ TEST(TrackerIncidents, APieceUnseenForSixSecondsIsNoHiddenPiece) {
     const bugcam::rules::PieceType type = piece_passed(replay.plies[k]);
     if (type == bugcam::rules::PieceType::kNone) continue;
     const TrackedMove& capture = truth[k];
-    const Seat partner{capture.board == BoardId::kA ? BoardId::kB : BoardId::kA, !capture.side};
+    const Seat partner = partner_of_mover(capture);
     const double arrival = capture.t + 0.6;
     const auto drop = std::find_if(truth.begin(), truth.end(), [&](const TrackedMove& m) {
       return m.board == partner.board && m.side == partner.color && m.move.is_drop() &&
