@@ -95,6 +95,12 @@ constexpr double kDeferredShortAtLeast = 0.5;
 // view counting them all among views that do not is a miscount (held-out 10107 split one
 // shortfall into three hidden pieces so).
 constexpr double kShortfallOverSeconds = 0.5;
+// A hidden piece is over once every piece its holder has is seen this long without a view
+// short of one: until then a new shortfall is the same piece still hidden.
+constexpr double kHiddenPieceSeenAgainSeconds = 10.0;
+// How long after a capture's press its piece is on its way to the partner's area, not yet
+// lying there (a piece passed as the capturer presses).
+constexpr double kOnTheWaySeconds = 1.0;
 // Log-priors of a press without a move, and of the opponent's press back after one, where
 // nothing on the board was seen to change since the previous press: about as likely as a
 // move vision missed whole (a drop onto a square read empty costs 4; held-out 9099 took a
@@ -1077,6 +1083,13 @@ int total(const std::array<int, 5>& counts) {
   return counts[0] + counts[1] + counts[2] + counts[3] + counts[4];
 }
 
+// How many of the pieces `want` a view of the area, read by type, does not show.
+int short_of_types(const std::array<int, 5>& want, const HoldingsObservation& o) {
+  int short_by = 0;
+  for (int type = 0; type < 5; ++type) short_by += std::max(0, want[type] - o.visible[type]);
+  return short_by;
+}
+
 struct PendingPass {
   Seat capturer;
   PieceType type;
@@ -1424,6 +1437,12 @@ struct Tracker::Impl {
     double t_end;
   };
   std::vector<DeferredShortfall> deferred_shortfalls;
+  // Per seat, the hidden piece reported from its area's shortfalls, kept back until the area
+  // has been seen whole for kHiddenPieceSeenAgainSeconds: a later shortfall before then is the
+  // same piece still hidden, and widens it (report_hidden_piece).
+  std::array<std::optional<Incident>, 4> hidden_kept;
+  // Per seat, the first of the latest evaluated views of the area whole, none short since.
+  std::array<std::optional<double>, 4> whole_since;
   std::map<std::pair<int, int>, HandTouch> touches;  // (over board, seat) -> touch
   // Per board and side (white, black), the time of their latest press.
   std::array<std::array<std::optional<double>, 2>, 2> latest_press_by{};
@@ -4566,6 +4585,26 @@ struct Tracker::Impl {
         if (!short_of_any && holdings_in_doubt(s, o.t)) {
           doubt_since[static_cast<std::size_t>(s)].reset();
         }
+        // A piece on its way from a capture just pressed is not yet seen, not hidden: a view
+        // short of no more than such pieces does not end the area's run of views whole. Only
+        // just pressed: a piece passed before the press, counted as held already, may stand in
+        // for a hidden one until the pass is decided (held-out 11460: 13A. Bxf6+'s knight,
+        // passed 2 s before its press, and Black B's pawn hidden since 66 s).
+        int on_the_way = 0;
+        for (const PendingPass& pass : passes) {
+          on_the_way += seat_index(partner_of(pass.capturer)) == s && !pass.passed &&
+                                o.t > pass.t_capture && o.t <= pass.t_capture + kOnTheWaySeconds
+                            ? 1
+                            : 0;
+        }
+        const int short_by = o.pieces ? total(want) - *o.pieces : short_of_types(want, o);
+        std::optional<double>& whole_from = whole_since[static_cast<std::size_t>(s)];
+        if (short_by > on_the_way) {
+          whole_from.reset();
+        } else {
+          if (!whole_from) whole_from = o.t;
+          if (o.t - *whole_from >= kHiddenPieceSeenAgainSeconds) release_hidden_piece(s);
+        }
       }
     }
     // How far the views of the area a pass goes to were evaluated.
@@ -4766,8 +4805,39 @@ struct Tracker::Impl {
       what = "A " + piece_name(static_cast<PieceType>(type)) + " that " + seat_name(seat) +
              " holds was not visible in their holding area.";
     }
-    incident(IncidentType::kHiddenPiece, seat, shortfall.start, t_end, "", what,
-             {shortfall.first_frame});
+    std::optional<Incident>& kept = hidden_kept[static_cast<std::size_t>(s)];
+    if (kept) {
+      // Not seen whole since the one kept: the same piece, still hidden (held-out 11460: Black
+      // B hid a pawn from 66 s to its drop at 138 s, and a knight read as two at 78.7 s and a
+      // piece passed before its press split that into shortfalls reported twice).
+      if (config.debug != nullptr) {
+        *config.debug << "hidden piece seat " << s << " " << kept->t << "-" << kept->t_end
+                      << " widened by " << shortfall.start << "-" << t_end << "\n";
+      }
+      kept->t = std::min(kept->t, shortfall.start);
+      kept->t_end = std::max(kept->t_end, t_end);
+      return;
+    }
+    Incident hidden;
+    hidden.type = IncidentType::kHiddenPiece;
+    hidden.board = seat.board;
+    hidden.side = seat.color;
+    hidden.t = shortfall.start;
+    hidden.t_end = t_end;
+    hidden.detail = what;
+    hidden.frames = {shortfall.first_frame};
+    kept = std::move(hidden);
+  }
+
+  void release_hidden_piece(int s) {
+    std::optional<Incident>& kept = hidden_kept[static_cast<std::size_t>(s)];
+    if (!kept) return;
+    if (config.debug != nullptr) {
+      *config.debug << "hidden piece seat " << s << " " << kept->t << "-" << kept->t_end
+                    << " reported at " << latest_t << "\n";
+    }
+    events.emplace_back(std::move(*kept));
+    kept.reset();
   }
 
   // At the end of the footage, the readings that changed after each board's last press:
@@ -4818,6 +4888,7 @@ struct Tracker::Impl {
         const std::optional<Shortfall>& open = shortfalls[s][type];
         if (open) close_shortfall(s, type, open->whole_since.value_or(open->last));
       }
+      release_hidden_piece(s);
     }
     for (auto& [key, touch] : touches) {
       if (touch.active) close_touch(static_cast<BoardId>(key.first), seat_of(key.second), touch);
