@@ -90,6 +90,40 @@ Seat partner_of_mover(const TrackedMove& mover) {
   return {mover.board == BoardId::kA ? BoardId::kB : BoardId::kA, !mover.side};
 }
 
+// A captured piece's stay in the partner's area, as the simulation passes it: from 0.6 s after
+// the capture's press to the partner's first drop of its type after the capture (or the end of
+// the game).
+struct PieceLying {
+  std::string ply;  // the capture
+  bugcam::rules::PieceType type = bugcam::rules::PieceType::kNone;
+  Seat partner;
+  double arrival = 0.0;
+  double until = 0.0;
+};
+// The stays of the captures among the first `plies` of `truth` (a replay of the game
+// `replay`) that last at least `seconds`.
+std::vector<PieceLying> pieces_lying(const std::vector<TrackedMove>& truth,
+                                     const bugcam::rules::Replay& replay, std::size_t plies,
+                                     double seconds) {
+  std::vector<PieceLying> out;
+  for (std::size_t k = 0; k < truth.size() && k < plies; ++k) {
+    PieceLying lying;
+    lying.type = piece_passed(replay.plies[k]);
+    if (lying.type == bugcam::rules::PieceType::kNone) continue;
+    const TrackedMove& capture = truth[k];
+    lying.ply = capture.ply;
+    lying.partner = partner_of_mover(capture);
+    lying.arrival = capture.t + 0.6;
+    const auto drop = std::find_if(truth.begin(), truth.end(), [&](const TrackedMove& m) {
+      return m.board == lying.partner.board && m.side == lying.partner.color &&
+             m.move.is_drop() && m.move.piece() == lying.type && m.t > capture.t;
+    });
+    lying.until = drop == truth.end() ? truth.back().t : drop->t;
+    if (lying.until - lying.arrival >= seconds) out.push_back(lying);
+  }
+  return out;
+}
+
 // An edit of `partner`'s holding-area views: a piece of type `kept` shown in [kept_from,
 // kept_until) is not, and one of type `early` is shown in [early_from, early_until).
 std::function<void(std::vector<SimulatedInput>&)> piece_kept_and_piece_early(
@@ -1012,24 +1046,13 @@ TEST(TrackerIncidents, APieceHiddenAtOnceIsFoundAcrossShortfallsClosedBeforeItsP
 // lies in the area 12 s or more.
 TEST(TrackerIncidents, APieceUnseenForSixSecondsIsNoHiddenPiece) {
   const bugcam::rules::BpgnGame& game = clean_run_games()[0];
-  const bugcam::rules::Replay replay = bugcam::rules::replay(game);
   const SimulationOptions options = clean_run_options();
   const Simulation plain = simulate(game, options, [](const SimulatedInput&) {});
-  const std::vector<TrackedMove>& truth = plain.truth;
   int runs = 0;
   int hidden = 0;
-  for (std::size_t k = 0; k < truth.size() && k < 60; ++k) {
-    const bugcam::rules::PieceType type = piece_passed(replay.plies[k]);
-    if (type == bugcam::rules::PieceType::kNone) continue;
-    const TrackedMove& capture = truth[k];
-    const Seat partner = partner_of_mover(capture);
-    const double arrival = capture.t + 0.6;
-    const auto drop = std::find_if(truth.begin(), truth.end(), [&](const TrackedMove& m) {
-      return m.board == partner.board && m.side == partner.color && m.move.is_drop() &&
-             m.move.piece() == type && m.t > capture.t;
-    });
-    const double until = drop == truth.end() ? truth.back().t : drop->t;
-    if (until - arrival < 12.0) continue;
+  for (const PieceLying& lying :
+       pieces_lying(plain.truth, bugcam::rules::replay(game), 60, 12.0)) {
+    const auto& [ply, type, partner, arrival, until] = lying;
     ++runs;
     const auto unseen = [&](std::vector<SimulatedInput>& inputs) {
       for (SimulatedInput& input : inputs) {
@@ -1046,7 +1069,7 @@ TEST(TrackerIncidents, APieceUnseenForSixSecondsIsNoHiddenPiece) {
     for (const Incident& got : outcome.incidents) {
       if (got.type != IncidentType::kHiddenPiece) continue;
       ++hidden;
-      std::cout << capture.ply << ": " << got.t << "-" << got.t_end << " " << got.detail << "\n";
+      std::cout << ply << ": " << got.t << "-" << got.t_end << " " << got.detail << "\n";
     }
   }
   EXPECT_GE(runs, 5);
@@ -1061,27 +1084,16 @@ TEST(TrackerIncidents, APieceUnseenForSixSecondsIsNoHiddenPiece) {
 // hidden pieces reported in each.
 std::vector<int> hidden_pieces_around_a_sighting(double seen_for) {
   const bugcam::rules::BpgnGame& game = clean_run_games()[0];
-  const bugcam::rules::Replay replay = bugcam::rules::replay(game);
   SimulationOptions options = clean_run_options();
   options.max_plies = -1;  // the whole game: few pieces lie 26 s in its first 60 plies
   const Simulation plain = simulate(game, options, [](const SimulatedInput&) {});
-  const std::vector<TrackedMove>& truth = plain.truth;
   const double seen_from = 13.0;
   const double hand_to = seen_from + seen_for + 0.4;
   const double hidden_to = hand_to + 10.6;
   std::vector<int> reported;
-  for (std::size_t k = 0; k < truth.size(); ++k) {
-    const bugcam::rules::PieceType type = piece_passed(replay.plies[k]);
-    if (type == bugcam::rules::PieceType::kNone) continue;
-    const TrackedMove& capture = truth[k];
-    const Seat partner = partner_of_mover(capture);
-    const double arrival = capture.t + 0.6;
-    const auto drop = std::find_if(truth.begin(), truth.end(), [&](const TrackedMove& m) {
-      return m.board == partner.board && m.side == partner.color && m.move.is_drop() &&
-             m.move.piece() == type && m.t > capture.t;
-    });
-    const double until = drop == truth.end() ? truth.back().t : drop->t;
-    if (until - arrival < hidden_to + 1.0) continue;
+  for (const PieceLying& lying : pieces_lying(plain.truth, bugcam::rules::replay(game),
+                                              plain.truth.size(), hidden_to + 1.0)) {
+    const auto& [ply, type, partner, arrival, until] = lying;
     const auto hidden_around_a_sighting = [&](std::vector<SimulatedInput>& inputs) {
       for (SimulatedInput& input : inputs) {
         auto* h = std::get_if<HoldingsObservation>(&input);
@@ -1103,7 +1115,7 @@ std::vector<int> hidden_pieces_around_a_sighting(double seen_for) {
     for (const Incident& got : outcome.incidents) {
       if (got.type != IncidentType::kHiddenPiece) continue;
       ++hidden;
-      std::cout << capture.ply << ": " << got.t << "-" << got.t_end << " " << got.detail << "\n";
+      std::cout << ply << ": " << got.t << "-" << got.t_end << " " << got.detail << "\n";
     }
     reported.push_back(hidden);
   }
