@@ -115,8 +115,8 @@ std::vector<PieceLying> pieces_lying(const std::vector<TrackedMove>& truth,
     lying.partner = partner_of_mover(capture);
     lying.arrival = capture.t + 0.6;
     const auto drop = std::find_if(truth.begin(), truth.end(), [&](const TrackedMove& m) {
-      return m.board == lying.partner.board && m.side == lying.partner.color &&
-             m.move.is_drop() && m.move.piece() == lying.type && m.t > capture.t;
+      return m.board == lying.partner.board && m.side == lying.partner.color && m.move.is_drop() &&
+             m.move.piece() == lying.type && m.t > capture.t;
     });
     lying.until = drop == truth.end() ? truth.back().t : drop->t;
     if (lying.until - lying.arrival >= seconds) out.push_back(lying);
@@ -1050,8 +1050,7 @@ TEST(TrackerIncidents, APieceUnseenForSixSecondsIsNoHiddenPiece) {
   const Simulation plain = simulate(game, options, [](const SimulatedInput&) {});
   int runs = 0;
   int hidden = 0;
-  for (const PieceLying& lying :
-       pieces_lying(plain.truth, bugcam::rules::replay(game), 60, 12.0)) {
+  for (const PieceLying& lying : pieces_lying(plain.truth, bugcam::rules::replay(game), 60, 12.0)) {
     const auto& [ply, type, partner, arrival, until] = lying;
     ++runs;
     const auto unseen = [&](std::vector<SimulatedInput>& inputs) {
