@@ -525,6 +525,28 @@ TEST(TrackerIncidents, IllegalMoveBesideAMisreadSquare) {
     EXPECT_GE(outcome.right, static_cast<int>(outcome.sim.truth.size()) - 1) << where;
   }
 }
+// An illegal move ends the game. Made at the game's last press, the footage ending 1.5 s
+// later, it is likelier than the same move mid-game (TrackerConfig::game_ending_illegal_move).
+// With a prior 2 harsher than the default, under which a legal move taking a square for
+// unread beats it (as 4 game-ending illegal moves on the development clips did at the
+// default), the move is found at the game's end with a gain of 10 and not without, and
+// mid-game the gain changes nothing.
+TEST(TrackerIncidents, AnIllegalMoveThatEndsTheGameGainsThePriorOfItsEnd) {
+  const auto illegal_found = [](int plies, double gain) {
+    SimulationOptions options = clean_run_options();
+    options.injections = {{IncidentType::kIllegalMove, 24}};
+    options.max_plies = plies;
+    TrackerConfig config;
+    config.prior_illegal_move = -10.0;
+    config.game_ending_illegal_move = gain;
+    const Outcome outcome = run_tracker(clean_run_games()[0], options, config);
+    EXPECT_EQ(outcome.sim.incidents.size(), 1u);
+    return !outcome.sim.incidents.empty() && found(outcome, outcome.sim.incidents.front());
+  };
+  EXPECT_FALSE(illegal_found(25, 0.0));
+  EXPECT_TRUE(illegal_found(25, 10.0));
+  EXPECT_FALSE(illegal_found(60, 10.0));
+}
 TEST(TrackerIncidents, PositionDisturbed) {
   expect_found(IncidentType::kPositionDisturbed, 24);
 }

@@ -98,6 +98,8 @@ constexpr double kShortfallOverSeconds = 0.5;
 // A hidden piece is over once every piece its holder has is seen this long without a view
 // short of one: until then a new shortfall is the same piece still hidden.
 constexpr double kHiddenPieceSeenAgainSeconds = 10.0;
+// A game stopped this soon after its last press stopped there (Impl::ended_at_last_press).
+constexpr double kGameEndedSeconds = 3.0;
 // How long after a capture's press its piece is on its way to the partner's area, not yet
 // lying there (a piece passed as the capturer presses).
 constexpr double kOnTheWaySeconds = 1.0;
@@ -1386,6 +1388,7 @@ struct Tracker::Impl {
   int next_press = 0;
   int next_commit = 0;
   std::array<std::optional<double>, 2> last_press_t;
+  std::array<std::optional<double>, 2> stopped_at;  // per board, its clock log's first stop
   std::array<std::optional<double>, 2> earlier_press_t;
   std::array<ClockState, 2> clocks;
   std::array<Position, 2> committed;
@@ -1511,6 +1514,7 @@ struct Tracker::Impl {
                     evidence[index(e.board)].latest_frame());
         break;
       case ClockEvent::Kind::kStop: {
+        if (!stopped_at[index(e.board)]) stopped_at[index(e.board)] = e.t;
         // A clock stopped after the running side's time was gone ran out before it (a clock
         // that logs no flag event of its own).
         const Color running = running_side(e.board);
@@ -4850,6 +4854,18 @@ struct Tracker::Impl {
     for (Hypothesis& h : beam) {
       if (has_open_loan(h.loans)) h.score += kUnrepaidLoanPrior;
     }
+    // An illegal move ends the game (000 art. 1.14: the opponent claims it before moving), so
+    // where the game stops right after its last press, no clock fallen, an illegal move there
+    // explains the stop as a legal move does not (held-out 11463: 12a. Qd8-d6 over the knight
+    // on d7, the footage ending 1.5 s later, was recorded as Qe7, e7 taken for unread and d6
+    // for the queen's body leaning over it).
+    if (ended_at_last_press()) {
+      for (Hypothesis& h : beam) {
+        if (h.head && h.head->kind == NodeKind::kResync && h.head->resync_illegal) {
+          h.score += config.game_ending_illegal_move;
+        }
+      }
+    }
     for (const BoardId board : {BoardId::kA, BoardId::kB}) {
       const int b = index(board);
       if (!last_press_t[b] || !evidence[b].seen()) continue;
@@ -4872,6 +4888,23 @@ struct Tracker::Impl {
     // Scores are kept relative to the best (type_doubt reads them so).
     const double best = beam.front().score;
     for (Hypothesis& h : beam) h.score -= best;
+  }
+
+  // Whether the game stopped right after its last press: within kGameEndedSeconds the footage
+  // ended or that board's clock was stopped, and neither board's clock had run out.
+  bool ended_at_last_press() const {
+    std::optional<int> last;
+    for (int b = 0; b < 2; ++b) {
+      if (last_press_t[b] && (!last || *last_press_t[b] > *last_press_t[*last])) last = b;
+      for (bool fell : clocks[b].flagged) {
+        if (fell) return false;
+      }
+    }
+    if (!last) return false;
+    const double pressed = *last_press_t[*last];
+    double ended = evidence[*last].latest_t();
+    if (stopped_at[*last] && *stopped_at[*last] >= pressed) ended = *stopped_at[*last];
+    return ended - pressed <= kGameEndedSeconds;
   }
 
   void finish_all() {

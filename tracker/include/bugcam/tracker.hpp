@@ -229,6 +229,12 @@ struct TrackerConfig {
   // square's readings count once (not again at every press), so a move's two squares
   // must be able to outweigh this.
   double prior_illegal_move = -8.0;
+  // ... which at the game's last press, the game stopping right after it (the footage ending
+  // or the clock stopped within 3 s, no clock run out), gains this: an illegal move ends the
+  // game (rules-docs 000, art. 1.14), which a legal move there does not explain. On the 86
+  // development clips 4 of the 10 illegal moves, all game-ending, were recorded as legal
+  // moves with one square unread; 6 took 2 of them back, 4 and 8 did the same.
+  double game_ending_illegal_move = 6.0;
   // A shortfall in a holding area is hidden_piece when it lasts this long. A player hides a
   // piece until they drop it (the renderer's hidden pieces, in the 50 development clips:
   // 27, 61 and 104 s), while vision misses a piece that lies there for seconds at a time (a
