@@ -4052,7 +4052,7 @@ struct Tracker::Impl {
         // Handed over by the partner straight from the capture: never in the holding area.
         committed[b].add_holding(ply.side, ply.move.piece());
       } else if (ply.move.is_drop()) {
-        check_drop_was_visible(seat, ply, press);
+        check_drop_was_visible(seat, ply, press, made.value_or(press.t));
         credit_pass_by_drop(seat, ply.move.piece(), press.t);
         if (made) unpressed_drops[seat_index(seat)].push_back({*made, press.t, ply.move.piece()});
       }
@@ -4399,14 +4399,17 @@ struct Tracker::Impl {
     }
   }
 
-  void check_drop_was_visible(Seat seat, const PlyRecord& ply, const Press& press) {
+  // `dropped`: when the drop was made, its press's time unless it was made without one (held-out
+  // 11476: 10B. P@e4, made 0.1 s after 7a. hxg2+ gave the pawn and recorded at a press 8 s
+  // later, was checked as if made then, the grab of the piece as it came not seen as one).
+  void check_drop_was_visible(Seat seat, const PlyRecord& ply, const Press& press, double dropped) {
     const int s = seat_index(seat);
     const int type = static_cast<int>(ply.move.piece());
     // Since the piece was last expected to arrive.
     double since = 0.0;
     int previous = 0;
     for (const HoldingsChange& change : expected[s]) {
-      if (change.t > press.t) break;
+      if (change.t > dropped) break;
       if (change.counts[type] > previous) since = change.t;
       previous = change.counts[type];
     }
@@ -4414,7 +4417,7 @@ struct Tracker::Impl {
     bool visible = false;
     bool counted = false;
     for (const HoldingsObservation& o : holdings_history[s]) {
-      if (o.occluded || o.t < since || o.t > press.t) continue;
+      if (o.occluded || o.t < since || o.t > dropped) continue;
       observed = true;
       // Seen as its type, or (where vision counts the pieces whatever their types) every
       // piece held, the dropped one among them, seen.
@@ -4425,15 +4428,15 @@ struct Tracker::Impl {
       }
     }
     const std::optional<Shortfall>& open = shortfalls[s][counted ? kAnyType : type];
-    if (!observed || visible || (open && press.t - open->start >= config.hidden_piece_seconds) ||
-        holdings_in_doubt(s, press.t)) {
+    if (!observed || visible || (open && dropped - open->start >= config.hidden_piece_seconds) ||
+        holdings_in_doubt(s, dropped)) {
       return;
     }
     // Grabbed as it arrived (or taken in hand during this turn, before another arrived).
     const double turn_start = std::min(since, press.previous_press_t.value_or(since));
-    if (press.t - since < kGrabSeconds && hand_over_holdings(s, turn_start, press.t)) return;
+    if (dropped - since < kGrabSeconds && hand_over_holdings(s, turn_start, dropped)) return;
     const std::string label = ply_label(ply.board, ply.side, ply.number);
-    incident(IncidentType::kHiddenPiece, seat, since, press.t, label,
+    incident(IncidentType::kHiddenPiece, seat, since, dropped, label,
              seat_name(seat) + " dropped a " + piece_name(ply.move.piece()) + " (" + label + ". " +
                  ply.san + ") that had not been visible in their holdings.",
              {press.frame});
