@@ -530,22 +530,50 @@ TEST(TrackerIncidents, IllegalMoveBesideAMisreadSquare) {
 // With a prior 2 harsher than the default, under which a legal move taking a square for
 // unread beats it (as 4 game-ending illegal moves on the development clips did at the
 // default), the move is found at the game's end with a gain of 10 and not without, and
-// mid-game the gain changes nothing.
+// mid-game the gain changes nothing. A clock log's stop says when the game stopped: 1 s after
+// the press it ends the game there, 5 s after it does not, and a pause of that board's
+// clock earlier in the game does not hide the last stop.
 TEST(TrackerIncidents, AnIllegalMoveThatEndsTheGameGainsThePriorOfItsEnd) {
-  const auto illegal_found = [](int plies, double gain) {
+  using Kind = ClockEvent::Kind;
+  // The stops after (or, negative, before) the illegal move's press, on its board.
+  const auto illegal_found = [](int plies, double gain, std::vector<double> stops = {}) {
     SimulationOptions options = clean_run_options();
     options.injections = {{IncidentType::kIllegalMove, 24}};
     options.max_plies = plies;
     TrackerConfig config;
     config.prior_illegal_move = -10.0;
     config.game_ending_illegal_move = gain;
-    const Outcome outcome = run_tracker(clean_run_games()[0], options, config);
+    const auto stop_clocks = [&](std::vector<SimulatedInput>& inputs) {
+      const auto press = std::find_if(inputs.rbegin(), inputs.rend(), [](const SimulatedInput& i) {
+        const auto* e = std::get_if<ClockEvent>(&i);
+        return e != nullptr && e->kind == Kind::kPress;
+      });
+      if (press == inputs.rend()) return;
+      const ClockEvent last = std::get<ClockEvent>(*press);
+      for (const double after : stops) {
+        ClockEvent stop;
+        stop.kind = Kind::kStop;
+        stop.board = last.board;
+        stop.t = after < 0 ? 5.0 : last.t + after;  // a pause at 5 s, early in the game
+        const auto at = std::find_if(inputs.begin(), inputs.end(), [&](const SimulatedInput& i) {
+          return std::visit([](const auto& x) { return x.t; }, i) > stop.t;
+        });
+        inputs.insert(at, stop);
+      }
+    };
+    const Outcome outcome = run_tracker(
+        clean_run_games()[0], options, config, std::nullopt,
+        stops.empty() ? std::function<void(std::vector<SimulatedInput>&)>{} : stop_clocks);
     EXPECT_EQ(outcome.sim.incidents.size(), 1u);
     return !outcome.sim.incidents.empty() && found(outcome, outcome.sim.incidents.front());
   };
   EXPECT_FALSE(illegal_found(25, 0.0));
   EXPECT_TRUE(illegal_found(25, 10.0));
   EXPECT_FALSE(illegal_found(60, 10.0));
+  EXPECT_TRUE(illegal_found(25, 10.0, {1.0}));
+  EXPECT_FALSE(illegal_found(25, 10.0, {5.0}));
+  EXPECT_TRUE(illegal_found(25, 10.0, {-1.0, 1.0}));
+  EXPECT_FALSE(illegal_found(25, 10.0, {-1.0, 5.0}));
 }
 TEST(TrackerIncidents, PositionDisturbed) {
   expect_found(IncidentType::kPositionDisturbed, 24);
@@ -1101,9 +1129,13 @@ TEST(TrackerIncidents, APieceUnseenForSixSecondsIsNoHiddenPiece) {
 // over the area: one hidden piece when the count in between was a miscount of a second
 // (held-out 11460: a knight read as two split Black B's hidden pawn into two incidents), two
 // when the piece was seen for 11 s. Each capture of the sample game whose piece lies in the
-// partner's area long enough, taken by a hand 2 s after it came. Returns the runs, and the
-// hidden pieces reported in each.
-std::vector<int> hidden_pieces_around_a_sighting(double seen_for) {
+// partner's area long enough, taken by a hand 2 s after it came. Returns per run the hidden
+// pieces reported, and whether one of them spans both stretches hidden.
+struct HiddenAroundASighting {
+  int reported = 0;
+  bool spans_both = false;
+};
+std::vector<HiddenAroundASighting> hidden_pieces_around_a_sighting(double seen_for) {
   const bugcam::rules::BpgnGame& game = clean_run_games()[0];
   SimulationOptions options = clean_run_options();
   options.max_plies = -1;  // the whole game: few pieces lie 26 s in its first 60 plies
@@ -1111,7 +1143,7 @@ std::vector<int> hidden_pieces_around_a_sighting(double seen_for) {
   const double seen_from = 13.0;
   const double hand_to = seen_from + seen_for + 0.4;
   const double hidden_to = hand_to + 10.6;
-  std::vector<int> reported;
+  std::vector<HiddenAroundASighting> runs;
   for (const PieceLying& lying : pieces_lying(plain.truth, bugcam::rules::replay(game),
                                               plain.truth.size(), hidden_to + 1.0)) {
     const auto& [ply, type, partner, arrival, until] = lying;
@@ -1132,29 +1164,45 @@ std::vector<int> hidden_pieces_around_a_sighting(double seen_for) {
       }
     };
     const Outcome outcome = run_tracker(game, options, {}, std::nullopt, hidden_around_a_sighting);
-    int hidden = 0;
+    HiddenAroundASighting run;
     for (const Incident& got : outcome.incidents) {
       if (got.type != IncidentType::kHiddenPiece) continue;
-      ++hidden;
+      ++run.reported;
+      run.spans_both =
+          run.spans_both || (got.t < arrival + seen_from && got.t_end > arrival + hidden_to - 1.0);
       std::cout << ply << ": " << got.t << "-" << got.t_end << " " << got.detail << "\n";
     }
-    reported.push_back(hidden);
+    runs.push_back(run);
   }
-  return reported;
+  return runs;
+}
+// How many of `runs` reported `count` hidden pieces.
+std::ptrdiff_t reporting(const std::vector<HiddenAroundASighting>& runs, int count) {
+  return std::count_if(runs.begin(), runs.end(),
+                       [&](const HiddenAroundASighting& r) { return r.reported == count; });
 }
 TEST(TrackerIncidents, AHiddenPieceMiscountedForASecondIsOneIncident) {
-  const std::vector<int> reported = hidden_pieces_around_a_sighting(1.0);
-  EXPECT_GE(reported.size(), 10u);
+  const std::vector<HiddenAroundASighting> runs = hidden_pieces_around_a_sighting(1.0);
+  EXPECT_GE(runs.size(), 10u);
   // 4 of 16 with each hidden piece reported as its shortfall closes.
-  EXPECT_EQ(std::count(reported.begin(), reported.end(), 1), std::ssize(reported));
+  EXPECT_EQ(reporting(runs, 1), std::ssize(runs));
+  // From before the miscount to after the second stretch: 12 of 16. In the others the first
+  // shortfall is no hidden piece (the area in doubt, or the piece taken for a capture's on its
+  // way) and the one reported is the second.
+  EXPECT_GE(std::count_if(runs.begin(), runs.end(),
+                          [](const HiddenAroundASighting& r) { return r.spans_both; }),
+            std::ssize(runs) - 4);
 }
+// Guards the other way: a piece seen whole for longer than kHiddenPieceSeenAgainSeconds ends
+// the hidden piece kept back, and the next is another.
 TEST(TrackerIncidents, AHiddenPieceSeenAgainForElevenSecondsThenHiddenAgainIsTwoIncidents) {
-  const std::vector<int> reported = hidden_pieces_around_a_sighting(11.0);
-  EXPECT_GE(reported.size(), 10u);
-  // 7 of 10. In the others the first shortfall is no hidden piece (the area in doubt, or the
-  // piece taken for a capture's on its way), or the area was not seen whole for the 11 s (a
-  // drop's piece taken in hand before its press).
-  EXPECT_GE(std::count(reported.begin(), reported.end(), 2), std::ssize(reported) - 3);
+  const std::vector<HiddenAroundASighting> runs = hidden_pieces_around_a_sighting(11.0);
+  EXPECT_GE(runs.size(), 10u);
+  // 7 of 10 (none if the hidden piece were kept back to the end). In the others the first
+  // shortfall is no hidden piece (the area in doubt, or the piece taken for a capture's on its
+  // way), or the area was not seen whole for the 11 s (a drop's piece taken in hand before its
+  // press).
+  EXPECT_GE(reporting(runs, 2), std::ssize(runs) - 3);
 }
 // A piece taken in hand as it came and dropped at once, the drop made without a press and
 // recorded at the mover's press after their next move (held-out 11476: 10B. P@e4, 0.1 s

@@ -100,6 +100,9 @@ constexpr double kShortfallOverSeconds = 0.5;
 constexpr double kHiddenPieceSeenAgainSeconds = 10.0;
 // A game stopped this soon after its last press stopped there (Impl::ended_at_last_press).
 constexpr double kGameEndedSeconds = 3.0;
+// ... and kept back this long after its end at most (held-out 11460's two shortfalls of one
+// hidden pawn were reported 57 s apart).
+constexpr double kHiddenPieceKeptSeconds = 90.0;
 // How long after a capture's press its piece is on its way to the partner's area, not yet
 // lying there (a piece passed as the capturer presses).
 constexpr double kOnTheWaySeconds = 1.0;
@@ -1388,7 +1391,8 @@ struct Tracker::Impl {
   int next_press = 0;
   int next_commit = 0;
   std::array<std::optional<double>, 2> last_press_t;
-  std::array<std::optional<double>, 2> stopped_at;  // per board, its clock log's first stop
+  // Per board, the first stop of its clock log since the board's latest press.
+  std::array<std::optional<double>, 2> stopped_at;
   std::array<std::optional<double>, 2> earlier_press_t;
   std::array<ClockState, 2> clocks;
   std::array<Position, 2> committed;
@@ -1445,7 +1449,7 @@ struct Tracker::Impl {
   // same piece still hidden, and widens it (report_hidden_piece).
   std::array<std::optional<Incident>, 4> hidden_kept;
   // Per seat, the first of the latest evaluated views of the area whole, none short since.
-  std::array<std::optional<double>, 4> whole_since;
+  std::array<std::optional<double>, 4> area_whole_since;
   std::map<std::pair<int, int>, HandTouch> touches;  // (over board, seat) -> touch
   // Per board and side (white, black), the time of their latest press.
   std::array<std::array<std::optional<double>, 2>, 2> latest_press_by{};
@@ -1492,6 +1496,7 @@ struct Tracker::Impl {
         if (!repeat) {
           earlier_press_t[index(e.board)] = last_press_t[index(e.board)];
           last_press_t[index(e.board)] = e.t;
+          stopped_at[index(e.board)].reset();
         }
         clock.last_side = side;
         std::optional<double>& mine = clock.remaining[index(side)];
@@ -3842,8 +3847,8 @@ struct Tracker::Impl {
     return out;
   }
 
-  void incident(IncidentType type, Seat seat, double t, double t_end, std::string ply,
-                std::string detail, std::vector<int> frames) {
+  static Incident make_incident(IncidentType type, Seat seat, double t, double t_end,
+                                std::string ply, std::string detail, std::vector<int> frames) {
     Incident i;
     i.type = type;
     i.board = seat.board;
@@ -3853,7 +3858,13 @@ struct Tracker::Impl {
     i.ply = std::move(ply);
     i.detail = std::move(detail);
     i.frames = std::move(frames);
-    events.emplace_back(std::move(i));
+    return i;
+  }
+
+  void incident(IncidentType type, Seat seat, double t, double t_end, std::string ply,
+                std::string detail, std::vector<int> frames) {
+    events.emplace_back(
+        make_incident(type, seat, t, t_end, std::move(ply), std::move(detail), std::move(frames)));
   }
 
   // `unrepaid`: the node's drop on credit was never given by the partner's capture.
@@ -4399,9 +4410,10 @@ struct Tracker::Impl {
     }
   }
 
-  // `dropped`: when the drop was made, its press's time unless it was made without one (held-out
-  // 11476: 10B. P@e4, made 0.1 s after 7a. hxg2+ gave the pawn and recorded at a press 8 s
-  // later, was checked as if made then, the grab of the piece as it came not seen as one).
+  // `dropped`: when the drop was made, as the board shows it for one made without a press, else
+  // its press's time (held-out 11476: 10B. P@e4, made 0.1 s after 7a. hxg2+ gave the pawn and
+  // recorded at a press 8 s later, was checked as if made then, the grab of the piece as it
+  // came not seen as one).
   void check_drop_was_visible(Seat seat, const PlyRecord& ply, const Press& press, double dropped) {
     const int s = seat_index(seat);
     const int type = static_cast<int>(ply.move.piece());
@@ -4409,10 +4421,13 @@ struct Tracker::Impl {
     double since = 0.0;
     int previous = 0;
     for (const HoldingsChange& change : expected[s]) {
-      if (change.t > dropped) break;
+      if (change.t > press.t) break;
       if (change.counts[type] > previous) since = change.t;
       previous = change.counts[type];
     }
+    // Expected only after it was dropped: passed before the capture's press and dropped at
+    // once, never to lie in the area.
+    if (since > dropped) return;
     bool observed = false;
     bool visible = false;
     bool counted = false;
@@ -4597,20 +4612,25 @@ struct Tracker::Impl {
         // just pressed: a piece passed before the press, counted as held already, may stand in
         // for a hidden one until the pass is decided (held-out 11460: 13A. Bxf6+'s knight,
         // passed 2 s before its press, and Black B's pawn hidden since 66 s).
-        int on_the_way = 0;
-        for (const PendingPass& pass : passes) {
-          on_the_way += seat_index(partner_of(pass.capturer)) == s && !pass.passed &&
-                                o.t > pass.t_capture && o.t <= pass.t_capture + kOnTheWaySeconds
-                            ? 1
-                            : 0;
-        }
+        const auto on_the_way =
+            std::count_if(passes.begin(), passes.end(), [&](const PendingPass& p) {
+              return seat_index(partner_of(p.capturer)) == s && !p.passed && o.t > p.t_capture &&
+                     o.t <= p.t_capture + kOnTheWaySeconds;
+            });
         const int short_by = o.pieces ? total(want) - *o.pieces : short_of_types(want, o);
-        std::optional<double>& whole_from = whole_since[static_cast<std::size_t>(s)];
+        std::optional<double>& whole_from = area_whole_since[static_cast<std::size_t>(s)];
         if (short_by > on_the_way) {
           whole_from.reset();
-        } else {
-          if (!whole_from) whole_from = o.t;
-          if (o.t - *whole_from >= kHiddenPieceSeenAgainSeconds) release_hidden_piece(s);
+        } else if (!whole_from) {
+          whole_from = o.t;
+        }
+        // Kept back until seen whole, or for kHiddenPieceKeptSeconds at most: an area short
+        // for another reason (a pass vision never saw arrive) would keep it, and the next
+        // hidden piece with it, to the end of the recording.
+        if (const std::optional<Incident>& kept = hidden_kept[static_cast<std::size_t>(s)];
+            kept && ((whole_from && o.t - *whole_from >= kHiddenPieceSeenAgainSeconds) ||
+                     o.t - kept->t_end > kHiddenPieceKeptSeconds)) {
+          release_hidden_piece(s);
         }
       }
     }
@@ -4821,19 +4841,16 @@ struct Tracker::Impl {
         *config.debug << "hidden piece seat " << s << " " << kept->t << "-" << kept->t_end
                       << " widened by " << shortfall.start << "-" << t_end << "\n";
       }
-      kept->t = std::min(kept->t, shortfall.start);
+      if (shortfall.start < kept->t) {
+        kept->t = shortfall.start;
+        kept->detail = what;
+        kept->frames = {shortfall.first_frame};
+      }
       kept->t_end = std::max(kept->t_end, t_end);
       return;
     }
-    Incident hidden;
-    hidden.type = IncidentType::kHiddenPiece;
-    hidden.board = seat.board;
-    hidden.side = seat.color;
-    hidden.t = shortfall.start;
-    hidden.t_end = t_end;
-    hidden.detail = what;
-    hidden.frames = {shortfall.first_frame};
-    kept = std::move(hidden);
+    kept = make_incident(IncidentType::kHiddenPiece, seat, shortfall.start, t_end, "", what,
+                         {shortfall.first_frame});
   }
 
   void release_hidden_piece(int s) {
@@ -4905,8 +4922,7 @@ struct Tracker::Impl {
     }
     if (!last) return false;
     const double pressed = *last_press_t[*last];
-    double ended = evidence[*last].latest_t();
-    if (stopped_at[*last] && *stopped_at[*last] >= pressed) ended = *stopped_at[*last];
+    const double ended = stopped_at[*last].value_or(latest_t);  // the clock stopped, or footage
     return ended - pressed <= kGameEndedSeconds;
   }
 
