@@ -4805,9 +4805,6 @@ struct Tracker::Impl {
       if (!later_of_same && decided - since >= config.hidden_piece_seconds &&
           short_for >= kDeferredShortAtLeast * (decided - since)) {
         report_hidden_piece(mine[i].s, mine[i].type, mine[i].shortfall, t_end);
-        // The same piece still hidden: one incident.
-        std::optional<Shortfall>& open = shortfalls[mine[i].s][mine[i].type];
-        if (open) open->from_capture = true;
       }
     }
   }
