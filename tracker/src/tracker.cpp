@@ -98,14 +98,14 @@ constexpr double kShortfallOverSeconds = 0.5;
 // A hidden piece is over once every piece its holder has is seen this long without a view
 // short of one: until then a new shortfall is the same piece still hidden.
 constexpr double kHiddenPieceSeenAgainSeconds = 10.0;
-// A game stopped this soon after its last press stopped there (Impl::ended_at_last_press).
-constexpr double kGameEndedSeconds = 3.0;
 // ... and kept back this long after its end at most (held-out 11460's two shortfalls of one
 // hidden pawn were reported 57 s apart).
 constexpr double kHiddenPieceKeptSeconds = 90.0;
 // How long after a capture's press its piece is on its way to the partner's area, not yet
 // lying there (a piece passed as the capturer presses).
 constexpr double kOnTheWaySeconds = 1.0;
+// A game stopped this soon after its last press stopped there (Impl::ended_at_last_press).
+constexpr double kGameEndedSeconds = 3.0;
 // Log-priors of a press without a move, and of the opponent's press back after one, where
 // nothing on the board was seen to change since the previous press: about as likely as a
 // move vision missed whole (a drop onto a square read empty costs 4; held-out 9099 took a
