@@ -4594,15 +4594,13 @@ struct Tracker::Impl {
             }
           }
         };
-        bool short_of_any = false;
+        // How many pieces held the view does not show (negative: more shown than held).
+        const int short_by = o.pieces ? total(want) - *o.pieces : short_of_types(want, o);
+        const bool short_of_any = short_by > 0;
         if (o.pieces) {
-          short_of_any = *o.pieces < total(want);
           track(kAnyType, short_of_any);
         } else {
-          for (int type = 0; type < 5; ++type) {
-            short_of_any = short_of_any || o.visible[type] < want[type];
-            track(type, o.visible[type] < want[type]);
-          }
+          for (int type = 0; type < 5; ++type) track(type, o.visible[type] < want[type]);
         }
         if (!short_of_any && holdings_in_doubt(s, o.t)) {
           doubt_since[static_cast<std::size_t>(s)].reset();
@@ -4617,7 +4615,6 @@ struct Tracker::Impl {
               return seat_index(partner_of(p.capturer)) == s && !p.passed && o.t > p.t_capture &&
                      o.t <= p.t_capture + kOnTheWaySeconds;
             });
-        const int short_by = o.pieces ? total(want) - *o.pieces : short_of_types(want, o);
         std::optional<double>& whole_from = area_whole_since[static_cast<std::size_t>(s)];
         if (short_by > on_the_way) {
           whole_from.reset();
