@@ -33,13 +33,14 @@ struct Simulated {
   std::size_t legal_moves = 0;  // what was really played, the illegal move left out
 };
 
-Simulated game_with_illegal_move(int ply) {
+// The game's first `plies` plies, ply `ply` replaced by an illegal move.
+Simulated game_with_illegal_move(int ply, int plies = 50) {
   const std::string path = std::string(BUGCAM_SHARED_DIR) + "/data/bpgn/fics_mbprog_64.bpgn";
   const rules::BpgnGame game = rules::parse_bpgn(read(path), path).at(0);
   tracker::SimulationOptions options;
   options.misread = 0.01;
   options.seed = 7;
-  options.max_plies = 50;
+  options.max_plies = plies;
   options.injections = {{tracker::IncidentType::kIllegalMove, ply}};
   Simulated out;
   const tracker::Simulation sim = tracker::simulate(
@@ -138,6 +139,30 @@ TEST(RecorderWithTracker, AnIllegalMoveEndsAGameAndTheNextIsSetUpAfterIt) {
                           [](const auto& i) { return i["type"] == "illegal_move"; }));
   EXPECT_EQ(count_kind(dir.path(), "illegal"), 1u);
   EXPECT_EQ(count_kind(dir.path(), "clock"), clock_events(inputs));
+}
+
+// A pawn dropped on the last rank (10b. P@e8 for P@g6), ending the game as the renderer
+// stages it: no BPGN game can be set up with a pawn there, so the next game starts without
+// it, and the incident says so.
+TEST(RecorderWithTracker, AfterAnIllegalPawnDropOnTheLastRankTheNextGameIsSetUpWithoutThePawn) {
+  const bugcam::test_support::TempDir dir("recorder-illegal-drop");
+  record(dir.path(), game_with_illegal_move(45, 46).inputs, false);
+
+  const std::vector<rules::BpgnGame> games = valid_games(dir.path());
+  ASSERT_EQ(games.size(), 2u) << read(dir / "game.bpgn");
+  ASSERT_FALSE(games[1].comments.empty());
+  EXPECT_NE(games[1].comments.back().find("P@e8"), std::string::npos) << read(dir / "game.bpgn");
+  const rules::Bfen set_up = rules::parse_bfen(games[1].tag("FEN").value_or(""));
+  ASSERT_TRUE(set_up.b.has_value());
+  EXPECT_TRUE(set_up.b->position.piece_at(rules::make_square(4, 7)).empty())
+      << *games[1].tag("FEN");
+  const auto incidents = nlohmann::json::parse(read(dir / "incidents.json"));
+  const auto illegal = std::find_if(incidents.begin(), incidents.end(),
+                                    [](const auto& i) { return i["type"] == "illegal_move"; });
+  ASSERT_NE(illegal, incidents.end()) << incidents.dump(1);
+  EXPECT_NE((*illegal)["detail"].get<std::string>().find("without the pawn on e8"),
+            std::string::npos)
+      << (*illegal)["detail"];
 }
 
 TEST(RecorderWithTracker, ResumesAfterAnIllegalMoveWithoutLoggingTwice) {

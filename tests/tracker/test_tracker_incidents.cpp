@@ -504,6 +504,31 @@ TEST(TrackerIncidents, IllegalMove) {
     EXPECT_NE(i.type, IncidentType::kPositionDisturbed) << i.detail;
   }
 }
+// As on held-out clip 11454 (P@c8 for 9a. P@e6): a pawn dropped on the first or last rank,
+// where the game ends. The position after it has a pawn where none can stand, which a resync
+// had refused, and a legal move was recorded instead; and where the dropper also held a
+// knight, the legal N@e8 fitted the board as well. The drop is found, kept in the record with
+// the piece the holding area shows gone, and the moves before it are right.
+TEST(TrackerIncidents, AnIllegalPawnDropOnTheLastRank) {
+  // The first 60 plies' pawn drops: 12A. P@g7+, 10b. P@g6, 11B. P@h6 (14a. P@f5 blocks a
+  // check, which a pawn on the last rank would not).
+  for (const int ply : {41, 45, 46}) {
+    SimulationOptions options = clean_run_options();
+    options.injections = {{IncidentType::kIllegalMove, ply}};
+    options.max_plies = ply + 1;
+    const Outcome outcome = run_tracker(clean_run_games()[0], options);
+    ASSERT_EQ(outcome.sim.incidents.size(), 1u) << ply;
+    EXPECT_TRUE(found(outcome, outcome.sim.incidents.front())) << ply;
+    const auto illegal = std::find_if(outcome.committed.begin(), outcome.committed.end(),
+                                      [](const TrackedMove& m) { return m.illegal; });
+    ASSERT_NE(illegal, outcome.committed.end()) << ply;
+    EXPECT_TRUE(illegal->move.is_drop() && illegal->move.piece() == bugcam::rules::PieceType::kPawn)
+        << illegal->san;
+    const int rank = bugcam::rules::rank_of(illegal->move.to());
+    EXPECT_TRUE(rank == 0 || rank == 7) << illegal->san;
+    EXPECT_GE(outcome.right, static_cast<int>(outcome.sim.truth.size()) - 1) << ply;
+  }
+}
 // As on held-out clip 9105 (Nxf7 put on f6, e2 read white at the press): a square beside
 // the illegal move reads as a piece of the mover's for a second after the press. The change
 // taken whole is then no single move, yet the move is still what happened (before, the press

@@ -98,11 +98,31 @@ std::uint64_t hand_mask(const Position& before, Move m) {
   return mask;
 }
 
-// A move that breaks the rules: a piece of the side to move stepping to a nearby empty
-// square it cannot legally reach, not leaving its own king in check.
-std::optional<Move> illegal_move_for(const Position& p, const rules::RuleSet& rules) {
-  const rules::MoveList legal = p.legal_moves(rules);
+// A move that breaks the rules: where the game drops a pawn, the pawn dropped on the nearest
+// empty square of the first or last rank (as the renderer stages it: held-out 11454's P@c8
+// for P@e6); else a piece of the side to move stepping to a nearby empty square it cannot
+// legally reach, not leaving its own king in check.
+std::optional<Move> illegal_move_for(const Position& p, Move played, const rules::RuleSet& rules) {
   const Color mover = p.side_to_move();
+  if (played.is_drop() && played.piece() == PieceType::kPawn) {
+    std::optional<Move> nearest;
+    int nearest_distance = 99;
+    for (int file = 0; file < 8; ++file) {
+      for (const int rank : {0, 7}) {
+        const Square to = rules::make_square(file, rank);
+        const int distance = std::max(std::abs(file - rules::file_of(played.to())),
+                                      std::abs(rank - rules::rank_of(played.to())));
+        if (!p.piece_at(to).empty() || distance >= nearest_distance) continue;
+        Position after = p;
+        after.put(to, {mover, PieceType::kPawn});
+        if (after.attacked_by(!mover, after.king_square(mover))) continue;
+        nearest = Move::drop(PieceType::kPawn, to);
+        nearest_distance = distance;
+      }
+    }
+    return nearest;
+  }
+  const rules::MoveList legal = p.legal_moves(rules);
   for (int pass = 0; pass < 2; ++pass) {
     for (Square from = 0; from < 64; ++from) {
       const rules::Piece piece = p.piece_at(from);
@@ -321,15 +341,24 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
 
     bool illegal = false;
     if (injected(IncidentType::kIllegalMove, i)) {
-      if (const std::optional<Move> wrong = illegal_move_for(p, rules)) {
-        const rules::Piece piece = p.piece_at(wrong->from());
-        const bool promoted = p.is_promoted(wrong->from());
-        p.remove(wrong->from());
-        p.put(wrong->to(), piece, promoted);
+      if (const std::optional<Move> wrong = illegal_move_for(p, move, rules)) {
+        if (wrong->is_drop()) {
+          p.add_holding(record.color, wrong->piece(), -1);
+          p.put(wrong->to(), {record.color, wrong->piece()});
+          mask = bit(wrong->to());
+          const int s = seat_index(mover);
+          holdings_covers[s].push_back({hand0 - 0.3, hand0 + 0.1});
+          holdings[s].push_back({hand0, static_cast<int>(wrong->piece()), -1});
+        } else {
+          const rules::Piece piece = p.piece_at(wrong->from());
+          const bool promoted = p.is_promoted(wrong->from());
+          p.remove(wrong->from());
+          p.put(wrong->to(), piece, promoted);
+          mask = bit(wrong->from()) | bit(wrong->to());
+        }
         p.set_en_passant(rules::kNoSquare);
         p.set_move_counters(0, p.fullmove_number() + (record.color == Color::kBlack ? 1 : 0));
         p.set_side_to_move(!record.color);
-        mask = bit(wrong->from()) | bit(wrong->to());
         illegal = true;
         diverged = true;
         sim.incidents.push_back({IncidentType::kIllegalMove, board, record.color, t});

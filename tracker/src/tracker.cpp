@@ -246,9 +246,25 @@ std::string piece_name(PieceType t) {
 }
 // Both boards as BFEN, each with "halfmove fullmove" after it (as the FEN tags of FICS and
 // pychess have them), so that a record set up from it goes on with the right move numbers.
+// The squares of the first and last ranks where a pawn stands: only an illegal move puts one
+// there (held-out 11454's P@c8).
+std::vector<Square> pawns_on_end_ranks(const Position& p) {
+  std::vector<Square> out;
+  for (int file = 0; file < 8; ++file) {
+    for (const int rank : {0, 7}) {
+      const Square s = rules::make_square(file, rank);
+      if (p.piece_at(s).type == PieceType::kPawn) out.push_back(s);
+    }
+  }
+  return out;
+}
+
+// A pawn on the first or last rank stays out: no BPGN game can be set up with it, and the
+// record continues without it.
 std::string bfen_with_move_numbers(const std::array<Position, 2>& boards) {
   std::string out;
-  for (const Position& p : boards) {
+  for (Position p : boards) {
+    for (const Square s : pawns_on_end_ranks(p)) p.remove(s);
     if (!out.empty()) out += " | ";
     out +=
         rules::to_fen(p, {std::to_string(p.halfmove_clock()), std::to_string(p.fullmove_number())});
@@ -2336,18 +2352,26 @@ struct Tracker::Impl {
       for (const std::optional<Move>& first : firsts) {
         // The whole board as seen, or where that makes no position (a square read wrong
         // that empties a king's square), what changed since the previous press.
-        auto built = build_resync(beam[h].boards, press, l, seen_on_board.changed, first, true);
+        auto built =
+            build_resync(beam[h].boards, press, l, seen_on_board.changed, first, true, seen_after);
         if (!built) {
-          built = build_resync(beam[h].boards, press, l, seen_on_board.changed, first, false);
+          built = build_resync(beam[h].boards, press, l, seen_on_board.changed, first, false,
+                               seen_after);
         }
         if (!built) continue;
         const double unaccounted = kUnaccountedPiece * built->unaccounted;
         const double prior = built->illegal ? config.prior_illegal_move : config.prior_resync;
+        // The presser's drop, legal before a disturbance or itself the illegal move, against
+        // the holding area as a legal drop is.
+        const std::optional<Move> drop = first && first->is_drop()
+                                             ? first
+                                             : (built->illegal && built->illegal_move.is_drop()
+                                                    ? std::optional<Move>(built->illegal_move)
+                                                    : std::nullopt);
         const double holdings =
-            first && first->is_drop()
-                ? drop_term(first->piece(), fell) +
-                      holdings_level_term(beam[h].boards[b], press.side, first->piece(), seen_after)
-                : 0.0;
+            drop ? drop_term(drop->piece(), fell) +
+                       holdings_level_term(beam[h].boards[b], press.side, drop->piece(), seen_after)
+                 : 0.0;
         add_resync(std::move(*built), unaccounted, prior, holdings);
       }
       // The change taken whole makes no single move where a square beside it is misread, so
@@ -2357,7 +2381,7 @@ struct Tracker::Impl {
       for (const auto& [from, to] :
            lone_changes(beam[h].boards[b], press.side, l, seen_on_board.changed, rules)) {
         const std::uint64_t pair = (std::uint64_t{1} << from) | (std::uint64_t{1} << to);
-        auto built = build_resync(beam[h].boards, press, l, pair, std::nullopt, false);
+        auto built = build_resync(beam[h].boards, press, l, pair, std::nullopt, false, seen_after);
         if (built && built->illegal)
           add_resync(std::move(*built), 0.0, config.prior_illegal_move, 0.0);
       }
@@ -3346,7 +3370,8 @@ struct Tracker::Impl {
   // is the disturbance (a piece knocked aside while moving).
   std::optional<BuiltResync> build_resync(const std::array<Position, 2>& boards, const Press& press,
                                           const BoardLikelihood& l, std::uint64_t changed,
-                                          std::optional<Move> first, bool whole_board) const {
+                                          std::optional<Move> first, bool whole_board,
+                                          const HoldingsObservation* seen_after) const {
     const int b = index(press.board);
     BuiltResync out{boards, {}, false, {}, {}, {}, 0};
     if (first) {
@@ -3426,6 +3451,7 @@ struct Tracker::Impl {
       }
       rules::Piece piece{colour, PieceType::kPawn};
       bool promoted = false;
+      bool presser_dropped = false;  // the presser's piece, from their holdings
       if (match >= 0) {
         used[match] = true;
         piece = lifted[match];
@@ -3437,12 +3463,22 @@ struct Tracker::Impl {
           ++other_changes;
         }
       } else {
-        // From the holdings: the most valuable piece held, else a pawn.
+        // From the holdings: for the presser, the type that their area, seen after the press,
+        // shows fewest of against what they held (a pawn dropped where no pawn may stand,
+        // where a legal drop of a knight they also held fits the board as well); else the
+        // most valuable piece held.
         PieceType held = PieceType::kNone;
+        int fewest_left = 0;
         for (int t = 4; t >= 0; --t) {
-          if (q.holding(colour, static_cast<PieceType>(t)) > 0) {
+          const int holding = q.holding(colour, static_cast<PieceType>(t));
+          if (holding == 0) continue;
+          const int left =
+              colour == press.side && seen_after != nullptr && types_agree_with_count(*seen_after)
+                  ? seen_after->visible[static_cast<std::size_t>(t)] - holding
+                  : 0;
+          if (held == PieceType::kNone || left < fewest_left) {
             held = static_cast<PieceType>(t);
-            break;
+            fewest_left = left;
           }
         }
         if (held != PieceType::kNone) {
@@ -3450,6 +3486,7 @@ struct Tracker::Impl {
           q.add_holding(colour, held, -1);
           if (colour == press.side) {
             ++own_from_holdings;
+            presser_dropped = true;
             out.illegal_move = Move::drop(held, s);
           } else {
             ++other_changes;
@@ -3460,8 +3497,12 @@ struct Tracker::Impl {
           piece.type = unaccounted_type(press, s);
         }
       }
-      if (piece.type == PieceType::kPawn && (rules::rank_of(s) == 0 || rules::rank_of(s) == 7)) {
-        return std::nullopt;  // a pawn cannot stand there: no sensible position
+      // A pawn cannot stand on the first or last rank, but the presser can drop one there: an
+      // illegal drop (held-out 11454's P@c8) is such a position. A pawn moved there (11479's
+      // d4-b1 at a misread) or any other change that would leave one there is a misread.
+      if (piece.type == PieceType::kPawn && (rules::rank_of(s) == 0 || rules::rank_of(s) == 7) &&
+          !presser_dropped) {
+        return std::nullopt;
       }
       q.put(s, piece, promoted);
     }
@@ -3934,7 +3975,12 @@ struct Tracker::Impl {
                     ? next_label
                     : ply_label(press.board, node.plies.back().side, node.plies.back().number);
         i.detail =
-            what + " (" + node.resync_detail + "); recording continues from the position seen.";
+            what + " (" + node.resync_detail + "); recording continues from the position seen";
+        for (const Square s : pawns_on_end_ranks(committed[index(press.board)])) {
+          i.detail +=
+              ", without the pawn on " + rules::square_name(s) + " (no pawn can stand there)";
+        }
+        i.detail += ".";
         i.frames = {press.frame};
         i.position = bfen_with_move_numbers(committed);
         events.emplace_back(std::move(i));
