@@ -537,6 +537,14 @@ struct TrackerOptions {
   // restoration (SquareObservation::restored): a knocked-over piece is stood up again within
   // a second or two; a piece moved away and another like it put there takes longer.
   int restore_frames = 150;
+  // Unsure frames with no hand over them that lean clearly to a piece (white or black by a
+  // margin) count towards that piece as a new reading, and release a square covered since
+  // the hand once calm this long: with this many frames of it in all, sure or leaning, it is
+  // confirmed. Where the two square readers disagree for good the fused reading stays
+  // unsure, and a piece seen sure only now and then was otherwise never confirmed (held-out
+  // 11477: a black knight on d4, black by the hand-written reader and empty by the network,
+  // unsure for 36 s, and the move that put it there was lost).
+  int leaning_confirm_frames = 15;
 };
 
 // Follows one board through a video. Each square keeps a reference "still view" and its
@@ -583,6 +591,7 @@ class BoardTracker {
   std::array<int, 64> still_frames_{};  // frames since something moved in the 3x3 around
   std::array<char, 64> candidate_{};
   std::array<int, 64> candidate_frames_{};
+  std::array<int, 64> candidate_leaning_{};  // unsure frames leaning to the candidate
   bool started_ = false;
 };
 
