@@ -160,7 +160,7 @@ TEST(RecorderWithTracker, AfterAnIllegalPawnDropOnTheLastRankTheNextGameIsSetUpW
   const auto illegal = std::find_if(incidents.begin(), incidents.end(),
                                     [](const auto& i) { return i["type"] == "illegal_move"; });
   ASSERT_NE(illegal, incidents.end()) << incidents.dump(1);
-  EXPECT_NE((*illegal)["detail"].get<std::string>().find("without the pawn on e8"),
+  EXPECT_NE((*illegal)["detail"].get<std::string>().find("the pawn on e8 is left out"),
             std::string::npos)
       << (*illegal)["detail"];
 }

@@ -499,8 +499,7 @@ TEST(Tracking, APieceReadSureAndUnsureByTurnsIsConfirmed) {
 // (0.62 against 0.38), a sure frame of either now and then. The square, which looks otherwise
 // since the hand, was covered until a sure frame came in a calm, and then unsure ('?') until
 // two sure frames of the piece came in a row: for 36 s there. Frames leaning clearly to the
-// piece now release it and confirm the piece; frames in doubt (0.51 against 0.49) do not, and
-// a sure empty frame starts the count again.
+// piece now release it and confirm the piece; frames in doubt (0.51 against 0.49) do not.
 TEST(Tracking, APieceTheReadersDisagreeOnIsConfirmedFromFramesLeaningToIt) {
   const PaleBoard scene;
   const auto e4 = static_cast<size_t>(PaleBoard::e4);
@@ -537,11 +536,10 @@ TEST(Tracking, APieceTheReadersDisagreeOnIsConfirmedFromFramesLeaningToIt) {
   EXPECT_GT(frames, 0);
   EXPECT_LE(frames, 2 * TrackerOptions{}.leaning_confirm_frames + 2);
   EXPECT_FALSE(read_empty);
-  // A sure empty frame every 40: the count starts again after it, and still completes.
-  EXPECT_GT(follow(unsure(0.38f, 0.62f), 40).first, 0);
   EXPECT_EQ(follow(unsure(0.49f, 0.51f), 0).first, -1);
-  // A sure empty frame every 10: never 15 leaning frames in a row.
-  EXPECT_EQ(follow(unsure(0.38f, 0.62f), 10).first, -1);
+  // A sure empty frame in a calm before the count completes (frame 19) takes the square as it
+  // was, its look the still view again, as a sure frame of the old reading always did.
+  EXPECT_EQ(follow(unsure(0.38f, 0.62f), 20).first, -1);
   TrackerOptions never;
   never.leaning_confirm_frames = 1000;
   EXPECT_EQ(follow(unsure(0.38f, 0.62f), 0, never).first, -1);

@@ -120,7 +120,8 @@ std::optional<Move> illegal_move_for(const Position& p, Move played, const rules
         nearest_distance = distance;
       }
     }
-    return nearest;
+    // None where the drop blocks a check: a piece's move instead.
+    if (nearest) return nearest;
   }
   const rules::MoveList legal = p.legal_moves(rules);
   for (int pass = 0; pass < 2; ++pass) {
@@ -339,6 +340,19 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
     change_t = std::max(change_t, previous_change[b] + 0.02);
     std::uint64_t mask = hand_mask(p, move);
 
+    // A drop's piece leaves the mover's holding area as the hand reaches for it.
+    const auto take_from_holdings = [&](PieceType type) {
+      const int s = seat_index(mover);
+      holdings_covers[s].push_back({hand0 - 0.3, hand0 + 0.1});
+      holdings[s].push_back({hand0, static_cast<int>(type), -1});
+      for (UncountedPiece& uncounted : holdings_uncounted[s]) {
+        if (uncounted.type == static_cast<int>(type) && uncounted.t0 <= hand0 &&
+            uncounted.t1 == std::numeric_limits<double>::infinity()) {
+          uncounted.t1 = hand0;
+          break;
+        }
+      }
+    };
     bool illegal = false;
     if (injected(IncidentType::kIllegalMove, i)) {
       if (const std::optional<Move> wrong = illegal_move_for(p, move, rules)) {
@@ -346,9 +360,7 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
           p.add_holding(record.color, wrong->piece(), -1);
           p.put(wrong->to(), {record.color, wrong->piece()});
           mask = bit(wrong->to());
-          const int s = seat_index(mover);
-          holdings_covers[s].push_back({hand0 - 0.3, hand0 + 0.1});
-          holdings[s].push_back({hand0, static_cast<int>(wrong->piece()), -1});
+          take_from_holdings(wrong->piece());
         } else {
           const rules::Piece piece = p.piece_at(wrong->from());
           const bool promoted = p.is_promoted(wrong->from());
@@ -374,18 +386,7 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
       truth.san = rules::to_san(p, move, rules);
       truth.move = move;
       truth.t = t;
-      if (move.is_drop()) {
-        const int s = seat_index(mover);
-        holdings_covers[s].push_back({hand0 - 0.3, hand0 + 0.1});
-        holdings[s].push_back({hand0, static_cast<int>(move.piece()), -1});
-        for (UncountedPiece& uncounted : holdings_uncounted[s]) {
-          if (uncounted.type == static_cast<int>(move.piece()) && uncounted.t0 <= hand0 &&
-              uncounted.t1 == std::numeric_limits<double>::infinity()) {
-            uncounted.t1 = hand0;
-            break;
-          }
-        }
-      }
+      if (move.is_drop()) take_from_holdings(move.piece());
       passed = detail::play_on_boards(boards, board, move, rules);
     }
     if (injected(IncidentType::kPositionDisturbed, i)) {

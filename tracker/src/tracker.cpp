@@ -244,9 +244,7 @@ std::string piece_name(PieceType t) {
                                                         "rook", "queen",  "king"};
   return kNames[static_cast<int>(t)];
 }
-// Both boards as BFEN, each with "halfmove fullmove" after it (as the FEN tags of FICS and
-// pychess have them), so that a record set up from it goes on with the right move numbers.
-// The squares of the first and last ranks where a pawn stands: only an illegal move puts one
+// The squares of the first and last ranks where a pawn stands: only an illegal drop puts one
 // there (held-out 11454's P@c8).
 std::vector<Square> pawns_on_end_ranks(const Position& p) {
   std::vector<Square> out;
@@ -259,12 +257,11 @@ std::vector<Square> pawns_on_end_ranks(const Position& p) {
   return out;
 }
 
-// A pawn on the first or last rank stays out: no BPGN game can be set up with it, and the
-// record continues without it.
+// Both boards as BFEN, each with "halfmove fullmove" after it (as the FEN tags of FICS and
+// pychess have them), so that a record set up from it goes on with the right move numbers.
 std::string bfen_with_move_numbers(const std::array<Position, 2>& boards) {
   std::string out;
-  for (Position p : boards) {
-    for (const Square s : pawns_on_end_ranks(p)) p.remove(s);
+  for (const Position& p : boards) {
     if (!out.empty()) out += " | ";
     out +=
         rules::to_fen(p, {std::to_string(p.halfmove_clock()), std::to_string(p.fullmove_number())});
@@ -2347,15 +2344,23 @@ struct Tracker::Impl {
         c.score += holdings;
         c.order = order++;
         candidates.push_back(c);
+        // A pawn an illegal drop put where no pawn can stand is scored where it stands, but
+        // the position goes on without it: no BPGN game can be set up with it, and the record
+        // and a resumed recording go on from the tracker's position.
+        for (const Square s : pawns_on_end_ranks(built.boards[b])) {
+          built.boards[b].remove(s);
+          built.detail += "; the pawn on " + rules::square_name(s) +
+                          " is left out of the position, where no pawn can stand";
+        }
         resyncs.emplace_back(c.order, std::move(built));
       };
       for (const std::optional<Move>& first : firsts) {
         // The whole board as seen, or where that makes no position (a square read wrong
         // that empties a king's square), what changed since the previous press.
-        auto built =
-            build_resync(beam[h].boards, press, l, seen_on_board.changed, first, true, seen_after);
+        auto built = build_resync(beam[h].boards, press, l, seen_on_board.changed, first, true,
+                                  fell, seen_after);
         if (!built) {
-          built = build_resync(beam[h].boards, press, l, seen_on_board.changed, first, false,
+          built = build_resync(beam[h].boards, press, l, seen_on_board.changed, first, false, fell,
                                seen_after);
         }
         if (!built) continue;
@@ -2381,7 +2386,8 @@ struct Tracker::Impl {
       for (const auto& [from, to] :
            lone_changes(beam[h].boards[b], press.side, l, seen_on_board.changed, rules)) {
         const std::uint64_t pair = (std::uint64_t{1} << from) | (std::uint64_t{1} << to);
-        auto built = build_resync(beam[h].boards, press, l, pair, std::nullopt, false, seen_after);
+        auto built =
+            build_resync(beam[h].boards, press, l, pair, std::nullopt, false, fell, seen_after);
         if (built && built->illegal)
           add_resync(std::move(*built), 0.0, config.prior_illegal_move, 0.0);
       }
@@ -3371,6 +3377,7 @@ struct Tracker::Impl {
   std::optional<BuiltResync> build_resync(const std::array<Position, 2>& boards, const Press& press,
                                           const BoardLikelihood& l, std::uint64_t changed,
                                           std::optional<Move> first, bool whole_board,
+                                          const HoldingsFalls& fell,
                                           const HoldingsObservation* seen_after) const {
     const int b = index(press.board);
     BuiltResync out{boards, {}, false, {}, {}, {}, 0};
@@ -3463,22 +3470,22 @@ struct Tracker::Impl {
           ++other_changes;
         }
       } else {
-        // From the holdings: for the presser, the type that their area, seen after the press,
-        // shows fewest of against what they held (a pawn dropped where no pawn may stand,
-        // where a legal drop of a knight they also held fits the board as well); else the
-        // most valuable piece held.
+        // From the holdings: for the presser, the type whose drop the holding area fits best
+        // (its fall seen, what is left after the press), as a legal drop's type is scored
+        // (a pawn dropped where no pawn may stand, where a legal drop of a knight they also
+        // held fits the board as well); else, and on a tie, the most valuable piece held.
         PieceType held = PieceType::kNone;
-        int fewest_left = 0;
+        double best_fit = 0.0;
         for (int t = 4; t >= 0; --t) {
-          const int holding = q.holding(colour, static_cast<PieceType>(t));
-          if (holding == 0) continue;
-          const int left =
-              colour == press.side && seen_after != nullptr && types_agree_with_count(*seen_after)
-                  ? seen_after->visible[static_cast<std::size_t>(t)] - holding
-                  : 0;
-          if (held == PieceType::kNone || left < fewest_left) {
-            held = static_cast<PieceType>(t);
-            fewest_left = left;
+          const auto type = static_cast<PieceType>(t);
+          if (q.holding(colour, type) == 0) continue;
+          const double fit =
+              colour == press.side
+                  ? drop_term(type, fell) + holdings_level_term(p, colour, type, seen_after)
+                  : 0.0;
+          if (held == PieceType::kNone || fit > best_fit) {
+            held = type;
+            best_fit = fit;
           }
         }
         if (held != PieceType::kNone) {
@@ -3546,6 +3553,8 @@ struct Tracker::Impl {
     out.passed = captured;
     // After a legal move, whatever else changed is a disturbance.
     out.illegal = !first && other_changes == 0 && own_moves + own_from_holdings == 1;
+    // Only an illegal drop leaves a pawn where none can stand.
+    if (!out.illegal && !pawns_on_end_ranks(q).empty()) return std::nullopt;
     std::ostringstream detail;
     detail << "squares changed:";
     for (Square s : vanished) detail << " " << rules::square_name(s) << " emptied";
@@ -3975,12 +3984,7 @@ struct Tracker::Impl {
                     ? next_label
                     : ply_label(press.board, node.plies.back().side, node.plies.back().number);
         i.detail =
-            what + " (" + node.resync_detail + "); recording continues from the position seen";
-        for (const Square s : pawns_on_end_ranks(committed[index(press.board)])) {
-          i.detail +=
-              ", without the pawn on " + rules::square_name(s) + " (no pawn can stand there)";
-        }
-        i.detail += ".";
+            what + " (" + node.resync_detail + "); recording continues from the position seen.";
         i.frames = {press.frame};
         i.position = bfen_with_move_numbers(committed);
         events.emplace_back(std::move(i));

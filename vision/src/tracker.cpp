@@ -285,8 +285,10 @@ std::array<SquareObservation, 64> BoardTracker::update(
       // 11469's e7 pawn, unsure at 0.51-0.68 empty for seconds, would have been confirmed
       // gone).
       if (lean == candidate_[i] && lean != '.') ++candidate_leaning_[i];
-      if (still && candidate_frames_[i] + candidate_leaning_[i] >=
-                       std::max(needed, options_.leaning_confirm_frames)) {
+      // Only leaning frames confirm here; sure ones alone do where they come.
+      if (still && candidate_leaning_[i] > 0 &&
+          candidate_frames_[i] + candidate_leaning_[i] >=
+              std::max(needed, options_.leaning_confirm_frames)) {
         confirm(candidate_[i]);
       } else {
         out[i] = not_yet_confirmed();
