@@ -550,7 +550,8 @@ struct TrackerOptions {
 // Follows one board through a video. Each square keeps a reference "still view" and its
 // last confirmed reading. A square is covered ('?') from the frame something new moves over
 // it (differs from both the previous frame and its still view) until it matches its still
-// view again or, nothing having moved nearby, the single-frame reading sees it clear. A
+// view again or, nothing having moved nearby, the single-frame reading sees it clear (or,
+// calm for longer, leans clearly to a new piece: leaning_confirm_frames). A
 // square that stopped matching its still view with nothing over it changes its reading once
 // the new reading has held for a few frames. An empty square a hand has left that reads as
 // a piece is unsure ('?') until the new reading is confirmed, even where its still view
