@@ -2366,17 +2366,17 @@ struct Tracker::Impl {
         if (!built) continue;
         const double unaccounted = kUnaccountedPiece * built->unaccounted;
         const double prior = built->illegal ? config.prior_illegal_move : config.prior_resync;
-        // The presser's drop, legal before a disturbance or itself the illegal move, against
-        // the holding area as a legal drop is.
-        const std::optional<Move> drop = first && first->is_drop()
-                                             ? first
-                                             : (built->illegal && built->illegal_move.is_drop()
-                                                    ? std::optional<Move>(built->illegal_move)
-                                                    : std::nullopt);
-        const double holdings =
-            drop ? drop_term(drop->piece(), fell) +
-                       holdings_level_term(beam[h].boards[b], press.side, drop->piece(), seen_after)
-                 : 0.0;
+        // The presser's move, legal before a disturbance or itself the illegal move (a resync
+        // after a legal move is never illegal): a drop is held against the holding area as a
+        // legal drop is.
+        const std::optional<Move> presser_move =
+            first ? first
+                  : (built->illegal ? std::optional<Move>(built->illegal_move) : std::nullopt);
+        const double holdings = presser_move && presser_move->is_drop()
+                                    ? drop_term(presser_move->piece(), fell) +
+                                          holdings_level_term(beam[h].boards[b], press.side,
+                                                              presser_move->piece(), seen_after)
+                                    : 0.0;
         add_resync(std::move(*built), unaccounted, prior, holdings);
       }
       // The change taken whole makes no single move where a square beside it is misread, so

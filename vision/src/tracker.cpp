@@ -201,8 +201,10 @@ std::array<SquareObservation, 64> BoardTracker::update(
     const float fresh_share = static_cast<float>(fresh[i]) / area;
     const char single = single_frame[i].probable_symbol();
     const bool flagged = single_frame[i].occluded;
-    // The state an unsure frame leans to clearly, with no hand over it ('?' if none).
+    // The state an unsure frame leans to clearly, with no hand over it ('?' if none), and
+    // whether that is a piece other than the confirmed reading.
     const char lean = single != '?' || flagged ? single : leaning_symbol(single_frame[i]);
+    const bool leans_to_new_piece = lean != '?' && lean != '.' && lean != confirmed_[i];
 
     // Covered: something new moved over the square; it stays covered while the square
     // differs from its still view, until nothing has moved nearby for a while and the
@@ -217,8 +219,7 @@ std::array<SquareObservation, 64> BoardTracker::update(
         // Flagged by the single frame too: a hand at rest, or a tall piece leaning over
         // the corners; only a longer calm says which.
         covered_[i] = false;
-      } else if (lean != '?' && lean != '.' && lean != confirmed_[i] &&
-                 changed_share > kChangeFraction &&
+      } else if (leans_to_new_piece && changed_share > kChangeFraction &&
                  still_frames_[i] >= options_.leaning_confirm_frames) {
         // Unsure but leaning to a new piece, its view changed, calm for longer: the readers
         // disagree on it. (Barely changed, the square would read as before once released:
@@ -270,10 +271,10 @@ std::array<SquareObservation, 64> BoardTracker::update(
       now(cell).copyTo(reference_(cell));
       out[i] = confirmed_observation(reading);
     };
-    // An unsure frame leaning clearly to another state than the confirmed one, no sure frame
+    // An unsure frame leaning clearly to a piece other than the confirmed reading, no sure frame
     // of a new reading before it: a new candidate, or more of the one it leans to.
-    const bool starts_leaning = single == '?' && !leans_to_candidate && lean != '?' &&
-                                lean != '.' && lean != confirmed_[i] && changed_square;
+    const bool starts_leaning =
+        single == '?' && !leans_to_candidate && leans_to_new_piece && changed_square;
     if (starts_leaning && candidate_[i] != lean) {
       candidate_[i] = lean;
       candidate_frames_[i] = 0;
