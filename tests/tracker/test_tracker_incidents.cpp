@@ -1970,7 +1970,9 @@ int disturbances(const Outcome& outcome, const TrackedMove& knocking, double sin
 // after the restoration than while the square was altered, or was not read while it was:
 // that piece may have come or gone, and its body altered the look and restored it (held-out
 // 10702, 10704: a pawn put in front of h7, taken when captured; 10841: a queen under the hand
-// all along). The moves are recorded all the same.
+// all along). The moves are recorded all the same. A piece lying across the square beside it,
+// altered and restored with it, is the same knock: one incident, which names both squares
+// (held-out 11489: a knight knocked over on f3 reported twice, on f3 and on e3).
 TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
   const std::vector<bugcam::rules::BpgnGame>& games = clean_run_games();
   const SimulationOptions options = clean_run_options();
@@ -2012,6 +2014,17 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
     }
   }
   ASSERT_GE(hider, 0);
+  // An occupied square beside `beside`, neither the move's from- nor its to-square: the piece
+  // knocked over on `beside` may lie across it.
+  bugcam::rules::Square across = -1;
+  for (bugcam::rules::Square s = 0; s < 64 && across < 0; ++s) {
+    const bugcam::rules::Move move = replay.plies[ply].move;
+    if (squares_apart(s, beside) == 1 && s != move.to() && (move.is_drop() || s != move.from()) &&
+        !replay.plies[ply].before.piece_at(s).empty()) {
+      across = s;
+    }
+  }
+  ASSERT_GE(across, 0);
   enum class Hider { kNone, kSame, kChanged, kCovered };
   struct Case {
     bugcam::rules::Square square;
@@ -2022,6 +2035,7 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
     bool reads_otherwise = false;  // lying, the piece reads as the other colour, not altered
     bool reads_empty = false;      // lying, the piece reads as no piece, not altered
     double before_press = 0.2;     // first seen altered this long before the move's press
+    bugcam::rules::Square also = -1;  // seen altered and restored with `square` (a piece across)
   };
   for (const Case& c :
        {Case{beside, 0.7, true, Hider::kNone, true}, Case{beside, 0.7, false, Hider::kNone, false},
@@ -2037,7 +2051,8 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
         Case{beside, 0.7, true, Hider::kNone, true, false, true},
         Case{beside, 0.2, true, Hider::kNone, false, false, true},
         Case{beside, 3.0, true, Hider::kNone, false, false, true},
-        Case{beside, 0.7, true, Hider::kNone, false, false, false, 1.05}}) {
+        Case{beside, 0.7, true, Hider::kNone, false, false, false, 1.05},
+        Case{beside, 0.7, true, Hider::kNone, true, false, false, 0.2, across}}) {
     const bool read_changes = c.reads_otherwise || c.reads_empty;
     const double since = knocking.t - c.before_press;
     const auto edit = [&](std::vector<SimulatedInput>& inputs) {
@@ -2048,6 +2063,13 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
         if (o == nullptr || o->board != knocking.board || o->t < since - 0.2) continue;
         SquareEvidence& seen = o->squares[static_cast<std::size_t>(c.square)];
         SquareEvidence& leaning = o->squares[static_cast<std::size_t>(hider)];
+        if (c.also >= 0 && o->t >= since && o->t < since + c.seen_seconds + 0.3) {
+          SquareEvidence& lain_across = o->squares[static_cast<std::size_t>(c.also)];
+          lain_across.occluded = o->t >= since + c.seen_seconds;
+          lain_across.altered = !lain_across.occluded;
+        } else if (c.also >= 0 && o->t >= since + c.seen_seconds + 0.3 && !restored) {
+          o->squares[static_cast<std::size_t>(c.also)].restored = true;
+        }
         if (o->t < since) {
           seen.occluded = seen.occluded || read_changes;  // the hand that knocks it
         } else if (o->t < since + c.seen_seconds) {
@@ -2094,7 +2116,19 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
                                          : "")
         << (c.reads_otherwise ? ", read as the other colour" : "")
         << (c.reads_empty ? ", read empty" : "") << ", first seen " << c.before_press
-        << " s before the press";
+        << " s before the press"
+        << (c.also >= 0 ? ", lying across " + bugcam::rules::square_name(c.also) : "");
+    if (c.also >= 0) {
+      // One knock, one incident, which names both squares.
+      for (const Incident& i : outcome.incidents) {
+        if (i.type != IncidentType::kPositionDisturbed) continue;
+        EXPECT_NE(i.detail.find(bugcam::rules::square_name(c.square)), std::string::npos)
+            << i.detail;
+        EXPECT_NE(i.detail.find(bugcam::rules::square_name(c.also)), std::string::npos)
+            << i.detail;
+        EXPECT_NE(i.detail.find("lying across"), std::string::npos) << i.detail;
+      }
+    }
     EXPECT_EQ(outcome.right, clean.right);
   }
 }

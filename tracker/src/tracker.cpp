@@ -1210,6 +1210,23 @@ struct Restoration {
   bool hider_changed = false;
 };
 
+// A restoration found to be a disturbance: by the player whose press at `press_t` was beside it.
+struct Disturbed {
+  Restoration restoration;
+  Color side = Color::kWhite;
+  double press_t = 0.0;
+};
+
+// A disturbance reported: its squares, its player (the latest press beside them) and its time
+// span.
+struct ReportedDisturbance {
+  std::vector<rules::Square> squares;
+  Color side = Color::kWhite;
+  double press_t = 0.0;
+  double since = 0.0;
+  double restored = 0.0;
+};
+
 // How long after a restoration its square's hiders are waited for (a hand over them).
 constexpr double kHiderReadSeconds = 2.0;
 
@@ -1468,6 +1485,9 @@ struct Tracker::Impl {
   std::array<std::array<std::optional<double>, 2>, 2> latest_press_by{};
   std::array<std::array<std::optional<Alteration>, 64>, 2> alterations;  // per board, square
   std::vector<Restoration> restorations;                                 // not yet decided
+  // Per board, the disturbances reported lately: a piece knocked over lies across the square
+  // beside it, which is seen altered and restored with it, by the same hand.
+  std::array<std::vector<ReportedDisturbance>, 2> reported_disturbances;
   std::array<std::array<SquareReadings, 64>, 2> square_readings;         // per board, square
   // Per board, the last few seconds' committed moves, and the latest committed press.
   std::array<std::deque<PressedMove>, 2> recent_moves;
@@ -1809,6 +1829,7 @@ struct Tracker::Impl {
   // later).
   void decide_restorations(bool at_end) {
     if (!config.disturbed_when_restored) return;
+    std::vector<Disturbed> disturbed;
     std::erase_if(restorations, [&](const Restoration& r) {
       const int b = index(r.board);
       const double first = r.altered.since - kDisturbedPressBeforeSeconds;
@@ -1833,12 +1854,13 @@ struct Tracker::Impl {
         const Move move = m.ply.move;
         if (king_step(move.to(), r.square) ||
             (!move.is_drop() && king_step(move.from(), r.square))) {
-          report_disturbed(r, m.ply.side);
+          disturbed.push_back({r, m.ply.side, m.t});
           break;
         }
       }
       return true;
     });
+    report_disturbances(std::move(disturbed));
     // Only after deciding: a reply may come seconds after the move a restoration waited for,
     // and one still waiting for its hiders keeps the moves it may need.
     for (int b = 0; b < 2; ++b) {
@@ -1867,15 +1889,70 @@ struct Tracker::Impl {
     committed_press_t[index(press.board)] = press.t;
   }
 
-  void report_disturbed(const Restoration& r, Color side) {
-    char detail[256];
+  // Reports the disturbances decided, earliest first. One beside another, seen altered while
+  // the other was, is the same knock and joins it: a piece lying on its side covers the square
+  // beside it too (held-out 11489: one knight knocked over on f3 reported twice, on f3 and on
+  // e3). The knock is the player's whose press beside its squares came last: a hand beside a
+  // square when it was first seen altered may be the one before, gone by then. One that joins
+  // a disturbance already reported adds nothing.
+  void report_disturbances(std::vector<Disturbed> disturbed) {
+    std::stable_sort(disturbed.begin(), disturbed.end(), [](const auto& a, const auto& b) {
+      return a.restoration.altered.since < b.restoration.altered.since;
+    });
+    const auto same_knock = [](const ReportedDisturbance& d, const Restoration& r) {
+      return r.altered.since <= d.restored && d.since <= r.restored &&
+             std::any_of(d.squares.begin(), d.squares.end(),
+                         [&](rules::Square s) { return king_step(s, r.square); });
+    };
+    std::vector<std::pair<ReportedDisturbance, Restoration>> fresh;
+    for (const Disturbed& candidate : disturbed) {
+      const Restoration& r = candidate.restoration;
+      std::vector<ReportedDisturbance>& reported = reported_disturbances[index(r.board)];
+      const auto joins = [&](ReportedDisturbance& d) {
+        if (!same_knock(d, r)) return false;
+        d.squares.push_back(r.square);
+        d.restored = std::max(d.restored, r.restored);
+        if (candidate.press_t > d.press_t) {
+          d.press_t = candidate.press_t;
+          d.side = candidate.side;
+        }
+        return true;
+      };
+      if (std::any_of(reported.begin(), reported.end(), joins)) continue;
+      if (std::any_of(fresh.begin(), fresh.end(),
+                      [&](auto& f) { return f.second.board == r.board && joins(f.first); })) {
+        continue;
+      }
+      fresh.push_back(
+          {{{r.square}, candidate.side, candidate.press_t, r.altered.since, r.restored}, r});
+    }
+    for (const auto& [d, r] : fresh) {
+      report_disturbed(d, r);
+      std::vector<ReportedDisturbance>& reported = reported_disturbances[index(r.board)];
+      reported.push_back(d);
+      // Only those a later one could overlap are kept.
+      std::erase_if(reported, [&](const ReportedDisturbance& old) {
+        return old.restored < r.altered.since - config.disturbed_restored_within_seconds;
+      });
+    }
+  }
+
+  void report_disturbed(const ReportedDisturbance& d, const Restoration& first) {
+    std::string across;
+    for (std::size_t i = 1; i < d.squares.size(); ++i) {
+      across += (i == 1 ? "" : i + 1 == d.squares.size() ? " and " : ", ") +
+                rules::square_name(d.squares[i]);
+    }
+    char detail[320];
     std::snprintf(detail, sizeof detail,
-                  "The piece on %s of board %c was knocked over or pushed aside at %.2f s, as "
-                  "%s moved beside it, and put back at %.2f s.",
-                  rules::square_name(r.square).c_str(), rules::board_letter(r.board),
-                  r.altered.since, seat_name({r.board, side}).c_str(), r.restored);
-    incident(IncidentType::kPositionDisturbed, {r.board, side}, r.altered.since, r.restored, "",
-             detail, {r.altered.since_frame, r.restored_frame});
+                  "The piece on %s of board %c was knocked over or pushed aside at %.2f s%s%s%s, "
+                  "as %s moved beside it, and put back at %.2f s.",
+                  rules::square_name(first.square).c_str(), rules::board_letter(first.board),
+                  d.since, across.empty() ? "" : " (lying across ", across.c_str(),
+                  across.empty() ? "" : " too)", seat_name({first.board, d.side}).c_str(),
+                  d.restored);
+    incident(IncidentType::kPositionDisturbed, {first.board, d.side}, d.since, d.restored, "",
+             detail, {first.altered.since_frame, first.restored_frame});
   }
 
   void close_touch(BoardId over, Seat seat, HandTouch& touch) {
