@@ -2032,9 +2032,9 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
     bool asked;           // TrackerConfig::disturbed_when_restored
     Hider hider;          // `hider` leans over `square`: read after the restoration as before?
     bool disturbed;
-    bool reads_otherwise = false;  // lying, the piece reads as the other colour, not altered
-    bool reads_empty = false;      // lying, the piece reads as no piece, not altered
-    double before_press = 0.2;     // first seen altered this long before the move's press
+    bool reads_otherwise = false;     // lying, the piece reads as the other colour, not altered
+    bool reads_empty = false;         // lying, the piece reads as no piece, not altered
+    double before_press = 0.2;        // first seen altered this long before the move's press
     bugcam::rules::Square also = -1;  // seen altered and restored with `square` (a piece across)
   };
   for (const Case& c :
@@ -2124,8 +2124,7 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
         if (i.type != IncidentType::kPositionDisturbed) continue;
         EXPECT_NE(i.detail.find(bugcam::rules::square_name(c.square)), std::string::npos)
             << i.detail;
-        EXPECT_NE(i.detail.find(bugcam::rules::square_name(c.also)), std::string::npos)
-            << i.detail;
+        EXPECT_NE(i.detail.find(bugcam::rules::square_name(c.also)), std::string::npos) << i.detail;
         EXPECT_NE(i.detail.find("lying across"), std::string::npos) << i.detail;
       }
     }

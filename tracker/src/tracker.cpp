@@ -1488,7 +1488,7 @@ struct Tracker::Impl {
   // Per board, the disturbances reported lately: a piece knocked over lies across the square
   // beside it, which is seen altered and restored with it, by the same hand.
   std::array<std::vector<ReportedDisturbance>, 2> reported_disturbances;
-  std::array<std::array<SquareReadings, 64>, 2> square_readings;         // per board, square
+  std::array<std::array<SquareReadings, 64>, 2> square_readings;  // per board, square
   // Per board, the last few seconds' committed moves, and the latest committed press.
   std::array<std::deque<PressedMove>, 2> recent_moves;
   std::array<std::optional<double>, 2> committed_press_t;
@@ -1940,7 +1940,9 @@ struct Tracker::Impl {
   void report_disturbed(const ReportedDisturbance& d, const Restoration& first) {
     std::string across;
     for (std::size_t i = 1; i < d.squares.size(); ++i) {
-      across += (i == 1 ? "" : i + 1 == d.squares.size() ? " and " : ", ") +
+      across += (i == 1                      ? ""
+                 : i + 1 == d.squares.size() ? " and "
+                                             : ", ") +
                 rules::square_name(d.squares[i]);
     }
     char detail[320];
