@@ -745,3 +745,81 @@ TEST(TrackerTypes, AnUnsureTypeReadingGoesToTheDropThatGivesCheck) {
 }
 
 }  // namespace
+
+namespace {
+
+// A drop of a piece other than a pawn, its player holding another type too, the piece staying
+// on its square for the next `stays` plies; not on the first or last rank.
+std::optional<std::pair<std::size_t, int>> find_drop_beside_another_type(
+    const std::vector<bugcam::rules::BpgnGame>& games, int stays) {
+  for (std::size_t g = 0; g < games.size(); ++g) {
+    const bugcam::rules::Replay replay = bugcam::rules::replay(games[g]);
+    for (std::size_t i = 0; i < replay.plies.size(); ++i) {
+      const auto& ply = replay.plies[i];
+      const Move m = ply.move;
+      if (!m.is_drop() || m.piece() == PieceType::kPawn) continue;
+      const int rank = bugcam::rules::rank_of(m.to());
+      if (rank == 0 || rank == 7 || !stays_put(replay, i, stays)) continue;
+      const Color mover = ply.before.side_to_move();
+      int types_held = 0;
+      for (int t = 0; t < 5; ++t) {
+        types_held += ply.before.holding(mover, static_cast<PieceType>(t)) > 0 ? 1 : 0;
+      }
+      if (types_held >= 2) return std::pair{g, static_cast<int>(i)};
+    }
+  }
+  return std::nullopt;
+}
+
+// A piece dropped under the hand and read empty once the hand has gone (a pale piece on a pale
+// square, or one taken off again at once: held-out 11482's 8A. B@e6, captured by the bishop of
+// 8a. Bxe6 before it was seen): its square, covered then read as before, tells no more than any
+// other square the arm covered and left reading empty. The type reading of the drop's square
+// favours the dropped type, if only a little (0.34 among five): it tells for that drop, and must
+// not put it behind the drops onto squares nothing read (a log-probability, always a cost, did).
+TEST(TrackerTypes, AMiddlingTypeReadingOfAnUnseenDropTellsForIt) {
+  const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
+  constexpr int kStays = 6;
+  const auto found = find_drop_beside_another_type(games, kStays);
+  ASSERT_TRUE(found) << "no drop where another type was held too";
+  const auto [game, ply] = *found;
+  const bugcam::rules::Replay replay = bugcam::rules::replay(games[game]);
+  const auto& drop = replay.plies[static_cast<std::size_t>(ply)];
+
+  SimulationOptions options;
+  options.misread = 0.0;
+  options.seed = 3;
+  options.max_plies = ply + kStays;
+  options.holdings = false;  // as recordings run: nothing but the type reading tells them apart
+  const Simulation ahead = simulate(games[game], options, [](const SimulatedInput&) {});
+  ASSERT_GT(ahead.truth.size(), static_cast<std::size_t>(ply));
+  const TrackedMove& want = ahead.truth[static_cast<std::size_t>(ply)];
+  ASSERT_NE(want.san.find('@'), std::string::npos);
+  const auto edit = [&](std::vector<SimulatedInput>& inputs) {
+    for (SimulatedInput& input : inputs) {
+      auto* o = std::get_if<BoardObservation>(&input);
+      if (o == nullptr || o->board != drop.board || o->t < want.t - 1.0) continue;
+      SquareEvidence& seen = o->squares[static_cast<std::size_t>(drop.move.to())];
+      seen = o->t < want.t ? SquareEvidence{0.0f, 0.0f, 0.0f, true}
+                           : SquareEvidence{0.96f, 0.02f, 0.02f};
+    }
+  };
+  TrackerConfig config;
+  const auto dropped = static_cast<std::size_t>(drop.move.piece());
+  config.piece_types = [&](BoardId board, bugcam::rules::Square square,
+                           int) -> std::optional<PieceTypeScores> {
+    if (board != drop.board || square != drop.move.to()) return std::nullopt;
+    PieceTypeScores scores{0.2f, 0.2f, 0.16f, 0.1f, 0.1f, 0.0f};
+    scores[dropped] = 0.34f;
+    float rest = 0.0f;
+    for (std::size_t t = 0; t < 5; ++t) rest += t == dropped ? 0.0f : scores[t];
+    for (std::size_t t = 0; t < 5; ++t) {
+      if (t != dropped) scores[t] *= 0.66f / rest;
+    }
+    return scores;
+  };
+  const auto outcome = run_tracker(games[game], options, config, std::nullopt, edit);
+  expect_committed_as_played(outcome.committed, want);
+}
+
+}  // namespace
