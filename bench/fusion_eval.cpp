@@ -7,14 +7,18 @@
 // the mean of the two (what a square in doubt takes) throws away a reader that is mostly right
 // there.
 //
-// usage: fusion_eval CLIP_DIR... [--step N]
+// usage: fusion_eval CLIP_DIR... [--step N]   (every 10th frame by default)
+#include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -103,7 +107,8 @@ int evaluate(const fs::path& clip, int step, const vision::SquareModel& model, T
     for (const nlohmann::json& s : states) {
       if (s["frame"].get<int>() <= f) state = &s;
     }
-    for (std::size_t b = 0; b < by_hand.boards.size() && b < by_network.size(); ++b) {
+    for (std::size_t b = 0; b < by_hand.boards.size() && b < by_network.size() && b < fused.size();
+         ++b) {
       if (!fused[b]) continue;
       const std::string& name = by_hand.boards[b].name;
       if (!state->contains(name)) continue;
@@ -166,14 +171,18 @@ int main(int argc, char** argv) {
   int step = 10;
   std::vector<fs::path> clips;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--step") == 0 && i + 1 < argc) {
+    if (std::strcmp(argv[i], "--step") == 0) {
+      if (i + 1 >= argc) {
+        std::cerr << "fusion_eval: --step needs a number of frames\n";
+        return 2;
+      }
       step = std::max(1, std::atoi(argv[++i]));
     } else {
       clips.emplace_back(argv[i]);
     }
   }
   if (clips.empty()) {
-    std::cerr << "usage: fusion_eval CLIP_DIR... [--step N]\n";
+    std::cerr << "usage: fusion_eval CLIP_DIR... [--step N] (default: every 10th frame)\n";
     return 2;
   }
   const std::shared_ptr<const vision::SquareModel> model = vision::SquareModel::load_bundled();

@@ -2015,7 +2015,9 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
   }
   ASSERT_GE(hider, 0);
   // An occupied square beside `beside`, neither the move's from- nor its to-square: the piece
-  // knocked over on `beside` may lie across it.
+  // knocked over on `beside` may lie across it. (No such square in this game is beside the
+  // move too; the one taken, d5, is beside the previous move of the other player, whose press
+  // falls in its window, so its restoration alone would be a disturbance of theirs.)
   bugcam::rules::Square across = -1;
   for (bugcam::rules::Square s = 0; s < 64 && across < 0; ++s) {
     const bugcam::rules::Move move = replay.plies[ply].move;
@@ -2057,6 +2059,7 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
     const double since = knocking.t - c.before_press;
     const auto edit = [&](std::vector<SimulatedInput>& inputs) {
       bool restored = false;
+      bool also_restored = false;
       bool hider_read = false;
       for (SimulatedInput& input : inputs) {
         auto* o = std::get_if<BoardObservation>(&input);
@@ -2067,8 +2070,8 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
           SquareEvidence& lain_across = o->squares[static_cast<std::size_t>(c.also)];
           lain_across.occluded = o->t >= since + c.seen_seconds;
           lain_across.altered = !lain_across.occluded;
-        } else if (c.also >= 0 && o->t >= since + c.seen_seconds + 0.3 && !restored) {
-          o->squares[static_cast<std::size_t>(c.also)].restored = true;
+        } else if (c.also >= 0 && o->t >= since + c.seen_seconds + 0.3 && !also_restored) {
+          o->squares[static_cast<std::size_t>(c.also)].restored = also_restored = true;
         }
         if (o->t < since) {
           seen.occluded = seen.occluded || read_changes;  // the hand that knocks it
@@ -2119,9 +2122,10 @@ TEST(TrackerIncidents, PositionDisturbedWhereAPieceBesideAMoveIsRestored) {
         << " s before the press"
         << (c.also >= 0 ? ", lying across " + bugcam::rules::square_name(c.also) : "");
     if (c.also >= 0) {
-      // One knock, one incident, which names both squares.
+      // One knock, one incident, which names both squares and lasts until both are put back.
       for (const Incident& i : outcome.incidents) {
         if (i.type != IncidentType::kPositionDisturbed) continue;
+        EXPECT_GE(i.t_end, since + c.seen_seconds + 0.3 - 0.05);
         EXPECT_NE(i.detail.find(bugcam::rules::square_name(c.square)), std::string::npos)
             << i.detail;
         EXPECT_NE(i.detail.find(bugcam::rules::square_name(c.also)), std::string::npos) << i.detail;

@@ -748,9 +748,10 @@ TEST(TrackerTypes, AnUnsureTypeReadingGoesToTheDropThatGivesCheck) {
 
 namespace {
 
-// A drop of a piece other than a pawn, its player holding another type too, the piece staying
-// on its square for the next `stays` plies; not on the first or last rank.
-std::optional<std::pair<std::size_t, int>> find_drop_beside_another_type(
+// A drop of a piece other than a pawn, its player holding another type too (so that drops of
+// other types onto its square are rivals the type reading tells apart), the piece staying on its
+// square for the next `stays` plies; not on the first or last rank.
+std::optional<std::pair<std::size_t, int>> find_drop_holding_another_type(
     const std::vector<bugcam::rules::BpgnGame>& games, int stays) {
   for (std::size_t g = 0; g < games.size(); ++g) {
     const bugcam::rules::Replay replay = bugcam::rules::replay(games[g]);
@@ -780,7 +781,7 @@ std::optional<std::pair<std::size_t, int>> find_drop_beside_another_type(
 TEST(TrackerTypes, AMiddlingTypeReadingOfAnUnseenDropTellsForIt) {
   const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
   constexpr int kStays = 6;
-  const auto found = find_drop_beside_another_type(games, kStays);
+  const auto found = find_drop_holding_another_type(games, kStays);
   ASSERT_TRUE(found) << "no drop where another type was held too";
   const auto [game, ply] = *found;
   const bugcam::rules::Replay replay = bugcam::rules::replay(games[game]);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <iomanip>
 #include <limits>
 #include <map>
 #include <ostream>
@@ -1217,14 +1218,17 @@ struct Disturbed {
   double press_t = 0.0;
 };
 
-// A disturbance reported: its squares, its player (the latest press beside them) and its time
-// span.
+// A disturbance reported: its squares, its player (see report_disturbances) and its time span
+// with the frames that show it.
 struct ReportedDisturbance {
+  BoardId board = BoardId::kA;
   std::vector<rules::Square> squares;
   Color side = Color::kWhite;
   double press_t = 0.0;
   double since = 0.0;
+  int since_frame = 0;
   double restored = 0.0;
+  int restored_frame = 0;
 };
 
 // How long after a restoration its square's hiders are waited for (a hand over them).
@@ -1889,12 +1893,13 @@ struct Tracker::Impl {
     committed_press_t[index(press.board)] = press.t;
   }
 
-  // Reports the disturbances decided, earliest first. One beside another, seen altered while
-  // the other was, is the same knock and joins it: a piece lying on its side covers the square
-  // beside it too (held-out 11489: one knight knocked over on f3 reported twice, on f3 and on
-  // e3). The knock is the player's whose press beside its squares came last: a hand beside a
-  // square when it was first seen altered may be the one before, gone by then. One that joins
-  // a disturbance already reported adds nothing.
+  // Reports the disturbances decided, earliest first. One beside another (or on its square),
+  // seen altered while the other was, is the same knock and joins it: a piece lying on its side
+  // covers the square beside it too (held-out 11489: one knight knocked over on f3 reported
+  // twice, on f3 and on e3). The knock is the player's with the latest of the squares' first
+  // presses beside them: a hand beside a square when it was first seen altered may be the one
+  // before, gone by then. One that joins a disturbance already reported adds nothing; one that
+  // could join two joins the first only.
   void report_disturbances(std::vector<Disturbed> disturbed) {
     std::stable_sort(disturbed.begin(), disturbed.end(), [](const auto& a, const auto& b) {
       return a.restoration.altered.since < b.restoration.altered.since;
@@ -1902,59 +1907,74 @@ struct Tracker::Impl {
     const auto same_knock = [](const ReportedDisturbance& d, const Restoration& r) {
       return r.altered.since <= d.restored && d.since <= r.restored &&
              std::any_of(d.squares.begin(), d.squares.end(),
-                         [&](rules::Square s) { return king_step(s, r.square); });
+                         [&](rules::Square s) { return s == r.square || king_step(s, r.square); });
     };
-    std::vector<std::pair<ReportedDisturbance, Restoration>> fresh;
+    const auto join = [](ReportedDisturbance& d, const Disturbed& candidate) {
+      const Restoration& r = candidate.restoration;
+      if (std::find(d.squares.begin(), d.squares.end(), r.square) == d.squares.end()) {
+        d.squares.push_back(r.square);
+      }
+      d.since = std::min(d.since, r.altered.since);
+      if (r.restored > d.restored) {
+        d.restored = r.restored;
+        d.restored_frame = r.restored_frame;
+      }
+      if (candidate.press_t > d.press_t) {
+        d.press_t = candidate.press_t;
+        d.side = candidate.side;
+      }
+    };
+    std::vector<ReportedDisturbance> fresh;
     for (const Disturbed& candidate : disturbed) {
       const Restoration& r = candidate.restoration;
       std::vector<ReportedDisturbance>& reported = reported_disturbances[index(r.board)];
-      const auto joins = [&](ReportedDisturbance& d) {
-        if (!same_knock(d, r)) return false;
-        d.squares.push_back(r.square);
-        d.restored = std::max(d.restored, r.restored);
-        if (candidate.press_t > d.press_t) {
-          d.press_t = candidate.press_t;
-          d.side = candidate.side;
-        }
-        return true;
+      const auto knocked = [&](const ReportedDisturbance& d) {
+        return d.board == r.board && same_knock(d, r);
       };
-      if (std::any_of(reported.begin(), reported.end(), joins)) continue;
-      if (std::any_of(fresh.begin(), fresh.end(),
-                      [&](auto& f) { return f.second.board == r.board && joins(f.first); })) {
+      if (const auto old = std::find_if(reported.begin(), reported.end(), knocked);
+          old != reported.end()) {
+        join(*old, candidate);
         continue;
       }
-      fresh.push_back(
-          {{{r.square}, candidate.side, candidate.press_t, r.altered.since, r.restored}, r});
+      if (const auto now = std::find_if(fresh.begin(), fresh.end(), knocked); now != fresh.end()) {
+        join(*now, candidate);
+        continue;
+      }
+      fresh.push_back({r.board,
+                       {r.square},
+                       candidate.side,
+                       candidate.press_t,
+                       r.altered.since,
+                       r.altered.since_frame,
+                       r.restored,
+                       r.restored_frame});
     }
-    for (const auto& [d, r] : fresh) {
-      report_disturbed(d, r);
-      std::vector<ReportedDisturbance>& reported = reported_disturbances[index(r.board)];
+    for (const ReportedDisturbance& d : fresh) {
+      report_disturbed(d);
+      std::vector<ReportedDisturbance>& reported = reported_disturbances[index(d.board)];
       reported.push_back(d);
       // Only those a later one could overlap are kept.
       std::erase_if(reported, [&](const ReportedDisturbance& old) {
-        return old.restored < r.altered.since - config.disturbed_restored_within_seconds;
+        return old.restored < d.since - config.disturbed_restored_within_seconds;
       });
     }
   }
 
-  void report_disturbed(const ReportedDisturbance& d, const Restoration& first) {
-    std::string across;
+  void report_disturbed(const ReportedDisturbance& d) {
+    std::ostringstream detail;
+    detail << "The piece on " << rules::square_name(d.squares.front()) << " of board "
+           << rules::board_letter(d.board) << " was knocked over or pushed aside at " << std::fixed
+           << std::setprecision(2) << d.since << " s";
     for (std::size_t i = 1; i < d.squares.size(); ++i) {
-      across += (i == 1                      ? ""
+      detail << (i == 1                      ? " (lying across "
                  : i + 1 == d.squares.size() ? " and "
-                                             : ", ") +
-                rules::square_name(d.squares[i]);
+                                             : ", ")
+             << rules::square_name(d.squares[i]) << (i + 1 == d.squares.size() ? " too)" : "");
     }
-    char detail[320];
-    std::snprintf(detail, sizeof detail,
-                  "The piece on %s of board %c was knocked over or pushed aside at %.2f s%s%s%s, "
-                  "as %s moved beside it, and put back at %.2f s.",
-                  rules::square_name(first.square).c_str(), rules::board_letter(first.board),
-                  d.since, across.empty() ? "" : " (lying across ", across.c_str(),
-                  across.empty() ? "" : " too)", seat_name({first.board, d.side}).c_str(),
-                  d.restored);
-    incident(IncidentType::kPositionDisturbed, {first.board, d.side}, d.since, d.restored, "",
-             detail, {first.altered.since_frame, first.restored_frame});
+    detail << ", as " << seat_name({d.board, d.side}) << " moved beside it, and put back at "
+           << d.restored << " s.";
+    incident(IncidentType::kPositionDisturbed, {d.board, d.side}, d.since, d.restored, "",
+             detail.str(), {d.since_frame, d.restored_frame});
   }
 
   void close_touch(BoardId over, Seat seat, HandTouch& touch) {
@@ -3031,11 +3051,11 @@ struct Tracker::Impl {
     debug_types("press", press, to, types);
     if (!types) return;
     if (!king) types = without_king(*types);
-    // Against a type as likely as any (the reading's own prior): only the rivals on this square
-    // are read, and a bare log-probability, a cost however likely the type, would push them all
-    // behind moves elsewhere that nothing read (held-out 11482: 8A. B@e6, its square covered and
-    // the bishop captured before it was seen, tied with B@b6 onto a square read as before until
-    // e6's reading, bishop 0.34, cost it 1.09).
+    // Against an even chance among the types read (1/5, or 1/6 with a king): only the rivals on
+    // this square are read, and a bare log-probability, a cost however likely the type, would push
+    // them all behind moves elsewhere that nothing read (held-out 11482: 8A. B@e6, its square
+    // covered and the bishop captured before it was seen, tied with B@b6 onto a square read as
+    // before until e6's reading, bishop 0.34, cost it 1.09).
     const double types_read = king ? 6.0 : 5.0;
     for (std::size_t i : rivals) {
       const float p = (*types)[static_cast<std::size_t>(type_of(candidates[i]))];
@@ -3883,7 +3903,9 @@ struct Tracker::Impl {
   // Which hypothesis's node at `press` to commit, before the type reading: the best's, or a
   // drop onto another square that is likelier with checking_drop_prior than every drop onto
   // the best's square (held-out 10802's 16A. R@e8+, 1.5 behind B@b1, squares read alike and no
-  // later press telling). Between drops onto the best's square the type reading decides, the
+  // later press telling; the drops onto the best's square carry the type reading of that square,
+  // which may be a gain, ask_piece_type). Between drops onto the best's square the type reading
+  // decides, the
   // prior with it (resolve_type_doubt); without a type reader it is not taken there.
   std::size_t likeliest_at(const Press& press) const {
     const auto drop_square = [&](const Hypothesis& h) -> std::optional<Square> {
