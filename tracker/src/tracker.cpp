@@ -3209,8 +3209,11 @@ struct Tracker::Impl {
       std::array<Move, 3> moves;
       int count;
       // When the board shows its first ply made: only the presser's two plies around the
-      // opponent's answer can come in either order, and their order is checked.
+      // opponent's answer can come in either order, and their order is checked. And when it
+      // shows that ply's piece gone from its square, or else last on it.
       std::optional<double> first_made;
+      std::optional<double> first_left;
+      std::optional<double> first_stayed;
     };
     const bool presser_twice = sides.size() == 3 && sides[0] == sides[2];
     // Every ply but the last went unpressed; the first is the move_without_press, and in
@@ -3218,7 +3221,8 @@ struct Tracker::Impl {
     // clock). Charging the answer too (as a second incident) lost the true incident of a late
     // press; what keeps the sequence from explaining any lasting misread is the hand visits it
     // needs (kUnpressedAnswerVisits).
-    std::vector<Partial> partials{{start, base + config.prior_move_without_press, {}, 0, {}}};
+    std::vector<Partial> partials{
+        {start, base + config.prior_move_without_press, {}, 0, {}, {}, {}}};
     for (std::size_t ply = 0; ply < sides.size(); ++ply) {
       std::vector<Partial> grown;
       for (Partial& partial : partials) {
@@ -3265,16 +3269,34 @@ struct Tracker::Impl {
           scored = std::move(kept);
         }
         for (const auto& [score, i] : scored) {
-          Partial child{partial.p, score, partial.moves, partial.count, partial.first_made};
+          Partial child{partial.p,           score,
+                        partial.moves,       partial.count,
+                        partial.first_made,  partial.first_left,
+                        partial.first_stayed};
           child.moves[child.count++] = moves[i];
           if (presser_twice && ply == 0) {
+            child.first_left = left_since_previous(press, moves[i]);
+            child.first_stayed = stayed_since_previous(press, sides[0], moves[i]);
             child.first_made = made_since_previous(press, sides[0], moves[i]);
             // Not seen made (its square covered up to the press): not before the board last
             // showed its square without it.
             if (!child.first_made) child.first_made = unmade_until(press, sides[0], moves[i]);
           }
           if (last) {
-            if (presser_twice && child.first_made) {
+            const Move first = child.moves[0];
+            if (presser_twice && !first.is_drop() && !moves[i].is_drop() &&
+                first.to() == moves[i].to()) {
+              // Both onto one square (two pieces taking in turn there): the board shows the
+              // square taken from the first on, and which left its square first tells the order
+              // (held-out 11494: 6B. Ngxe4 unpressed, 6b. dxe4, 7B. Nxe4 from c3, recorded as
+              // Ncxe4 and Nxe4, first in move order).
+              const std::optional<double> last_left = left_since_previous(press, moves[i]);
+              const std::optional<double> first_gone =
+                  child.first_left ? child.first_left : child.first_stayed;
+              if (first_gone && last_left && *last_left + kUnpressedOrderSlack < *first_gone) {
+                child.score += kUnpressedOutOfOrder;
+              }
+            } else if (presser_twice && child.first_made) {
               const std::optional<double> last_made =
                   made_since_previous(press, sides[ply], moves[i]);
               if (last_made && *last_made + kUnpressedOrderSlack < *child.first_made) {
@@ -3303,6 +3325,39 @@ struct Tracker::Impl {
     ply.side = side;
     ply.move = move;
     return when_made(ply, *press.previous_press_t, press.t);
+  }
+
+  // When the board shows the piece of move `move` gone from its square since the previous press
+  // on the board: the start of the last run of empty readings there; nullopt for a drop, before
+  // the board's first press, or where it never reads empty.
+  std::optional<double> left_since_previous(const Press& press, Move move) const {
+    if (!press.previous_press_t || move.is_drop()) return std::nullopt;
+    const BoardEvidence& seen = evidence[index(press.board)];
+    std::optional<double> emptied;
+    for (const detail::Run* run = seen.run_at(move.from(), *press.previous_press_t, press.t);
+         run != nullptr && run->start < press.t; run = seen.run_after(move.from(), *run)) {
+      if (run->mean_state() != SquareState::kEmpty) {
+        emptied.reset();
+      } else if (!emptied) {
+        emptied = std::max(run->start, *press.previous_press_t);
+      }
+    }
+    return emptied;
+  }
+
+  // The end (up to the press) of the last stretch since the previous press on the board in
+  // which the piece of move `move` of `side` was read on its square; nullopt for a drop.
+  std::optional<double> stayed_since_previous(const Press& press, Color side, Move move) const {
+    if (!press.previous_press_t || move.is_drop()) return std::nullopt;
+    const BoardEvidence& seen = evidence[index(press.board)];
+    std::optional<double> last;
+    for (const detail::Run* run = seen.run_at(move.from(), *press.previous_press_t, press.t);
+         run != nullptr && run->start < press.t; run = seen.run_after(move.from(), *run)) {
+      if (run->end >= *press.previous_press_t && run->mean_state() == state_of(side)) {
+        last = std::min(run->end, press.t);
+      }
+    }
+    return last;
   }
 
   // The end (up to the press) of the last stretch since the previous press on the board in
