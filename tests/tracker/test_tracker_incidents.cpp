@@ -453,42 +453,46 @@ TEST(TrackerIncidents, TwoCapturesOnOneSquareAroundAnUnpressedMoveAreRecordedInT
       triples.push_back({g, i, j, k});
     }
   }
-  ASSERT_GE(triples.size(), 4u) << "too few captures on one square around an answer";
-  int right = 0, runs = 0;
-  for (const Triple& t : triples) {
-    SimulationOptions options;
-    options.misread = 0.0;
-    options.seed = 11;
-    options.holdings = false;
-    options.max_plies = static_cast<int>(t.second) + 6;
-    options.injections = {{IncidentType::kMoveWithoutPress, static_cast<int>(t.first), true}};
-    const Outcome outcome = run_tracker(games[t.game], options);
-    if (outcome.sim.incidents.size() != 1) continue;
-    ++runs;
-    const bugcam::rules::Replay replay = bugcam::rules::replay(games[t.game]);
-    bool both = true;
-    for (const std::size_t i : {t.first, t.second}) {
-      const TrackedMove& want = outcome.sim.truth[i];
-      bool committed = false;
-      for (const TrackedMove& got : outcome.committed) {
-        if (got.board != want.board || got.ply != want.ply) continue;
-        committed = true;
-        both = both && got.move == replay.plies[i].move;
-        if (got.move != replay.plies[i].move) {
-          std::cout << "game " << t.game << " ply " << i << ": " << got.san << " for " << want.san
-                    << "\n";
+  ASSERT_GE(triples.size(), 10u) << "too few captures on one square around an answer";
+  // Without misreads, and with brief misreads of 2 % of square-frames.
+  for (const double misread : {0.0, 0.02}) {
+    int right = 0, runs = 0;
+    for (const Triple& t : triples) {
+      SimulationOptions options;
+      options.misread = misread;
+      options.seed = 11;
+      options.holdings = false;
+      options.max_plies = static_cast<int>(t.second) + 6;
+      options.injections = {{IncidentType::kMoveWithoutPress, static_cast<int>(t.first), true}};
+      const Outcome outcome = run_tracker(games[t.game], options);
+      if (outcome.sim.incidents.size() != 1) continue;
+      ++runs;
+      const bugcam::rules::Replay replay = bugcam::rules::replay(games[t.game]);
+      bool both = true;
+      for (const std::size_t i : {t.first, t.second}) {
+        const TrackedMove& want = outcome.sim.truth[i];
+        bool committed = false;
+        for (const TrackedMove& got : outcome.committed) {
+          if (got.board != want.board || got.ply != want.ply) continue;
+          committed = true;
+          both = both && got.move == replay.plies[i].move;
+          if (got.move != replay.plies[i].move) {
+            std::cout << "game " << t.game << " ply " << i << ": " << got.san << " for " << want.san
+                      << "\n";
+          }
         }
+        both = both && committed;
       }
-      both = both && committed;
+      right += both ? 1 : 0;
     }
-    right += both ? 1 : 0;
+    std::cout << right << " of " << runs << " recorded in the order made, misread " << misread
+              << "\n";
+    // 7 of 12 either way; 4 and 6 without the order the squares were left in. Four of the five go
+    // wrong for other reasons: the captures taken for single pressed moves of other pieces
+    // (game 4, plies 49 and 87; game 8, ply 65), or a king's move and a drop (game 6, ply 144).
+    EXPECT_GE(runs, 10);
+    EXPECT_GE(right, runs - 5);
   }
-  std::cout << right << " of " << runs << " recorded in the order made\n";
-  // 7 of 12; 4 without the order the squares were left in. The five left go wrong otherwise
-  // (game 4, plies 49 and 52: the captures taken for single pressed moves of other pieces,
-  // Qxd3 for Nxd3, then Qe2 for Qxd3).
-  EXPECT_GE(runs, 10);
-  EXPECT_GE(right, runs - 5);
 }
 TEST(TrackerIncidents, PressWithoutMove) {
   // The player's press and the opponent's press back are both presses without a move.

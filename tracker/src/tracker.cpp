@@ -130,10 +130,14 @@ constexpr int kUnpressedAnswerVisits = 3;
 // the board shows otherwise: the last one's piece seen on its square this long before the
 // first one's. The board at the late press alone cannot tell which came first (fresh 11323:
 // 9b. Nxg7 unpressed, 10B. Bh6, then 10b. Nh5 pressed 18.6 s after Nxg7; Nh5 first tied,
-// came first in move order and was recorded). The order of plies of both sides is the
-// rules'.
+// came first in move order and was recorded). Where both land on one square, when their
+// pieces left their squares tells instead (kOrderRunFrames). The order of plies of both sides
+// is the rules'.
 constexpr double kUnpressedOrderSlack = 0.5;
 constexpr double kUnpressedOutOfOrder = -1.5;
+// Where the presser's two moves land on one square, the order their pieces left their squares
+// decides it, read from runs of at least this many frames.
+constexpr int kOrderRunFrames = 10;
 // How many children of one hypothesis at one press may be unpressed sequences, and how many
 // premoves. Their variants differ mostly in squares nothing shows (which square an unpressed
 // drop went to), so they tie; unbounded, they filled the beam and pushed out the plain move
@@ -1167,6 +1171,25 @@ constexpr double kDisturbedPressAfterSeconds = 1.5;
 // to its piece alters the square beside a second before the press (fresh 11356's and
 // 11367's f2 at White's first move: 1.06 and 1.08 s); a piece knocked on the way in is missed.
 constexpr double kDisturbedSeenBeforePressMost = 0.75;
+
+// The start of the last unbroken stretch of empty readings of `square` that began in
+// [after, until): when the board shows the piece gone from it. Runs shorter than `min_frames`
+// are passed over (a misread of a frame or two neither starts nor breaks the stretch); runs
+// begun before `after` are too.
+std::optional<double> emptied_between(const detail::BoardEvidence& seen, Square square,
+                                      double after, double until, int min_frames) {
+  std::optional<double> emptied;
+  for (const detail::Run* run = seen.run_at(square, after, until);
+       run != nullptr && run->start < until; run = seen.run_after(square, *run)) {
+    if (run->start < after || run->frames < min_frames) continue;
+    if (run->mean_state() != SquareState::kEmpty) {
+      emptied.reset();
+    } else if (!emptied) {
+      emptied = run->start;
+    }
+  }
+  return emptied;
+}
 
 // Whether squares `a` and `b` are neighbours (a king's step apart).
 bool king_step(rules::Square a, rules::Square b) {
@@ -3291,8 +3314,10 @@ struct Tracker::Impl {
               // (held-out 11494: 6B. Ngxe4 unpressed, 6b. dxe4, 7B. Nxe4 from c3, recorded as
               // Ncxe4 and Nxe4, first in move order).
               const std::optional<double> last_left = left_since_previous(press, moves[i]);
+              // The last one's piece gone by the time the first one's was still seen there (or,
+              // never seen since, had gone): out of order.
               const std::optional<double> first_gone =
-                  child.first_left ? child.first_left : child.first_stayed;
+                  child.first_stayed ? child.first_stayed : child.first_left;
               if (first_gone && last_left && *last_left + kUnpressedOrderSlack < *first_gone) {
                 child.score += kUnpressedOutOfOrder;
               }
@@ -3328,32 +3353,27 @@ struct Tracker::Impl {
   }
 
   // When the board shows the piece of move `move` gone from its square since the previous press
-  // on the board: the start of the last run of empty readings there; nullopt for a drop, before
-  // the board's first press, or where it never reads empty.
+  // on the board, up to the press (emptied_between, runs of kOrderRunFrames or more): the
+  // latest it can have left. Nullopt for a drop, before the board's first press, or where the
+  // square does not read empty by the press.
   std::optional<double> left_since_previous(const Press& press, Move move) const {
     if (!press.previous_press_t || move.is_drop()) return std::nullopt;
-    const BoardEvidence& seen = evidence[index(press.board)];
-    std::optional<double> emptied;
-    for (const detail::Run* run = seen.run_at(move.from(), *press.previous_press_t, press.t);
-         run != nullptr && run->start < press.t; run = seen.run_after(move.from(), *run)) {
-      if (run->mean_state() != SquareState::kEmpty) {
-        emptied.reset();
-      } else if (!emptied) {
-        emptied = std::max(run->start, *press.previous_press_t);
-      }
-    }
-    return emptied;
+    return emptied_between(evidence[index(press.board)], move.from(), *press.previous_press_t,
+                           press.t, kOrderRunFrames);
   }
 
-  // The end (up to the press) of the last stretch since the previous press on the board in
-  // which the piece of move `move` of `side` was read on its square; nullopt for a drop.
+  // The end (up to the press) of the last stretch of kOrderRunFrames or more since the previous
+  // press on the board in which the piece of move `move` of `side` was read on its square: the
+  // earliest it can have left. Nullopt for a drop, before the board's first press, or where it
+  // was not read there since.
   std::optional<double> stayed_since_previous(const Press& press, Color side, Move move) const {
     if (!press.previous_press_t || move.is_drop()) return std::nullopt;
     const BoardEvidence& seen = evidence[index(press.board)];
     std::optional<double> last;
     for (const detail::Run* run = seen.run_at(move.from(), *press.previous_press_t, press.t);
          run != nullptr && run->start < press.t; run = seen.run_after(move.from(), *run)) {
-      if (run->end >= *press.previous_press_t && run->mean_state() == state_of(side)) {
+      if (run->end >= *press.previous_press_t && run->frames >= kOrderRunFrames &&
+          run->mean_state() == state_of(side)) {
         last = std::min(run->end, press.t);
       }
     }
@@ -4348,7 +4368,6 @@ struct Tracker::Impl {
     const BoardEvidence& seen = evidence[index(ply.board)];
     const SquareState wanted = state_of(ply.side);
     std::optional<double> first;
-    std::optional<double> emptied;  // the start of the last run of empty readings of `from`
     // A run of the mover's colour after one of that colour is no arrival: the square read so
     // before the move (a piece beside it leaning over it; held-out 11404: e7 read black under
     // the king on e8 before 5b. Be7, and the unpressed Be7 was timed at a hand passing over it
@@ -4370,15 +4389,7 @@ struct Tracker::Impl {
     }
     if (first) return first;
     if (ply.move.is_drop()) return uncovered_as_before;
-    for (const detail::Run* run = seen.run_at(ply.move.from(), after, until);
-         run != nullptr && run->start < until; run = seen.run_after(ply.move.from(), *run)) {
-      if (run->start < after) continue;
-      if (run->mean_state() != SquareState::kEmpty) {
-        emptied.reset();
-      } else if (!emptied) {
-        emptied = run->start;
-      }
-    }
+    const std::optional<double> emptied = emptied_between(seen, ply.move.from(), after, until, 0);
     return emptied ? emptied : uncovered_as_before;
   }
 
