@@ -1191,6 +1191,22 @@ std::optional<double> emptied_between(const detail::BoardEvidence& seen, Square 
   return emptied;
 }
 
+// The end (up to `until`) of the last stretch of `min_frames` or more readings of `square`
+// reaching past `after` whose state `accepted` takes.
+template <typename Accepted>
+std::optional<double> last_read_until(const detail::BoardEvidence& seen, Square square,
+                                      double after, double until, int min_frames,
+                                      Accepted accepted) {
+  std::optional<double> last;
+  for (const detail::Run* run = seen.run_at(square, after, until);
+       run != nullptr && run->start < until; run = seen.run_after(square, *run)) {
+    if (run->end >= after && run->frames >= min_frames && accepted(run->mean_state())) {
+      last = std::min(run->end, until);
+    }
+  }
+  return last;
+}
+
 // Whether squares `a` and `b` are neighbours (a king's step apart).
 bool king_step(rules::Square a, rules::Square b) {
   return a != b && std::abs(rules::file_of(a) - rules::file_of(b)) <= 1 &&
@@ -3368,16 +3384,9 @@ struct Tracker::Impl {
   // was not read there since.
   std::optional<double> stayed_since_previous(const Press& press, Color side, Move move) const {
     if (!press.previous_press_t || move.is_drop()) return std::nullopt;
-    const BoardEvidence& seen = evidence[index(press.board)];
-    std::optional<double> last;
-    for (const detail::Run* run = seen.run_at(move.from(), *press.previous_press_t, press.t);
-         run != nullptr && run->start < press.t; run = seen.run_after(move.from(), *run)) {
-      if (run->end >= *press.previous_press_t && run->frames >= kOrderRunFrames &&
-          run->mean_state() == state_of(side)) {
-        last = std::min(run->end, press.t);
-      }
-    }
-    return last;
+    return last_read_until(evidence[index(press.board)], move.from(), *press.previous_press_t,
+                           press.t, kOrderRunFrames,
+                           [&](SquareState state) { return state == state_of(side); });
   }
 
   // The end (up to the press) of the last stretch since the previous press on the board in
@@ -3387,16 +3396,8 @@ struct Tracker::Impl {
   // presser's other move would tie.
   std::optional<double> unmade_until(const Press& press, Color side, Move move) const {
     if (!press.previous_press_t) return std::nullopt;
-    const BoardEvidence& seen = evidence[index(press.board)];
-    const SquareState wanted = state_of(side);
-    std::optional<double> last;
-    for (const detail::Run* run = seen.run_at(move.to(), *press.previous_press_t, press.t);
-         run != nullptr && run->start < press.t; run = seen.run_after(move.to(), *run)) {
-      if (run->end >= *press.previous_press_t && run->mean_state() != wanted) {
-        last = std::min(run->end, press.t);
-      }
-    }
-    return last;
+    return last_read_until(evidence[index(press.board)], move.to(), *press.previous_press_t,
+                           press.t, 0, [&](SquareState state) { return state != state_of(side); });
   }
 
   // The presser moved and pressed while the opponent had already begun their answer (a
@@ -3980,8 +3981,7 @@ struct Tracker::Impl {
   // the best's square (held-out 10802's 16A. R@e8+, 1.5 behind B@b1, squares read alike and no
   // later press telling; the drops onto the best's square carry the type reading of that square,
   // which may be a gain, ask_piece_type). Between drops onto the best's square the type reading
-  // decides, the
-  // prior with it (resolve_type_doubt); without a type reader it is not taken there.
+  // decides, the prior with it (resolve_type_doubt); without a type reader it is not taken there.
   std::size_t likeliest_at(const Press& press) const {
     const auto drop_square = [&](const Hypothesis& h) -> std::optional<Square> {
       const Node* n = node_at(h.head, press.index);
