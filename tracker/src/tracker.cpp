@@ -4533,17 +4533,22 @@ struct Tracker::Impl {
   }
 
   // Of the pieces view `o` counts, how many read as types other than `type` beyond `want`,
-  // no more of each than `most`: none where the types read do not account for every piece
-  // counted, or show `type` as held.
+  // no more of each than `most`: none where the types read account for fewer pieces than were
+  // counted, or show `type` as held. A piece counts for every type it may be, so where the
+  // types read account for more pieces than were counted, only those that cannot be of
+  // `type` are sure to be others (clip 11470: 7B. Bxc6+'s knight, kept by White B, was
+  // taken for passed by a pawn passed before 8B. Nxf7's press, read as a pawn and a bishop).
   static int read_beyond_held(const HoldingsObservation& o, int type,
                               const std::array<int, 5>& want, const std::array<int, 5>& most) {
-    if (!o.pieces || total(o.visible) != *o.pieces || o.visible[type] >= want[type]) return 0;
+    if (!o.pieces || total(o.visible) < *o.pieces || o.visible[type] >= want[type]) return 0;
     int beyond = 0;
     for (int other = 0; other < 5; ++other) {
       if (other != type)
         beyond += std::max(0, std::min(o.visible[other], most[other]) - want[other]);
     }
-    return beyond;
+    if (total(o.visible) == *o.pieces) return beyond;
+    const int others_held = total(want) - want[type];
+    return std::max(0, std::min(beyond, *o.pieces - o.visible[type] - others_held));
   }
 
   // Whether view `o` of seat `s` counts the piece of a pass it is evaluated for by the pass's
