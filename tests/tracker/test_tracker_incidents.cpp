@@ -271,6 +271,39 @@ TEST(TrackerIncidents, MoveWithoutPressPressedLate) {
   EXPECT_EQ(found_count, runs);
   EXPECT_GE(timed, 2);
 }
+// The same late presses, with vision naming the mover's arm over the board: the unpressed
+// move is timed as a press would have been, kReachToClockSeconds after the arm left the
+// board, which is after the move was made, not when the board first showed the move (a run
+// begun under the hand, which in the simulation comes a frame or more before the move is
+// made, and in rendered clips up to 0.47 s after the press: clip 11431's 6B. B@c3, pressed
+// while the clock stood, and 11458's 11A. B@b3).
+TEST(TrackerIncidents, MoveWithoutPressIsTimedWhenTheMoversArmLeft) {
+  SimulationOptions options = clean_run_options();
+  options.holdings = false;
+  options.own_arms_after = 0.1;
+  int timed = 0;
+  for (const int ply : {14, 20, 26, 32}) {
+    options.injections = {{IncidentType::kMoveWithoutPress, ply, true}};
+    const Outcome outcome = run_tracker(clean_run_games()[0], options);
+    ASSERT_EQ(outcome.sim.incidents.size(), 1u);
+    const ExpectedIncident want = outcome.sim.incidents.front();
+    const TrackedMove* unpressed = nullptr;
+    for (const TrackedMove& truth : outcome.sim.truth) {
+      if (std::abs(truth.t - want.t) < 1e-9 && truth.board == want.board) unpressed = &truth;
+    }
+    ASSERT_NE(unpressed, nullptr);
+    for (const TrackedMove& got : outcome.committed) {
+      if (got.ply != unpressed->ply || got.board != unpressed->board) continue;
+      std::cout << "ply " << ply << ": " << got.ply << " " << got.san << " at " << got.t
+                << ", made at " << unpressed->t << " (" << unpressed->san << ")\n";
+      // The simulation's hand leaves at most 0.45 s after the move is made. (The move may be
+      // recorded as another of the mover's: drop types are guessed without holding areas.)
+      if (got.t > unpressed->t && got.t - unpressed->t < 0.7) ++timed;
+    }
+  }
+  // 4 of 4 (0.12-0.15 s after the move); 0 of 4 timed from the board (0.09-0.10 s before).
+  EXPECT_GE(timed, 4);
+}
 // Pressed late at each ply in turn (plies 8 to 57 of the first clean-run game): how many of
 // the runs that were late presses recorded the unpressed move as the one made first (its
 // squares: drop types are guessed without the holding areas). `cover_late_move`: the late

@@ -514,6 +514,18 @@ std::optional<double> BoardEvidence::hand_left(Seat seat, double t) const {
   return std::nullopt;
 }
 
+std::optional<double> BoardEvidence::own_arm_left(Seat seat, double t, double gap) const {
+  std::optional<double> end;
+  for (const HandStretch& stretch : own_arms_[seat_index(seat)]) {
+    if (stretch.start <= t || (end && stretch.start - *end <= gap)) {
+      end = stretch.end;
+    } else if (end) {
+      break;
+    }
+  }
+  return end;
+}
+
 bool BoardEvidence::own_arm_came_between(Seat seat, double t0, double t1) const {
   const auto& stretches = own_arms_[seat_index(seat)];
   return std::any_of(stretches.begin(), stretches.end(), [&](const HandStretch& stretch) {

@@ -154,6 +154,10 @@ class BoardEvidence {
   // When the hand of `seat` last left the board at or before `t` (the end of its last
   // stretch of frames over the board that started before `t`), if vision attributed one.
   std::optional<double> hand_left(Seat seat, double t) const;
+  // When the arm of `seat` (BoardObservation::own_arms) left the board after its last visit
+  // begun at or before `t`: the end of that stretch of frames, joined with stretches that
+  // follow it within `gap` seconds (a frame or two it was not named in).
+  std::optional<double> own_arm_left(Seat seat, double t, double gap) const;
   // Whether an arm of `seat` (BoardObservation::own_arms) came over the board after `t0` and
   // by `t1`.
   bool own_arm_came_between(Seat seat, double t0, double t1) const;
