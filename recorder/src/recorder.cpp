@@ -252,7 +252,7 @@ struct Recorder::Impl {
     // To the millisecond, as clock logs have them.
     if (move.clock) record.clock = std::round(*move.clock * 1000.0) / 1000.0;
     record.timestamp = std::round(move.t * 1000.0) / 1000.0;
-    // In the order completed: a move made without a press, timed from the board, is
+    // In the order completed: a move made without a press, timed without one, is
     // committed with the later press that recorded it, after moves of the other board
     // completed meanwhile (held-out 10207: 5a. e6 and 6A. Qxf7+ came after 8b. N@e6). A drop
     // stays after the other board's captures that may have given its piece.

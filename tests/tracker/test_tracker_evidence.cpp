@@ -140,6 +140,32 @@ TEST(Changes, AReadingChangedAsAHandLeftANeighbourIsTouched) {
   EXPECT_EQ(hand_left_after.touched & a4, 0u);
 }
 
+// When a player's arm left the board after the visit that made a move (the time an unpressed
+// move would have been pressed follows it): the visit begun by the time asked, a frame or two
+// without the arm inside it joined, another visit after a longer gap not.
+TEST(OwnArmLeft, TheVisitBegunByTheTimeWithItsShortGapsJoined) {
+  const bugcam::tracker::Seat white{bugcam::rules::BoardId::kA, bugcam::rules::Color::kWhite};
+  const bugcam::tracker::Seat black{bugcam::rules::BoardId::kA, bugcam::rules::Color::kBlack};
+  BoardEvidence evidence;
+  for (int f = 0; f < 300; ++f) {
+    BoardObservation o = frame_at(f, 0);
+    // White's arm over frames 30-59 but for frame 45, and 61-69 (one frame out: joined);
+    // again over 150-179 (another visit).
+    const bool over = (f >= 30 && f < 70 && f != 45 && f != 60) || (f >= 150 && f < 180);
+    if (over) o.own_arms.push_back(white);
+    evidence.add(o);
+  }
+  const double gap = 0.2;
+  EXPECT_FALSE(evidence.own_arm_left(white, 0.5, gap));  // no visit begun by then
+  ASSERT_TRUE(evidence.own_arm_left(white, 1.2, gap));
+  EXPECT_NEAR(*evidence.own_arm_left(white, 1.2, gap), 69 / 30.0, 1e-9);  // after the time
+  EXPECT_NEAR(*evidence.own_arm_left(white, 4.0, gap), 69 / 30.0, 1e-9);
+  EXPECT_NEAR(*evidence.own_arm_left(white, 5.5, gap), 179 / 30.0, 1e-9);
+  // Without joining, the visit ends at its first gap.
+  EXPECT_NEAR(*evidence.own_arm_left(white, 1.2, 0.0), 44 / 30.0, 1e-9);
+  EXPECT_FALSE(evidence.own_arm_left(black, 9.0, gap));
+}
+
 // Square `square` reads empty, then white from frame `white_from` on, never covered, nor
 // any square beside it; `arm`'s arm is named over the board in frames [arm_from, arm_to).
 // Returns the changes a press at 4.9 s sees since one at 1 s.

@@ -519,8 +519,8 @@ std::optional<double> BoardEvidence::own_arm_left(Seat seat, double t, double ga
   for (const HandStretch& stretch : own_arms_[seat_index(seat)]) {
     if (stretch.start <= t || (end && stretch.start - *end <= gap)) {
       end = stretch.end;
-    } else if (end) {
-      break;
+    } else {
+      break;  // stretches are in time order
     }
   }
   return end;

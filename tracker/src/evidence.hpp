@@ -156,7 +156,8 @@ class BoardEvidence {
   std::optional<double> hand_left(Seat seat, double t) const;
   // When the arm of `seat` (BoardObservation::own_arms) left the board after its last visit
   // begun at or before `t`: the end of that stretch of frames, joined with stretches that
-  // follow it within `gap` seconds (a frame or two it was not named in).
+  // follow it within `gap` seconds (a frame or two it was not named in). Unlike hand_left, it
+  // may be after `t` (the visit went on). nullopt if no visit began by `t`.
   std::optional<double> own_arm_left(Seat seat, double t, double gap) const;
   // Whether an arm of `seat` (BoardObservation::own_arms) came over the board after `t0` and
   // by `t1`.

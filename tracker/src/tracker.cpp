@@ -125,7 +125,7 @@ constexpr double kReachToClockSeconds = 0.25;
 // read late after a hand); an arm that left earlier was another visit.
 constexpr double kArmLeftBeforeMadeSeconds = 1.5;
 // Stretches of frames naming the arm this close together are one visit.
-constexpr double kArmGapSeconds = 0.2;
+constexpr double kOwnArmGapSeconds = 0.2;
 // Log-priors of a press without a move, and of the opponent's press back after one, where
 // nothing on the board was seen to change since the previous press: about as likely as a
 // move vision missed whole (a drop onto a square read empty costs 4; held-out 9099 took a
@@ -2237,15 +2237,12 @@ struct Tracker::Impl {
   // the area after it a piece read as a pawn or a bishop, and no knight).
   static double holdings_bounds_term(const std::array<int, 5>& held, PieceType dropped,
                                      const HoldingsObservation& after) {
+    // (Counted whenever types_agree_with_count fails; a drop leaves one piece fewer.)
     if (!after.pieces || *after.pieces < total(held) - 1) return 0.0;
-    int beyond_before = 0;
-    int beyond_after = 0;
-    for (int type = 0; type < 5; ++type) {
-      const int left = held[type] - (type == static_cast<int>(dropped) ? 1 : 0);
-      beyond_before += std::max(0, held[type] - after.visible[type]);
-      beyond_after += std::max(0, left - after.visible[type]);
-    }
-    return kBoundsWeight * kHoldingsWeight * std::clamp(beyond_before - beyond_after, -1, 1);
+    // Only the dropped type's count differs between before and after: a type read more often
+    // than held tells nothing, each count being only the most there can be.
+    const int type = static_cast<int>(dropped);
+    return held[type] > after.visible[type] ? kBoundsWeight * kHoldingsWeight : 0.0;
   }
 
   static double drop_term(PieceType dropped, const HoldingsFalls& falls) {
@@ -2425,10 +2422,13 @@ struct Tracker::Impl {
           const Move premove = beam[h].premove[b]->move;
           const bool retouched = retouched_after_opponent(press, premove.to());
           // A drop made before the opponent's press (the board already holds it): its holding
-          // area after this press tells its type as a drop pressed at once would (clip 11459:
-          // 5b. N@e4 made before 5B's press tied with P@e4).
+          // area after this press tells its type as holdings_level_term does for a drop pressed
+          // at once (clip 11459: 5b. N@e4 made before 5B's press tied with P@e4). Not the
+          // falls (drop_term): the piece left the area before the opponent's press, in a turn
+          // whose views this press's falls do not cover. (A premove is a legal move, never a
+          // drop on credit: the piece was held.)
           double holdings = 0.0;
-          if (premove.is_drop()) {
+          if (premove.is_drop() && !beam[h].premove[b]->on_credit) {
             std::array<int, 5> held = held_by(p, press.side);
             ++held[static_cast<int>(premove.piece())];
             holdings = holdings_level_term(held, premove.piece(), seen_after);
@@ -4322,6 +4322,8 @@ struct Tracker::Impl {
     bool unpressed_seen = false;
     // When each unpressed ply was made, from the board: no press times it.
     double made_after = press.previous_press_t.value_or(-kInfinity);
+    // ... and when it would have been pressed (press_time_of_unpressed).
+    double timed_after = made_after;
     for (const PlyRecord& ply : node.plies) {
       if (ply.premoved) continue;  // recorded with the press that completes it
       const Seat seat{ply.board, ply.side};
@@ -4399,7 +4401,8 @@ struct Tracker::Impl {
       move.dropped_on_credit = ply.on_credit;
       move.repays_credit = ply.repays_credit;
       if (made) {
-        const double timed = press_time_of_unpressed(seat, *made, press);
+        const double timed = press_time_of_unpressed(seat, *made, timed_after, press);
+        timed_after = timed;
         move.t = timed;
         move.clock = clock_when_made(press, ply.side, timed);
       }
@@ -4409,14 +4412,16 @@ struct Tracker::Impl {
 
   // When a move that `press` records, without a press of its own, made at `made` as the board
   // showed it, would have been pressed: kReachToClockSeconds after the mover's arm left the
-  // board, where vision named it (see kReachToClockSeconds), else `made`; never before the
-  // previous press on the board, nor after `press`.
-  double press_time_of_unpressed(Seat mover, double made, const Press& press) const {
+  // board, where vision named it (see kReachToClockSeconds), else `made`. The arm's visit
+  // must end after `earliest` (the previous press on the board, or the unpressed ply before
+  // this one: an earlier visit was another move's) and begin by `made`; it may end after
+  // `made` (the board showed the move before the arm left). Never after `press`.
+  double press_time_of_unpressed(Seat mover, double made, double earliest,
+                                 const Press& press) const {
     const std::optional<double> left =
-        evidence[index(mover.board)].own_arm_left(mover, made, kArmGapSeconds);
-    if (!left || *left > made || made - *left > kArmLeftBeforeMadeSeconds) return made;
-    return std::clamp(*left + kReachToClockSeconds, press.previous_press_t.value_or(-kInfinity),
-                      press.t);
+        evidence[index(mover.board)].own_arm_left(mover, made, kOwnArmGapSeconds);
+    if (!left || *left <= earliest || made - *left > kArmLeftBeforeMadeSeconds) return made;
+    return std::min(*left + kReachToClockSeconds, press.t);
   }
 
   // The mover's remaining time when a move recorded at `press` was made at `made` without a
@@ -4608,7 +4613,7 @@ struct Tracker::Impl {
   // counted, or show `type` as held. A piece counts for every type it may be, so where the
   // types read account for more pieces than were counted, only those that cannot be of
   // `type` are sure to be others (clip 11470: 7B. Bxc6+'s knight, kept by White B, was
-  // taken for passed by a pawn passed before 8B. Nxf7's press, read as a pawn and a bishop).
+  // taken for passed by a pawn passed before 8B. Nxf7's press, read as a pawn or a bishop).
   static int read_beyond_held(const HoldingsObservation& o, int type,
                               const std::array<int, 5>& want, const std::array<int, 5>& most) {
     if (!o.pieces || total(o.visible) < *o.pieces || o.visible[type] >= want[type]) return 0;

@@ -152,8 +152,10 @@ struct TrackedMove {
   std::string ply;  // "14b"
   std::string san;  // as the engine writes it
   rules::Move move;
-  // The press that completed it (seconds on the video's timeline); for a move whose clock
-  // was not pressed, when the board first showed it made.
+  // The press that completed it (seconds on the video's timeline); for a move no press timed
+  // (made without a press, or pressed while the clock stood), when it would have been
+  // pressed: a reach after the mover's arm left the board, where vision named the arm, else
+  // when the board first showed it made (its move_without_press incident begins then).
   double t = 0.0;
   std::optional<double> clock;  // mover's remaining time in seconds after the press
   int press = 0;                // index of that press among all presses (both boards)
