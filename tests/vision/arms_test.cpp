@@ -123,6 +123,16 @@ TEST(ArmWatch, HandHeldAboveTheFarSideIsOverTheBoard) {
   EXPECT_TRUE(arms.over_b.empty()) << "over B " << joined(arms.over_b);
 }
 
+// White B reaches over board A from above the gap between the boards, the camera close
+// (seed 11500): the sleeve where the arm leaves the picture spreads over 7 squares, wider than
+// the 3.5 either side of its middle once taken for two arms merged there, and the touch was
+// missed (2 of its 42 frames attributed).
+TEST(ArmWatch, AWideSleeveWhereTheArmLeavesThePictureIsOneArm) {
+  const Arms arms = arms_reaching(11500u, 1, 0, 0, kTouch);
+  EXPECT_EQ(arms.over_a, std::vector<std::string>{"B:white"}) << "over A " << joined(arms.over_a);
+  EXPECT_TRUE(arms.over_b.empty()) << "over B " << joined(arms.over_b);
+}
+
 // Black B reaches over their own board at the same point, and Black A over theirs: neither
 // arm is put on the seats of the other board, though the partner sits beside.
 TEST(ArmWatch, OwnArmIsNotAttributedToTheOtherBoardsSeats) {
