@@ -17,6 +17,7 @@ using bugcam::tracker::testing::load_games;
 using bugcam::tracker::testing::Outcome;
 using bugcam::tracker::testing::run_tracker;
 using bugcam::tracker::testing::show_drop_as_nothing;
+using bugcam::tracker::testing::types_held_before;
 
 // A 60-ply game with rare, brief misreads, before any incident is injected.
 const std::vector<bugcam::rules::BpgnGame>& clean_run_games() {
@@ -1756,12 +1757,7 @@ TEST(TrackerIncidents, PremoveAfterAMoveHiddenUntilTheAnswersPress) {
             !first.before.piece_at(first.move.to()).empty()) {
           return false;
         }
-        int types_held = 0;
-        for (int t = 0; t < 5; ++t) {
-          const auto type = static_cast<bugcam::rules::PieceType>(t);
-          if (first.before.holding(first.before.side_to_move(), type) > 0) ++types_held;
-        }
-        return types_held >= 2;
+        return types_held_before(first) >= 2;
       });
   ASSERT_EQ(answers.size(), 25u);
   int exact = 0;
@@ -1810,13 +1806,7 @@ TEST(TrackerIncidents, ADropsTypeIsToldByAHoldingAreaReadAsMoreTypesThanPieces) 
   using bugcam::rules::ReplayedPly;
   const std::vector<Answered> answers =
       answers_in_sample_games(20, [](const ReplayedPly&, const ReplayedPly& answer) {
-        if (!answer.move.is_drop()) return false;
-        int types_held = 0;
-        for (int t = 0; t < 5; ++t) {
-          if (answer.before.holding(answer.before.side_to_move(), static_cast<PieceType>(t)) > 0)
-            ++types_held;
-        }
-        return types_held >= 2;
+        return answer.move.is_drop() && types_held_before(answer) >= 2;
       });
   ASSERT_EQ(answers.size(), 20u);
   for (const bool second_type : {false, true}) {

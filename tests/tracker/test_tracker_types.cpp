@@ -1,5 +1,6 @@
 // Piece types the tracker cannot see well: a drop whose type reading misleads must still be
 // recorded as the piece that later moves.
+#include <functional>
 #include <map>
 
 #include <gtest/gtest.h>
@@ -61,6 +62,19 @@ bool stays_put(const bugcam::rules::Replay& replay, std::size_t i, int stays) {
          squares_untouched(replay, replay.plies[i].board, i + 1, end, {replay.plies[i].move.to()});
 }
 
+// The first ply of `games` that `wanted(replay, i)` takes: its game's index and its own.
+std::optional<std::pair<std::size_t, int>> first_ply_where(
+    const std::vector<bugcam::rules::BpgnGame>& games,
+    const std::function<bool(const bugcam::rules::Replay&, std::size_t)>& wanted) {
+  for (std::size_t g = 0; g < games.size(); ++g) {
+    const bugcam::rules::Replay replay = bugcam::rules::replay(games[g]);
+    for (std::size_t i = 0; i < replay.plies.size(); ++i) {
+      if (wanted(replay, i)) return std::pair{g, static_cast<int>(i)};
+    }
+  }
+  return std::nullopt;
+}
+
 // The type reading of the dropped bishop's square says pawn (0.7 against 0.1) in every
 // view, and no holding area is seen; the commit lag alone would commit the drop's press
 // before the bishop moves.
@@ -112,23 +126,23 @@ struct KnightOrPawn {
 std::optional<KnightOrPawn> find_knight_move_beside_pawn_drop(
     const std::vector<bugcam::rules::BpgnGame>& games, int stays) {
   using bugcam::rules::make_square;
-  for (std::size_t g = 0; g < games.size(); ++g) {
-    const bugcam::rules::Replay replay = bugcam::rules::replay(games[g]);
-    for (std::size_t i = 0; i < replay.plies.size(); ++i) {
-      const auto& ply = replay.plies[i];
-      const Move m = ply.move;
-      if (m.is_drop() || m.kind() != Move::Kind::kNormal) continue;
-      const bugcam::rules::Position& p = ply.before;
-      const Color mover = p.side_to_move();
-      if (p.piece_at(m.from()).type != PieceType::kKnight || !p.piece_at(m.to()).empty()) continue;
-      const int home = mover == Color::kWhite ? 0 : 7;
-      if (m.from() != make_square(1, home) && m.from() != make_square(6, home)) continue;
-      const int rank = bugcam::rules::rank_of(m.to());
-      if (rank == 0 || rank == 7 || p.holding(mover, PieceType::kPawn) == 0) continue;
-      if (stays_put(replay, i, stays)) return KnightOrPawn{g, static_cast<int>(i)};
-    }
-  }
-  return std::nullopt;
+  const auto found =
+      first_ply_where(games, [&](const bugcam::rules::Replay& replay, std::size_t i) {
+        const auto& ply = replay.plies[i];
+        const Move m = ply.move;
+        if (m.is_drop() || m.kind() != Move::Kind::kNormal) return false;
+        const bugcam::rules::Position& p = ply.before;
+        const Color mover = p.side_to_move();
+        if (p.piece_at(m.from()).type != PieceType::kKnight || !p.piece_at(m.to()).empty())
+          return false;
+        const int home = mover == Color::kWhite ? 0 : 7;
+        if (m.from() != make_square(1, home) && m.from() != make_square(6, home)) return false;
+        const int rank = bugcam::rules::rank_of(m.to());
+        if (rank == 0 || rank == 7 || p.holding(mover, PieceType::kPawn) == 0) return false;
+        return stays_put(replay, i, stays);
+      });
+  if (!found) return std::nullopt;
+  return KnightOrPawn{found->first, found->second};
 }
 
 // The knight's home square reads as occupied after it left (a shadow that the start position
@@ -178,27 +192,25 @@ struct KingOrPiece {
 
 std::optional<KingOrPiece> find_move_a_king_could_make(
     const std::vector<bugcam::rules::BpgnGame>& games, int stays) {
-  for (std::size_t g = 0; g < games.size(); ++g) {
-    const bugcam::rules::Replay replay = bugcam::rules::replay(games[g]);
-    for (std::size_t i = 0; i < replay.plies.size(); ++i) {
-      const auto& ply = replay.plies[i];
-      const Move m = ply.move;
-      if (m.is_drop() || m.kind() != Move::Kind::kNormal) continue;
-      bugcam::rules::Position p = ply.before;
-      if (p.piece_at(m.from()).type == PieceType::kKing) continue;
-      bugcam::rules::MoveList moves;
-      p.legal_moves(bugcam::rules::otb_rules(), moves);
-      bool rival = false;
-      for (int k = 0; k < moves.size() && !rival; ++k) {
-        const Move o = moves[k];
-        rival = !o.is_drop() && o.to() == m.to() && o.kind() == Move::Kind::kNormal &&
-                p.piece_at(o.from()).type == PieceType::kKing;
-      }
-      if (!rival) continue;
-      if (stays_put(replay, i, stays)) return KingOrPiece{g, static_cast<int>(i)};
-    }
-  }
-  return std::nullopt;
+  const auto found =
+      first_ply_where(games, [&](const bugcam::rules::Replay& replay, std::size_t i) {
+        const auto& ply = replay.plies[i];
+        const Move m = ply.move;
+        if (m.is_drop() || m.kind() != Move::Kind::kNormal) return false;
+        bugcam::rules::Position p = ply.before;
+        if (p.piece_at(m.from()).type == PieceType::kKing) return false;
+        bugcam::rules::MoveList moves;
+        p.legal_moves(bugcam::rules::otb_rules(), moves);
+        bool rival = false;
+        for (int k = 0; k < moves.size() && !rival; ++k) {
+          const Move o = moves[k];
+          rival = !o.is_drop() && o.to() == m.to() && o.kind() == Move::Kind::kNormal &&
+                  p.piece_at(o.from()).type == PieceType::kKing;
+        }
+        return rival && stays_put(replay, i, stays);
+      });
+  if (!found) return std::nullopt;
+  return KingOrPiece{found->first, found->second};
 }
 
 // A bishop's move to a square the king could step to as well (Be7 from f8 beside Ke7); the
@@ -753,23 +765,14 @@ namespace {
 // square for the next `stays` plies; not on the first or last rank.
 std::optional<std::pair<std::size_t, int>> find_drop_holding_another_type(
     const std::vector<bugcam::rules::BpgnGame>& games, int stays) {
-  for (std::size_t g = 0; g < games.size(); ++g) {
-    const bugcam::rules::Replay replay = bugcam::rules::replay(games[g]);
-    for (std::size_t i = 0; i < replay.plies.size(); ++i) {
-      const auto& ply = replay.plies[i];
-      const Move m = ply.move;
-      if (!m.is_drop() || m.piece() == PieceType::kPawn) continue;
-      const int rank = bugcam::rules::rank_of(m.to());
-      if (rank == 0 || rank == 7 || !stays_put(replay, i, stays)) continue;
-      const Color mover = ply.before.side_to_move();
-      int types_held = 0;
-      for (int t = 0; t < 5; ++t) {
-        types_held += ply.before.holding(mover, static_cast<PieceType>(t)) > 0 ? 1 : 0;
-      }
-      if (types_held >= 2) return std::pair{g, static_cast<int>(i)};
-    }
-  }
-  return std::nullopt;
+  return first_ply_where(games, [&](const bugcam::rules::Replay& replay, std::size_t i) {
+    const auto& ply = replay.plies[i];
+    const Move m = ply.move;
+    if (!m.is_drop() || m.piece() == PieceType::kPawn) return false;
+    const int rank = bugcam::rules::rank_of(m.to());
+    return rank != 0 && rank != 7 && stays_put(replay, i, stays) &&
+           bugcam::tracker::testing::types_held_before(ply) >= 2;
+  });
 }
 
 // A piece dropped under the hand and read empty once the hand has gone (a pale piece on a pale

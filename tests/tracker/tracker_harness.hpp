@@ -161,4 +161,14 @@ inline void expect_committed_as_played(const std::vector<TrackedMove>& committed
   EXPECT_TRUE(found) << "ply " << want.ply << " not committed";
 }
 
+// How many types of piece the side to move holds before `ply` (drops of other types onto its
+// square are then rivals of a drop there).
+inline int types_held_before(const rules::ReplayedPly& ply) {
+  const Color mover = ply.before.side_to_move();
+  int types = 0;
+  for (int t = 0; t < 5; ++t)
+    types += ply.before.holding(mover, static_cast<rules::PieceType>(t)) > 0;
+  return types;
+}
+
 }  // namespace bugcam::tracker::testing

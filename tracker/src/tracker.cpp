@@ -2604,10 +2604,7 @@ struct Tracker::Impl {
         *config.debug << " holdings seen at " << seen->t << ":";
         for (int v : seen->visible) *config.debug << " " << v;
         *config.debug << " expected:";
-        for (int t = 0; t < 5; ++t) {
-          *config.debug << " "
-                        << beam.front().boards[b].holding(press.side, static_cast<PieceType>(t));
-        }
+        for (int v : held_by(beam.front().boards[b], press.side)) *config.debug << " " << v;
       }
       *config.debug << "\n";
       *config.debug << "  increments:";
@@ -4471,10 +4468,7 @@ struct Tracker::Impl {
 
   void record_holdings(int s, double t) {
     const Seat seat = seat_of(s);
-    std::array<int, 5> counts{};
-    for (int type = 0; type < 5; ++type) {
-      counts[type] = committed[index(seat.board)].holding(seat.color, static_cast<PieceType>(type));
-    }
+    const std::array<int, 5> counts = held_by(committed[index(seat.board)], seat.color);
     if (!expected[s].empty() && expected[s].back().counts == counts) return;
     expected[s].push_back({t, counts});
   }
