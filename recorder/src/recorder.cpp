@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -191,6 +192,11 @@ struct Recorder::Impl {
   // order, until the capture that gave its piece is committed: in events.pb at once, in the
   // game after that capture (and after the held moves of its board, which came before it).
   std::vector<TrackedMove> waiting;
+  // Where an illegal move left its mover's king in check, no game can be set up from the
+  // position after it (Incident::position is empty): the last game ends there, and the moves
+  // committed after it, until an incident gives a position to continue from, follow it as
+  // comments, so that the record still replays and loses none of them.
+  bool broken_off = false;
   nlohmann::json incidents = nlohmann::json::array();
   // Resuming: clock events and incidents the killed run logged; the resumed run goes over
   // the time after its last committed move again and must not log them twice.
@@ -298,6 +304,41 @@ struct Recorder::Impl {
     waiting.clear();
   }
 
+  // A comment after the last game's last move, or before its first where it has none. A
+  // resumed run goes over the time after its last recorded move again: a comment the killed
+  // run wrote there is not written twice.
+  void comment_after_last(const std::string& text) {
+    rules::BpgnGame& game = games.back();
+    const auto has = [&](const std::vector<std::string>& comments) {
+      return std::find(comments.begin(), comments.end(), text) != comments.end();
+    };
+    if (has(game.comments) ||
+        std::any_of(game.moves.begin(), game.moves.end(),
+                    [&](const rules::BpgnMove& m) { return has(m.comments); })) {
+      return;
+    }
+    (game.moves.empty() ? game.comments : game.moves.back().comments).push_back(text);
+    write_game();
+  }
+
+  static std::string incident_summary(const Incident& incident) {
+    return std::string(tracker::incident_name(incident.type)) +
+           (incident.ply.empty() ? "" : " at " + incident.ply) + " (" +
+           seconds_text(incident.t_end) + " s)";
+  }
+
+  // The game so far ends at `incident`, with no game after it (see broken_off).
+  void break_off(const Incident& incident) {
+    rules::BpgnGame& ended = games.back();
+    ended.result = "*";
+    ended.set_tag("Result", "*");
+    ended.result_comment = incident_summary(incident) + ": " + incident.detail +
+                           " No game can be set up from the position after it, so the record "
+                           "ends here: that move, and any recorded after it, are in the "
+                           "comments before this.";
+    broken_off = true;
+  }
+
   // The recording continues from `incident.position`: the game so far ends there, with the
   // incident as the reason, and a new one starts from that position.
   void continue_from(const Incident& incident) {
@@ -313,13 +354,15 @@ struct Recorder::Impl {
       throw RecorderError(bpgn_file.string() + ": cannot continue the record from '" +
                           incident.position + "': " + e.what());
     }
-    const std::string what = std::string(tracker::incident_name(incident.type)) +
-                             (incident.ply.empty() ? "" : " at " + incident.ply) + " (" +
-                             seconds_text(incident.t_end) + " s)";
+    const std::string what = incident_summary(incident);
     ended.result = "*";
     ended.set_tag("Result", "*");
-    ended.result_comment = what + ": " + incident.detail + " The record continues in game " +
-                           std::to_string(games.size() + 1) + " of this file.";
+    const std::string continues =
+        "The record continues in game " + std::to_string(games.size() + 1) + " of this file.";
+    // A game broken off already says why; the moves after it are in its comments.
+    ended.result_comment = broken_off ? ended.result_comment + " " + continues
+                                      : what + ": " + incident.detail + " " + continues;
+    broken_off = false;
     rules::BpgnGame next;
     next.tags = ended.tags;
     next.set_tag("SetUp", "1");
@@ -459,8 +502,12 @@ void Recorder::record(const tracker::TrackerEvent& event) {
       std::string text = move->ply + ". " + move->san + " (breaks the rules; pressed at " +
                          seconds_text(move->t) + " s";
       if (move->clock) text += ", clock " + seconds_text(*move->clock) + " s";
-      impl.games.back().comments.push_back(text + ")");
-      impl.write_game();
+      impl.comment_after_last(text + ")");
+    } else if (!move->provisional && impl.broken_off) {
+      std::string text = move->ply + ". " + move->san +
+                         " (after the record broke off; pressed at " + seconds_text(move->t) + " s";
+      if (move->clock) text += ", clock " + seconds_text(*move->clock) + " s";
+      impl.comment_after_last(text + ")");
     } else if (!move->provisional) {
       // A drop on credit waits, with every move committed after it, for the capture that gave
       // its piece, which goes first: the game written must replay at every commit.
@@ -492,6 +539,9 @@ void Recorder::record(const tracker::TrackerEvent& event) {
     // Resuming: the killed run reported it already.
     if (Impl::take_logged(impl.logged_incidents,
                           incident_identity(type, board, side, incident->ply), t)) {
+      // The killed run broke the record off there, and the file read back ends so.
+      if (incident->type == tracker::IncidentType::kIllegalMove && incident->position.empty())
+        impl.broken_off = true;
       return;
     }
     out.set_t(incident->t);
@@ -521,6 +571,10 @@ void Recorder::record(const tracker::TrackerEvent& event) {
     if (!incident->position.empty()) {
       impl.write_waiting();
       impl.continue_from(*incident);
+      impl.write_game();
+    } else if (incident->type == tracker::IncidentType::kIllegalMove) {
+      impl.write_waiting();
+      impl.break_off(*incident);
       impl.write_game();
     }
   }

@@ -3,7 +3,9 @@
 // the illegal move resumes from the position after it without logging anything twice.
 #include <algorithm>
 #include <fstream>
+#include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -33,15 +35,23 @@ struct Simulated {
   std::size_t legal_moves = 0;  // what was really played, the illegal move left out
 };
 
-// The game's first `plies` plies, ply `ply` replaced by an illegal move.
-Simulated game_with_illegal_move(int ply, int plies = 50) {
+rules::BpgnGame first_game() {
   const std::string path = std::string(BUGCAM_SHARED_DIR) + "/data/bpgn/fics_mbprog_64.bpgn";
-  const rules::BpgnGame game = rules::parse_bpgn(read(path), path).at(0);
+  return rules::parse_bpgn(read(path), path).at(0);
+}
+
+// The game's first `plies` plies, ply `ply` replaced by an illegal move: `illegal`, else one
+// the simulation picks.
+Simulated game_with_illegal_move(int ply, int plies = 50,
+                                 std::optional<rules::Move> illegal = std::nullopt) {
+  const rules::BpgnGame game = first_game();
   tracker::SimulationOptions options;
   options.misread = 0.01;
   options.seed = 7;
   options.max_plies = plies;
-  options.injections = {{tracker::IncidentType::kIllegalMove, ply}};
+  tracker::Injection injection{tracker::IncidentType::kIllegalMove, ply};
+  injection.illegal = illegal;
+  options.injections = {injection};
   Simulated out;
   const tracker::Simulation sim = tracker::simulate(
       game, options, [&](const SimulatedInput& input) { out.inputs.push_back(input); });
@@ -57,9 +67,9 @@ double time_of(const SimulatedInput& input) {
 // to the recorder. Resuming, the tracker starts where game.bpgn's last game starts, and the
 // inputs start where the killed run's last committed move was (clock events after it,
 // observations from it on, as a video seeks there). Stops without finishing (a kill) once
-// `kill_after` moves are committed.
+// `kill_after` moves are committed, or at the first input after `kill_at` seconds.
 void record(const fs::path& dir, const std::vector<SimulatedInput>& inputs, bool resume,
-            std::size_t kill_after = 0) {
+            std::size_t kill_after = 0, double kill_at = std::numeric_limits<double>::infinity()) {
   recorder::Recorder rec({dir, {}, resume});
   tracker::TrackerConfig config;
   config.start_a = rec.resume_boards()[0];
@@ -70,6 +80,7 @@ void record(const fs::path& dir, const std::vector<SimulatedInput>& inputs, bool
   }
   const double resume_t = rec.resume_time();
   for (const SimulatedInput& input : inputs) {
+    if (time_of(input) > kill_at) return;
     if (resume) {
       const bool clock = std::holds_alternative<capture::ClockEvent>(input);
       // The record has times to the millisecond.
@@ -196,6 +207,58 @@ TEST(RecorderWithTracker, ResumesAfterAnIllegalMoveWithoutLoggingTwice) {
   }
   EXPECT_EQ(count_kind(killed.path(), "incident"), incidents.size());
   EXPECT_EQ(count_kind(killed.path(), "illegal"), 1u);
+}
+
+// As held-out 11508's 7A. Ke3, into a knight's check, but mid-game: no game can be set up from
+// the position after it (the side not to move is in check), so the record ends there; every
+// game in it still replays, and the illegal move and the moves recorded after it follow the
+// last move as comments. Killed after it, the recording resumes without writing any twice.
+TEST(RecorderWithTracker, AnIllegalMoveIntoCheckEndsTheRecordWithTheMovesAfterItInComments) {
+  const rules::Replay replayed = rules::replay(first_game());
+  int ply = 20;
+  std::optional<rules::Move> step;
+  for (; ply < 60 && !step; ++ply)
+    step = tracker::king_step_into_check(replayed.plies[static_cast<std::size_t>(ply)].before);
+  ASSERT_TRUE(step.has_value());
+  --ply;
+  const std::vector<SimulatedInput> inputs = game_with_illegal_move(ply, ply + 9, step).inputs;
+  const bugcam::test_support::TempDir whole("recorder-into-check");
+  record(whole.path(), inputs, false);
+
+  const std::vector<rules::BpgnGame> games = valid_games(whole.path());
+  ASSERT_EQ(games.size(), 1u) << read(whole / "game.bpgn");
+  EXPECT_NE(games[0].result_comment.find("No game can be set up"), std::string::npos)
+      << games[0].result_comment;
+  ASSERT_FALSE(games[0].moves.empty());
+  const std::vector<std::string>& after = games[0].moves.back().comments;
+  const auto named = std::find_if(after.begin(), after.end(), [](const std::string& c) {
+    return c.find("breaks the rules") != std::string::npos;
+  });
+  ASSERT_NE(named, after.end()) << read(whole / "game.bpgn");
+  const std::string from_to =
+      rules::square_name(step->from()) + "-" + rules::square_name(step->to());
+  EXPECT_NE(named->find(from_to), std::string::npos) << *named;
+  const auto later = [](const std::vector<std::string>& comments) {
+    return std::count_if(comments.begin(), comments.end(), [](const std::string& c) {
+      return c.find("after the record broke off") != std::string::npos;
+    });
+  };
+  // The 8 plies after it, less what the tracker cannot follow once the board has diverged.
+  EXPECT_GE(later(after), 4) << read(whole / "game.bpgn");
+  const auto incidents = nlohmann::json::parse(read(whole / "incidents.json"));
+  const auto illegal = std::find_if(incidents.begin(), incidents.end(),
+                                    [](const auto& i) { return i["type"] == "illegal_move"; });
+  ASSERT_NE(illegal, incidents.end()) << incidents.dump(1);
+
+  const bugcam::test_support::TempDir killed("recorder-into-check-killed");
+  record(killed.path(), inputs, false, 0, (*illegal)["t_end"].get<double>() + 3.0);
+  record(killed.path(), inputs, true);
+  const std::vector<rules::BpgnGame> resumed = valid_games(killed.path());
+  ASSERT_EQ(resumed.size(), 1u) << read(killed / "game.bpgn");
+  EXPECT_EQ(resumed[0].moves.size(), games[0].moves.size());
+  EXPECT_EQ(resumed[0].moves.back().comments, after) << read(killed / "game.bpgn");
+  EXPECT_EQ(resumed[0].result_comment, games[0].result_comment);
+  EXPECT_EQ(nlohmann::json::parse(read(killed / "incidents.json")).size(), incidents.size());
 }
 
 }  // namespace

@@ -693,6 +693,46 @@ TEST(TrackerIncidents, IllegalMoveBesideAMisreadSquare) {
     EXPECT_GE(outcome.right, static_cast<int>(outcome.sim.truth.size()) - 1) << where;
   }
 }
+// As on held-out clip 11508 (7A. Ke3, into a knight's check, recorded as a legal Ke2 with two
+// squares misread): a move that leaves the mover's own king in check, the game ending at it as
+// the renderer stages it. A resync refused every position with the presser in check. The move
+// is found and kept in the record; the incident gives no position to set a record up from (the
+// side not to move is in check), and the moves before it are right.
+TEST(TrackerIncidents, AnIllegalMoveIntoCheck) {
+  namespace rules = bugcam::rules;
+  const rules::BpgnGame& game = clean_run_games()[0];
+  const rules::Replay replayed = rules::replay(game);
+  // Plies before which the mover's king may step into check.
+  std::vector<std::pair<int, rules::Move>> into_check;
+  for (int ply = 10; ply < static_cast<int>(replayed.plies.size()) && into_check.size() < 4;
+       ++ply) {
+    if (const auto step =
+            king_step_into_check(replayed.plies[static_cast<std::size_t>(ply)].before))
+      into_check.emplace_back(ply, *step);
+  }
+  ASSERT_EQ(into_check.size(), 4u);
+  for (const auto& [ply, step] : into_check) {
+    SimulationOptions options = clean_run_options();
+    Injection injection{IncidentType::kIllegalMove, ply};
+    injection.illegal = step;
+    options.injections = {injection};
+    options.max_plies = ply + 1;
+    const Outcome outcome = run_tracker(game, options);
+    const std::string where = std::to_string(ply) + " " + step.uci();
+    ASSERT_EQ(outcome.sim.incidents.size(), 1u) << where;
+    EXPECT_TRUE(found(outcome, outcome.sim.incidents.front())) << where;
+    const auto illegal = std::find_if(outcome.committed.begin(), outcome.committed.end(),
+                                      [](const TrackedMove& m) { return m.illegal; });
+    ASSERT_NE(illegal, outcome.committed.end()) << where;
+    EXPECT_EQ(illegal->move, step) << where << ": " << illegal->san;
+    for (const Incident& i : outcome.incidents) {
+      if (i.type != IncidentType::kIllegalMove) continue;
+      EXPECT_TRUE(i.position.empty()) << where << ": " << i.position;
+      EXPECT_NE(i.detail.find("king in check"), std::string::npos) << i.detail;
+    }
+    EXPECT_GE(outcome.right, static_cast<int>(outcome.sim.truth.size()) - 1) << where;
+  }
+}
 // An illegal move ends the game. Made at the game's last press, the footage ending 1.5 s
 // later, it is likelier than the same move mid-game (TrackerConfig::game_ending_illegal_move).
 // With a prior 2 harsher than the default, under which a legal move taking a square for

@@ -162,6 +162,26 @@ class Noise {
 
 }  // namespace
 
+std::optional<Move> king_step_into_check(const Position& p) {
+  const Color mover = p.side_to_move();
+  const Square king = p.king_square(mover);
+  if (king == rules::kNoSquare) return std::nullopt;
+  for (int df = -1; df <= 1; ++df) {
+    for (int dr = -1; dr <= 1; ++dr) {
+      const int file = rules::file_of(king) + df;
+      const int rank = rules::rank_of(king) + dr;
+      if ((df == 0 && dr == 0) || file < 0 || file > 7 || rank < 0 || rank > 7) continue;
+      const Square to = rules::make_square(file, rank);
+      if (!p.piece_at(to).empty()) continue;
+      Position after = p;
+      after.remove(king);
+      after.put(to, {mover, PieceType::kKing});
+      if (after.attacked_by(!mover, to)) return Move::normal(king, to);
+    }
+  }
+  return std::nullopt;
+}
+
 Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& options,
                     const std::function<void(const SimulatedInput&)>& sink,
                     const rules::RuleSet& rules) {
@@ -354,8 +374,9 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
       }
     };
     bool illegal = false;
-    if (injected(IncidentType::kIllegalMove, i)) {
-      if (const std::optional<Move> wrong = illegal_move_for(p, move, rules)) {
+    if (const Injection* made = injection(IncidentType::kIllegalMove, i)) {
+      if (const std::optional<Move> wrong =
+              made->illegal ? made->illegal : illegal_move_for(p, move, rules)) {
         if (wrong->is_drop()) {
           p.add_holding(record.color, wrong->piece(), -1);
           p.put(wrong->to(), {record.color, wrong->piece()});

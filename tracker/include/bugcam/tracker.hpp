@@ -139,7 +139,8 @@ struct Incident {
   std::vector<int> frames;  // frame numbers worth a snapshot
   // illegal_move and position_disturbed: both boards as the recording continues from them
   // (BFEN, each board with "halfmove fullmove" after it as PGN FEN tags have them), for a
-  // record writer that must restart its game record from a set-up position.
+  // record writer that must restart its game record from a set-up position. Empty after an
+  // illegal move that left the mover's own king in check: no game can be set up from that.
   std::string position;
 };
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct Injection {
   // move_without_press only: the opponent answers without pressing (the mover never started
   // their clock) and the mover presses after their next move, as a player who forgot does.
   bool pressed_late = false;
+  // illegal_move only: the move made instead of the game's, where not the one the simulation
+  // picks (a piece stepping where it cannot go, never leaving its own king in check).
+  std::optional<rules::Move> illegal = std::nullopt;
 };
 
 // A square that vision reads as a piece of `reads_as` whenever it is empty, from the first
@@ -113,5 +117,9 @@ struct Simulation {
 Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& options,
                     const std::function<void(const SimulatedInput&)>& sink,
                     const rules::RuleSet& rules = rules::otb_rules());
+
+// An illegal move for Injection::illegal: the side to move's king stepping onto an empty
+// square beside it that the opponent attacks (held-out 11508's 7A. Ke3), if there is one.
+std::optional<rules::Move> king_step_into_check(const rules::Position& p);
 
 }  // namespace bugcam::tracker
