@@ -170,6 +170,15 @@ std::string incident_identity(const std::string& type, const std::string& board,
                               const std::string& side, const std::string& ply) {
   return type + " " + board + " " + side + " " + ply;
 }
+std::string move_identity(const std::string& ply, const std::string& san) {
+  return ply + " " + san;
+}
+
+// How a game broken off (Impl::broken_off) ends its closing comment, which a resumed run
+// reads back.
+constexpr std::string_view kBrokenOff =
+    "No game can be set up from the position the recording continues from, so this game ends "
+    "here; the moves recorded after it follow as comments until one can.";
 
 }  // namespace
 
@@ -180,7 +189,8 @@ struct Recorder::Impl {
   std::unique_ptr<File> events;
   // The record: one game, or, where an illegal move or a disturbed position made the
   // recording continue from a position no legal move leads to, one game per stretch, each
-  // after the first set up (SetUp, FEN) from where the previous one broke off. Every one
+  // after the first set up (SetUp, FEN) from where the previous one broke off (or from the
+  // first position after it that a game can be set up from: see broken_off). Every one
   // replays under the rules.
   std::vector<rules::BpgnGame> games{1};
   std::vector<TrackedMove> moves;
@@ -194,9 +204,13 @@ struct Recorder::Impl {
   std::vector<TrackedMove> waiting;
   // Where an illegal move left its mover's king in check, no game can be set up from the
   // position after it (Incident::position is empty): the last game ends there, and the moves
-  // committed after it, until an incident gives a position to continue from, follow it as
-  // comments, so that the record still replays and loses none of them.
+  // committed after it follow it as comments, so that the record still replays and loses none
+  // of them, until one can be set up again (TrackedMove::record_continues_from, mostly the
+  // opponent's answer) or an incident gives a position.
   bool broken_off = false;
+  // Resuming: move events the killed run logged after its last move in the record (those it
+  // wrote as comments while broken off); the resumed run commits them again.
+  std::vector<Logged> logged_moves;
   nlohmann::json incidents = nlohmann::json::array();
   // Resuming: clock events and incidents the killed run logged; the resumed run goes over
   // the time after its last committed move again and must not log them twice.
@@ -327,51 +341,59 @@ struct Recorder::Impl {
            seconds_text(incident.t_end) + " s)";
   }
 
-  // The game so far ends at `incident`, with no game after it (see broken_off).
+  // The game so far ends at `incident`, with no game after it (see broken_off). A game
+  // broken off already keeps its first reason.
   void break_off(const Incident& incident) {
     rules::BpgnGame& ended = games.back();
     ended.result = "*";
     ended.set_tag("Result", "*");
-    ended.result_comment = incident_summary(incident) + ": " + incident.detail +
-                           " No game can be set up from the position after it, so the record "
-                           "ends here: that move, and any recorded after it, are in the "
-                           "comments before this.";
+    std::string before;
+    if (broken_off) {
+      before = ended.result_comment.substr(0, ended.result_comment.size() - kBrokenOff.size());
+    }
+    ended.result_comment = before + incident_summary(incident) + ": " + incident.detail + " " +
+                           std::string(kBrokenOff);
     broken_off = true;
   }
 
-  // The recording continues from `incident.position`: the game so far ends there, with the
-  // incident as the reason, and a new one starts from that position.
-  void continue_from(const Incident& incident) {
+  // The recording continues from `position`: the game so far ends there, with `reason` (an
+  // incident's summary and detail; none where it was broken off and says why already), and a
+  // new one, whose first comment is `first_comment`, starts from that position.
+  void continue_from(const std::string& position, const std::string& reason,
+                     const std::string& first_comment) {
     rules::BpgnGame& ended = games.back();
     std::array<rules::Position, 2> boards;
     try {
-      const rules::Bfen bfen = rules::parse_bfen(incident.position);
+      const rules::Bfen bfen = rules::parse_bfen(position);
       if (!bfen.b) throw rules::ParseError({}, "expected two boards");
       rules::BpgnGame probe;
-      probe.set_tag("FEN", incident.position);
+      probe.set_tag("FEN", position);
       boards = start_boards(probe, bpgn_file);
     } catch (const rules::ParseError& e) {
-      throw RecorderError(bpgn_file.string() + ": cannot continue the record from '" +
-                          incident.position + "': " + e.what());
+      throw RecorderError(bpgn_file.string() + ": cannot continue the record from '" + position +
+                          "': " + e.what());
     }
-    const std::string what = incident_summary(incident);
     ended.result = "*";
     ended.set_tag("Result", "*");
     const std::string continues =
         "The record continues in game " + std::to_string(games.size() + 1) + " of this file.";
-    // A game broken off already says why; the moves after it are in its comments.
-    ended.result_comment = broken_off ? ended.result_comment + " " + continues
-                                      : what + ": " + incident.detail + " " + continues;
+    ended.result_comment =
+        broken_off ? ended.result_comment + (reason.empty() ? "" : " " + reason) + " " + continues
+                   : reason + " " + continues;
     broken_off = false;
     rules::BpgnGame next;
     next.tags = ended.tags;
     next.set_tag("SetUp", "1");
     next.set_tag("FEN", fen_tag(boards));
-    next.comments.push_back("Continues game " + std::to_string(games.size()) + " after the " +
-                            what + ", from the position the recording continued from.");
+    next.comments.push_back("Continues game " + std::to_string(games.size()) + " " + first_comment);
     games.push_back(std::move(next));
     last_game_start = boards;
     last_game_first_move = moves.size();
+  }
+  void continue_from(const Incident& incident) {
+    const std::string what = incident_summary(incident);
+    continue_from(incident.position, what + ": " + incident.detail,
+                  "after the " + what + ", from the position the recording continued from.");
   }
 };
 
@@ -432,10 +454,17 @@ Recorder::Recorder(RecorderOptions options) : impl_(std::make_unique<Impl>()) {
         throw RecorderError(impl.incidents_file.string() + ": " + e.what());
       }
     }
+    // A game broken off: the killed run wrote the moves after it as comments.
+    impl.broken_off = impl.games.back().result_comment.ends_with(kBrokenOff);
     if (fs::exists(dir / "events.pb")) {
+      const double resumed_at = resume_time();
       for (const events::Event& event : read_events(dir / "events.pb")) {
         if (event.has_clock())
           impl.logged_clock_events.push_back({clock_identity(event.clock()), event.t()});
+        if (event.has_move() && !event.move().provisional() && event.t() > resumed_at) {
+          impl.logged_moves.push_back(
+              {move_identity(event.move().ply(), event.move().san()), event.t()});
+        }
       }
     }
   } else {
@@ -483,6 +512,7 @@ Recorder::~Recorder() = default;
 void Recorder::record(const tracker::TrackerEvent& event) {
   Impl& impl = *impl_;
   events::Event out;
+  bool logged = false;  // in events.pb already
   if (const auto* move = std::get_if<TrackedMove>(&event)) {
     out.set_t(move->t);
     events::Move& m = *out.mutable_move();
@@ -496,9 +526,15 @@ void Recorder::record(const tracker::TrackerEvent& event) {
     m.set_press(move->press);
     m.set_provisional(move->provisional);
     m.set_illegal(move->illegal);
+    // Resuming: the killed run logged it already (as a comment, the record broken off).
+    if (!move->provisional &&
+        Impl::take_logged(impl.logged_moves, move_identity(move->ply, move->san), move->t)) {
+      logged = true;
+    }
     if (!move->provisional && move->illegal) {
       // No BPGN reader takes it as a move: the game it broke has ended at its incident, and
-      // the next game, set up from the position after it, names it first.
+      // it follows as a comment, first in the next game, set up from the position after it,
+      // or after the last move where none can be (broken_off).
       std::string text = move->ply + ". " + move->san + " (breaks the rules; pressed at " +
                          seconds_text(move->t) + " s";
       if (move->clock) text += ", clock " + seconds_text(*move->clock) + " s";
@@ -508,6 +544,12 @@ void Recorder::record(const tracker::TrackerEvent& event) {
                          " (after the record broke off; pressed at " + seconds_text(move->t) + " s";
       if (move->clock) text += ", clock " + seconds_text(*move->clock) + " s";
       impl.comment_after_last(text + ")");
+      if (!move->record_continues_from.empty()) {
+        impl.continue_from(move->record_continues_from, "",
+                           "from the position after " + move->ply + ". " + move->san +
+                               ", the first after it that a game can be set up from.");
+        impl.write_game();
+      }
     } else if (!move->provisional) {
       // A drop on credit waits, with every move committed after it, for the capture that gave
       // its piece, which goes first: the game written must replay at every commit.
@@ -539,9 +581,6 @@ void Recorder::record(const tracker::TrackerEvent& event) {
     // Resuming: the killed run reported it already.
     if (Impl::take_logged(impl.logged_incidents,
                           incident_identity(type, board, side, incident->ply), t)) {
-      // The killed run broke the record off there, and the file read back ends so.
-      if (incident->type == tracker::IncidentType::kIllegalMove && incident->position.empty())
-        impl.broken_off = true;
       return;
     }
     out.set_t(incident->t);
@@ -572,13 +611,15 @@ void Recorder::record(const tracker::TrackerEvent& event) {
       impl.write_waiting();
       impl.continue_from(*incident);
       impl.write_game();
-    } else if (incident->type == tracker::IncidentType::kIllegalMove) {
+    } else if (incident->type == tracker::IncidentType::kIllegalMove ||
+               incident->type == tracker::IncidentType::kPositionDisturbed) {
+      // These give the position the record continues from, where a game can be set up from it.
       impl.write_waiting();
       impl.break_off(*incident);
       impl.write_game();
     }
   }
-  impl.append(out);
+  if (!logged) impl.append(out);
 }
 
 void Recorder::record(const capture::ClockEvent& event) {
@@ -598,7 +639,8 @@ void Recorder::record(const capture::ClockEvent& event) {
 void Recorder::set_result(const std::string& result, const std::string& reason) {
   rules::BpgnGame& game = impl_->games.back();
   game.result = result;
-  game.result_comment = reason;
+  // A game broken off keeps saying why, and where its later moves are.
+  game.result_comment = impl_->broken_off ? game.result_comment + " " + reason : reason;
   game.set_tag("Result", result);
   impl_->write_game();
 }

@@ -2,8 +2,9 @@
 // move: game.bpgn stays valid BPGN (every game in it replays), and a recording killed after
 // the illegal move resumes from the position after it without logging anything twice.
 #include <algorithm>
+#include <cctype>
 #include <fstream>
-#include <limits>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -67,9 +68,9 @@ double time_of(const SimulatedInput& input) {
 // to the recorder. Resuming, the tracker starts where game.bpgn's last game starts, and the
 // inputs start where the killed run's last committed move was (clock events after it,
 // observations from it on, as a video seeks there). Stops without finishing (a kill) once
-// `kill_after` moves are committed, or at the first input after `kill_at` seconds.
+// `kill_after` moves are committed, or after the event that `killed_when` says so.
 void record(const fs::path& dir, const std::vector<SimulatedInput>& inputs, bool resume,
-            std::size_t kill_after = 0, double kill_at = std::numeric_limits<double>::infinity()) {
+            std::size_t kill_after = 0, const std::function<bool()>& killed_when = {}) {
   recorder::Recorder rec({dir, {}, resume});
   tracker::TrackerConfig config;
   config.start_a = rec.resume_boards()[0];
@@ -80,7 +81,6 @@ void record(const fs::path& dir, const std::vector<SimulatedInput>& inputs, bool
   }
   const double resume_t = rec.resume_time();
   for (const SimulatedInput& input : inputs) {
-    if (time_of(input) > kill_at) return;
     if (resume) {
       const bool clock = std::holds_alternative<capture::ClockEvent>(input);
       // The record has times to the millisecond.
@@ -88,11 +88,17 @@ void record(const fs::path& dir, const std::vector<SimulatedInput>& inputs, bool
     }
     if (const auto* clock = std::get_if<capture::ClockEvent>(&input)) rec.record(*clock);
     std::visit([&](const auto& item) { tracker.add(item); }, input);
-    for (const tracker::TrackerEvent& event : tracker.take_events()) rec.record(event);
+    for (const tracker::TrackerEvent& event : tracker.take_events()) {
+      rec.record(event);
+      if (killed_when && killed_when()) return;
+    }
     if (kill_after > 0 && rec.moves().size() >= kill_after) return;
   }
   tracker.finish();
-  for (const tracker::TrackerEvent& event : tracker.take_events()) rec.record(event);
+  for (const tracker::TrackerEvent& event : tracker.take_events()) {
+    rec.record(event);
+    if (killed_when && killed_when()) return;
+  }
 }
 
 // Every game of game.bpgn replays under the rules; returns them.
@@ -210,10 +216,12 @@ TEST(RecorderWithTracker, ResumesAfterAnIllegalMoveWithoutLoggingTwice) {
 }
 
 // As held-out 11508's 7A. Ke3, into a knight's check, but mid-game: no game can be set up from
-// the position after it (the side not to move is in check), so the record ends there; every
-// game in it still replays, and the illegal move and the moves recorded after it follow the
-// last move as comments. Killed after it, the recording resumes without writing any twice.
-TEST(RecorderWithTracker, AnIllegalMoveIntoCheckEndsTheRecordWithTheMovesAfterItInComments) {
+// the position after it (the side not to move is in check), so the record's game ends there,
+// and the illegal move and the moves recorded after it follow its last move as comments until
+// the opponent's answer, after which the record continues in a game set up from the position.
+// Every game still replays. Killed while broken off, the recording resumes without writing any
+// move twice, in the record or in events.pb.
+TEST(RecorderWithTracker, AnIllegalMoveIntoCheckBreaksTheRecordOffUntilItsAnswer) {
   const rules::Replay replayed = rules::replay(first_game());
   int ply = 20;
   std::optional<rules::Move> step;
@@ -226,39 +234,60 @@ TEST(RecorderWithTracker, AnIllegalMoveIntoCheckEndsTheRecordWithTheMovesAfterIt
   record(whole.path(), inputs, false);
 
   const std::vector<rules::BpgnGame> games = valid_games(whole.path());
-  ASSERT_EQ(games.size(), 1u) << read(whole / "game.bpgn");
+  ASSERT_EQ(games.size(), 2u) << read(whole / "game.bpgn");
   EXPECT_NE(games[0].result_comment.find("No game can be set up"), std::string::npos)
       << games[0].result_comment;
   ASSERT_FALSE(games[0].moves.empty());
   const std::vector<std::string>& after = games[0].moves.back().comments;
-  const auto named = std::find_if(after.begin(), after.end(), [](const std::string& c) {
-    return c.find("breaks the rules") != std::string::npos;
-  });
-  ASSERT_NE(named, after.end()) << read(whole / "game.bpgn");
+  ASSERT_FALSE(after.empty()) << read(whole / "game.bpgn");
   const std::string from_to =
       rules::square_name(step->from()) + "-" + rules::square_name(step->to());
-  EXPECT_NE(named->find(from_to), std::string::npos) << *named;
-  const auto later = [](const std::vector<std::string>& comments) {
-    return std::count_if(comments.begin(), comments.end(), [](const std::string& c) {
-      return c.find("after the record broke off") != std::string::npos;
-    });
+  EXPECT_NE(after.front().find(from_to + " (breaks the rules"), std::string::npos) << after.front();
+  // The last comment is the answer that made a position a game can be set up from again.
+  const std::string answer = after.back();
+  EXPECT_NE(answer.find("after the record broke off"), std::string::npos) << answer;
+  // ... the opponent's, on the illegal move's board: "7a." answered by "8A.".
+  const auto board_and_side = [](const std::string& comment) {
+    const std::size_t dot = comment.find('.');
+    return dot == std::string::npos || dot == 0 ? '?' : comment[dot - 1];
   };
-  // The 8 plies after it, less what the tracker cannot follow once the board has diverged.
-  EXPECT_GE(later(after), 4) << read(whole / "game.bpgn");
+  const char illegal_side = board_and_side(after.front());
+  const char answer_side = board_and_side(answer);
+  EXPECT_NE(illegal_side, answer_side) << answer;
+  EXPECT_EQ(std::toupper(illegal_side), std::toupper(answer_side)) << answer;
+  ASSERT_FALSE(games[1].comments.empty());
+  EXPECT_NE(games[1].comments.front().find("the first after it that a game can be set up from"),
+            std::string::npos)
+      << games[1].comments.front();
+  EXPECT_EQ(games[1].tag("SetUp"), "1");
+  EXPECT_FALSE(games[1].moves.empty()) << read(whole / "game.bpgn");
+  EXPECT_EQ(count_kind(whole.path(), "illegal"), 1u);
+
   const auto incidents = nlohmann::json::parse(read(whole / "incidents.json"));
   const auto illegal = std::find_if(incidents.begin(), incidents.end(),
                                     [](const auto& i) { return i["type"] == "illegal_move"; });
   ASSERT_NE(illegal, incidents.end()) << incidents.dump(1);
 
-  const bugcam::test_support::TempDir killed("recorder-into-check-killed");
-  record(killed.path(), inputs, false, 0, (*illegal)["t_end"].get<double>() + 3.0);
-  record(killed.path(), inputs, true);
-  const std::vector<rules::BpgnGame> resumed = valid_games(killed.path());
-  ASSERT_EQ(resumed.size(), 1u) << read(killed / "game.bpgn");
-  EXPECT_EQ(resumed[0].moves.size(), games[0].moves.size());
-  EXPECT_EQ(resumed[0].moves.back().comments, after) << read(killed / "game.bpgn");
-  EXPECT_EQ(resumed[0].result_comment, games[0].result_comment);
-  EXPECT_EQ(nlohmann::json::parse(read(killed / "incidents.json")).size(), incidents.size());
+  // Killed while the record is broken off, once a move after the illegal one is written as a
+  // comment, before the answer; then resumed. A run killed as soon as the record broke off
+  // tells it from the file read back (the resumed run does not log the incident again).
+  for (const std::string written : {"No game can be set up", "after the record broke off"}) {
+    const bugcam::test_support::TempDir killed("recorder-into-check-killed");
+    record(killed.path(), inputs, false, 0,
+           [&] { return read(killed / "game.bpgn").find(written) != std::string::npos; });
+    ASSERT_EQ(valid_games(killed.path()).size(), 1u) << written << ": killed after the answer";
+    record(killed.path(), inputs, true);
+    const std::vector<rules::BpgnGame> resumed = valid_games(killed.path());
+    ASSERT_EQ(resumed.size(), 2u) << written << "\n" << read(killed / "game.bpgn");
+    EXPECT_EQ(resumed[0].moves.size(), games[0].moves.size()) << written;
+    EXPECT_EQ(resumed[0].moves.back().comments, after) << written;
+    EXPECT_EQ(resumed[0].result_comment, games[0].result_comment) << written;
+    EXPECT_EQ(resumed[1].tag("FEN"), games[1].tag("FEN")) << written;
+    EXPECT_EQ(nlohmann::json::parse(read(killed / "incidents.json")).size(), incidents.size())
+        << written;
+    EXPECT_EQ(count_kind(killed.path(), "illegal"), 1u) << written;
+    EXPECT_EQ(count_kind(killed.path(), "move"), count_kind(whole.path(), "move")) << written;
+  }
 }
 
 }  // namespace

@@ -293,6 +293,15 @@ std::string bfen_with_move_numbers(const std::array<Position, 2>& boards) {
   return out;
 }
 
+// Whether a game record can be set up from `boards`: no side that is not to move is in check
+// (an illegal move may leave its mover so, until the opponent answers).
+bool settable(const std::array<Position, 2>& boards) {
+  return std::none_of(boards.begin(), boards.end(), [](const Position& p) {
+    const rules::Square king = p.king_square(!p.side_to_move());
+    return king != rules::kNoSquare && p.attacked_by(p.side_to_move(), king);
+  });
+}
+
 Seat partner_of(Seat s) {
   return Seat{rules::other(s.board), !s.color};
 }
@@ -1488,6 +1497,8 @@ struct Tracker::Impl {
   std::array<std::optional<double>, 2> earlier_press_t;
   std::array<ClockState, 2> clocks;
   std::array<Position, 2> committed;
+  // An incident gave no position to set the record up from (set_up_from).
+  bool record_broken_off = false;
   PassedFrom committed_passed_from;
   // Per board, up to when vision's readings have been learned from committed positions.
   std::array<double, 2> learned_until = {-kInfinity, -kInfinity};
@@ -4222,7 +4233,7 @@ struct Tracker::Impl {
         i.ply = node.plies.empty()
                     ? next_label
                     : ply_label(press.board, node.plies.back().side, node.plies.back().number);
-        // Only an illegal move leaves the mover in check (build_resync): the tracker goes on
+        // An illegal move may leave its mover in check (build_resync): the tracker goes on
         // from that position, but no game record can be set up from it.
         const Position& after = committed[index(press.board)];
         const bool mover_in_check = after.attacked_by(!press.side, after.king_square(press.side));
@@ -4232,7 +4243,7 @@ struct Tracker::Impl {
                                    : std::string()) +
                    "recording continues from the position seen.";
         i.frames = {press.frame};
-        if (!mover_in_check) i.position = bfen_with_move_numbers(committed);
+        set_up_from(i, committed);
         events.emplace_back(std::move(i));
         if (node.resync_illegal) {
           // The move stands until claimed (000 art. 1.14): it keeps its place in the record.
@@ -4385,7 +4396,7 @@ struct Tracker::Impl {
                    ") that they did not hold and their partner did not capture; recording "
                    "continues from the position seen.";
         i.frames = {press.frame};
-        i.position = bfen_with_move_numbers(committed);
+        set_up_from(i, committed);
         events.emplace_back(std::move(i));
         TrackedMove move = tracked(ply, press);
         move.san = lan;
@@ -4412,7 +4423,21 @@ struct Tracker::Impl {
         move.t = timed;
         move.clock = clock_when_made(press, ply.side, timed);
       }
+      if (record_broken_off && settable(committed)) {
+        move.record_continues_from = bfen_with_move_numbers(committed);
+        record_broken_off = false;
+      }
       events.emplace_back(std::move(move));
+    }
+  }
+
+  // The position an incident's record continues from, where a game can be set up from it;
+  // else none, and the first move committed once one can carries it.
+  void set_up_from(Incident& incident, const std::array<Position, 2>& boards) {
+    if (settable(boards)) {
+      incident.position = bfen_with_move_numbers(boards);
+    } else {
+      record_broken_off = true;
     }
   }
 

@@ -139,8 +139,9 @@ struct Incident {
   std::vector<int> frames;  // frame numbers worth a snapshot
   // illegal_move and position_disturbed: both boards as the recording continues from them
   // (BFEN, each board with "halfmove fullmove" after it as PGN FEN tags have them), for a
-  // record writer that must restart its game record from a set-up position. Empty after an
-  // illegal move that left the mover's own king in check: no game can be set up from that.
+  // record writer that must restart its game record from a set-up position. Empty where no
+  // game can be set up from it: an illegal move left its mover's own king in check (on this
+  // board, or on the other, not answered yet); TrackedMove::record_continues_from follows.
   std::string position;
 };
 
@@ -170,6 +171,10 @@ struct TrackedMove {
   // long form as seen ("Bf1-f3", "Nxe5" as "Nc4xe5", "P@h8"), which no SAN reader accepts,
   // and the game continues from the position seen (Incident::position).
   bool illegal = false;
+  // On the first move committed after an incident that gave no position (Incident::position),
+  // once a game can be set up again: both boards after this move, as Incident::position has
+  // them, for the record to continue from.
+  std::string record_continues_from;
 };
 
 // A provisional move that the committed history replaced (or dropped: `now` empty).
