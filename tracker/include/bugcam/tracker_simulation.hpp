@@ -22,7 +22,8 @@ struct Injection {
   // their clock) and the mover presses after their next move, as a player who forgot does.
   bool pressed_late = false;
   // illegal_move only: the move made instead of the game's, where not the one the simulation
-  // picks (a piece stepping where it cannot go, never leaving its own king in check).
+  // picks (a piece stepping where it cannot go, never leaving its own king in check). To an
+  // empty square: a capture would lose the piece taken, and castling rights are kept.
   std::optional<rules::Move> illegal = std::nullopt;
 };
 
