@@ -203,7 +203,7 @@ struct Recorder::Impl {
   // game after that capture (and after the held moves of its board, which came before it).
   std::vector<TrackedMove> waiting;
   // Where an illegal move left its mover's king in check, no game can be set up from the
-  // position after it (Incident::position is empty): the last game ends there, and the moves
+  // position after it (Incident::position_unsettable): the last game ends there, and the moves
   // committed after it follow it as comments, so that the record still replays and loses none
   // of them, until one can be set up again (TrackedMove::record_continues_from, mostly the
   // opponent's answer) or an incident gives a position.
@@ -611,9 +611,7 @@ void Recorder::record(const tracker::TrackerEvent& event) {
       impl.write_waiting();
       impl.continue_from(*incident);
       impl.write_game();
-    } else if (incident->type == tracker::IncidentType::kIllegalMove ||
-               incident->type == tracker::IncidentType::kPositionDisturbed) {
-      // These give the position the record continues from, where a game can be set up from it.
+    } else if (incident->position_unsettable) {
       impl.write_waiting();
       impl.break_off(*incident);
       impl.write_game();

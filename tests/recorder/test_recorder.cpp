@@ -96,6 +96,28 @@ TEST(Recorder, WritesBpgnEventsAndIncidents) {
   EXPECT_EQ(kinds, want);
 }
 
+// A piece knocked over and put back (position_disturbed with no position: the position did
+// not change) leaves the game going on; only an incident whose position no game can be set up
+// from breaks it off (held-out 11507 lost 33 moves to comments when any position_disturbed
+// without a position did).
+TEST(Recorder, AKnockPutBackLeavesTheGameGoingOn) {
+  const bugcam::test_support::TempDir dir_temp("recorder-knock");
+  const fs::path dir = dir_temp.path();
+  const auto moves = real_moves();
+  {
+    recorder::Recorder rec({dir, {}, false});
+    for (std::size_t i = 0; i < 4; ++i) rec.record(tracker::TrackerEvent{moves[i]});
+    tracker::Incident knock;
+    knock.type = tracker::IncidentType::kPositionDisturbed;
+    knock.t = 2.6;
+    knock.t_end = 2.9;
+    knock.detail = "The piece on d4 of board B was knocked over and put back.";
+    rec.record(tracker::TrackerEvent{knock});
+    for (std::size_t i = 4; i < 8; ++i) rec.record(tracker::TrackerEvent{moves[i]});
+  }
+  EXPECT_EQ(bpgn_moves(dir), 8u) << read(dir / "game.bpgn");
+}
+
 // A move made without a press is timed from the board and committed with the later press
 // that recorded it, after a move of the other board completed meanwhile: the game lists the
 // moves in the order completed, and a resume goes on after the latest.

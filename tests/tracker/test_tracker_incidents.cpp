@@ -757,6 +757,7 @@ TEST(TrackerIncidents, AnIllegalMoveIntoCheck) {
     for (const Incident& i : outcome.incidents) {
       if (i.type != IncidentType::kIllegalMove) continue;
       EXPECT_TRUE(i.position.empty()) << where << ": " << i.position;
+      EXPECT_TRUE(i.position_unsettable) << where;
       EXPECT_NE(i.detail.find("king in check"), std::string::npos) << i.detail;
     }
     EXPECT_GE(outcome.right, static_cast<int>(outcome.sim.truth.size()) - 1) << where;

@@ -4437,6 +4437,7 @@ struct Tracker::Impl {
     if (settable(boards)) {
       incident.position = bfen_with_move_numbers(boards);
     } else {
+      incident.position_unsettable = true;
       record_broken_off = true;
     }
   }

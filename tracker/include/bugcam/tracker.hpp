@@ -139,10 +139,13 @@ struct Incident {
   std::vector<int> frames;  // frame numbers worth a snapshot
   // illegal_move and position_disturbed: both boards as the recording continues from them
   // (BFEN, each board with "halfmove fullmove" after it as PGN FEN tags have them), for a
-  // record writer that must restart its game record from a set-up position. Empty where no
-  // game can be set up from it: an illegal move left its mover's own king in check (on this
-  // board, or on the other, not answered yet); TrackedMove::record_continues_from follows.
+  // record writer that must restart its game record from a set-up position (a piece knocked
+  // over and put back changes none: empty).
   std::string position;
+  // The recording continues from a position no game can be set up from, so `position` is
+  // empty: an illegal move left its mover's own king in check (on this board, or on the
+  // other, not answered yet). TrackedMove::record_continues_from follows.
+  bool position_unsettable = false;
 };
 
 // A move as the tracker decided it. `provisional` moves are the best guess right after the
