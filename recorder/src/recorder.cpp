@@ -174,6 +174,9 @@ std::string move_identity(const std::string& ply, const std::string& san) {
   return ply + " " + san;
 }
 
+// The tag of a game set up after a move that made one possible again (Impl::broken_off): that
+// move's press time, where a resumed run starts.
+constexpr std::string_view kContinuesAtTag = "ContinuesAt";
 // How a game broken off (Impl::broken_off) ends its closing comment, which a resumed run
 // reads back.
 constexpr std::string_view kBrokenOff =
@@ -198,6 +201,9 @@ struct Recorder::Impl {
   std::array<rules::Position, 2> last_game_start{rules::Position::start(),
                                                  rules::Position::start()};
   std::size_t last_game_first_move = 0;
+  // Where the last game was set up after the move that made a game possible again (see
+  // broken_off), that move's time (its kContinuesAtTag): a resumed run starts there.
+  double last_game_set_up_t = 0.0;
   // A drop on credit (TrackedMove::dropped_on_credit) and the moves committed after it, in
   // order, until the capture that gave its piece is committed: in events.pb at once, in the
   // game after that capture (and after the held moves of its board, which came before it).
@@ -349,7 +355,9 @@ struct Recorder::Impl {
     ended.set_tag("Result", "*");
     std::string before;
     if (broken_off) {
-      before = ended.result_comment.substr(0, ended.result_comment.size() - kBrokenOff.size());
+      const std::size_t at = ended.result_comment.find(kBrokenOff);
+      before =
+          at == std::string::npos ? ended.result_comment + " " : ended.result_comment.substr(0, at);
     }
     ended.result_comment = before + incident_summary(incident) + ": " + incident.detail + " " +
                            std::string(kBrokenOff);
@@ -360,7 +368,8 @@ struct Recorder::Impl {
   // incident's summary and detail; none where it was broken off and says why already), and a
   // new one, whose first comment is `first_comment`, starts from that position.
   void continue_from(const std::string& position, const std::string& reason,
-                     const std::string& first_comment) {
+                     const std::string& first_comment,
+                     std::optional<double> set_up_at = std::nullopt) {
     rules::BpgnGame& ended = games.back();
     std::array<rules::Position, 2> boards;
     try {
@@ -383,12 +392,15 @@ struct Recorder::Impl {
     broken_off = false;
     rules::BpgnGame next;
     next.tags = ended.tags;
+    std::erase_if(next.tags, [](const auto& tag) { return tag.first == kContinuesAtTag; });
     next.set_tag("SetUp", "1");
     next.set_tag("FEN", fen_tag(boards));
     next.comments.push_back("Continues game " + std::to_string(games.size()) + " " + first_comment);
     games.push_back(std::move(next));
+    if (set_up_at) games.back().set_tag(kContinuesAtTag, seconds_text(*set_up_at));
     last_game_start = boards;
     last_game_first_move = moves.size();
+    last_game_set_up_t = set_up_at.value_or(0.0);
   }
   void continue_from(const Incident& incident) {
     const std::string what = incident_summary(incident);
@@ -426,6 +438,16 @@ Recorder::Recorder(RecorderOptions options) : impl_(std::make_unique<Impl>()) {
       }
       impl.last_game_start = start;
       impl.last_game_first_move = impl.moves.size();
+      impl.last_game_set_up_t = 0.0;
+      if (const std::optional<std::string> at = game.tag(kContinuesAtTag)) {
+        try {
+          impl.last_game_set_up_t = std::stod(*at);
+        } catch (const std::logic_error&) {
+          throw RecorderError(impl.bpgn_file.string() + ": game " + std::to_string(g + 1) + ": " +
+                              std::string(kContinuesAtTag) + " tag '" + *at +
+                              "' is not a number of seconds");
+        }
+      }
       for (std::size_t i = 0; i < replayed.plies.size(); ++i) {
         const rules::BpgnMove& record = game.moves[i];
         TrackedMove move;
@@ -455,7 +477,7 @@ Recorder::Recorder(RecorderOptions options) : impl_(std::make_unique<Impl>()) {
       }
     }
     // A game broken off: the killed run wrote the moves after it as comments.
-    impl.broken_off = impl.games.back().result_comment.ends_with(kBrokenOff);
+    impl.broken_off = impl.games.back().result_comment.find(kBrokenOff) != std::string::npos;
     if (fs::exists(dir / "events.pb")) {
       const double resumed_at = resume_time();
       for (const events::Event& event : read_events(dir / "events.pb")) {
@@ -547,7 +569,8 @@ void Recorder::record(const tracker::TrackerEvent& event) {
       if (!move->record_continues_from.empty()) {
         impl.continue_from(move->record_continues_from, "",
                            "from the position after " + move->ply + ". " + move->san +
-                               ", the first after it that a game can be set up from.");
+                               ", the first after it that a game can be set up from.",
+                           move->t);
         impl.write_game();
       }
     } else if (!move->provisional) {
@@ -653,7 +676,8 @@ const std::vector<TrackedMove>& Recorder::moves() const {
 
 double Recorder::resume_time() const {
   // The latest: a capture listed before the drop its piece gave may have been pressed after it.
-  double latest = 0.0;
+  // A game set up after a move written as a comment starts after that move.
+  double latest = impl_->last_game_set_up_t;
   for (const TrackedMove& move : impl_->moves) latest = std::max(latest, move.t);
   return latest;
 }

@@ -4436,6 +4436,7 @@ struct Tracker::Impl {
   void set_up_from(Incident& incident, const std::array<Position, 2>& boards) {
     if (settable(boards)) {
       incident.position = bfen_with_move_numbers(boards);
+      record_broken_off = false;  // the record continues from this position
     } else {
       incident.position_unsettable = true;
       record_broken_off = true;
