@@ -174,6 +174,14 @@ std::string move_identity(const std::string& ply, const std::string& san) {
   return ply + " " + san;
 }
 
+// A move the record keeps as a comment: "7a. Kf8-f7 (`why`; pressed at 10.172 s, clock ...)".
+std::string move_comment(const TrackedMove& move, std::string_view why) {
+  std::string text = move.ply + ". " + move.san + " (" + std::string(why) + "; pressed at " +
+                     seconds_text(move.t) + " s";
+  if (move.clock) text += ", clock " + seconds_text(*move.clock) + " s";
+  return text + ")";
+}
+
 // The tag of a game set up after a move that made one possible again (Impl::broken_off): that
 // move's press time, where a resumed run starts.
 constexpr std::string_view kContinuesAtTag = "ContinuesAt";
@@ -557,15 +565,9 @@ void Recorder::record(const tracker::TrackerEvent& event) {
       // No BPGN reader takes it as a move: the game it broke has ended at its incident, and
       // it follows as a comment, first in the next game, set up from the position after it,
       // or after the last move where none can be (broken_off).
-      std::string text = move->ply + ". " + move->san + " (breaks the rules; pressed at " +
-                         seconds_text(move->t) + " s";
-      if (move->clock) text += ", clock " + seconds_text(*move->clock) + " s";
-      impl.comment_after_last(text + ")");
+      impl.comment_after_last(move_comment(*move, "breaks the rules"));
     } else if (!move->provisional && impl.broken_off) {
-      std::string text = move->ply + ". " + move->san +
-                         " (after the record broke off; pressed at " + seconds_text(move->t) + " s";
-      if (move->clock) text += ", clock " + seconds_text(*move->clock) + " s";
-      impl.comment_after_last(text + ")");
+      impl.comment_after_last(move_comment(*move, "after the record broke off"));
       if (!move->record_continues_from.empty()) {
         impl.continue_from(move->record_continues_from, "",
                            "from the position after " + move->ply + ". " + move->san +

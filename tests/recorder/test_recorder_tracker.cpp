@@ -225,10 +225,11 @@ TEST(RecorderWithTracker, AnIllegalMoveIntoCheckBreaksTheRecordOffUntilItsAnswer
   const rules::Replay replayed = rules::replay(first_game());
   int ply = 20;
   std::optional<rules::Move> step;
-  for (; ply < 60 && !step; ++ply)
+  for (; ply < 60; ++ply) {
     step = tracker::king_step_into_check(replayed.plies[static_cast<std::size_t>(ply)].before);
+    if (step) break;
+  }
   ASSERT_TRUE(step.has_value());
-  --ply;
   const std::vector<SimulatedInput> inputs = game_with_illegal_move(ply, ply + 9, step).inputs;
   const bugcam::test_support::TempDir whole("recorder-into-check");
   record(whole.path(), inputs, false);

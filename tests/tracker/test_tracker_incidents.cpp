@@ -703,16 +703,21 @@ TEST(TrackerIncidents, AnIllegalMoveIntoCheck) {
   namespace rules = bugcam::rules;
   const rules::BpgnGame& game = clean_run_games()[0];
   const rules::Replay replayed = rules::replay(game);
-  // Plies before which the mover's king may step into check.
+  // The first `count` plies from the 10th on before which `illegal` finds a move.
   std::vector<std::pair<int, rules::Move>> into_check;
-  for (int ply = 10; ply < static_cast<int>(replayed.plies.size()) && into_check.size() < 4;
-       ++ply) {
-    if (const auto step =
-            king_step_into_check(replayed.plies[static_cast<std::size_t>(ply)].before))
-      into_check.emplace_back(ply, *step);
-  }
-  ASSERT_EQ(into_check.size(), 4u);
-  // Plies where the mover, in check, holds a piece: dropped where it does not block the check.
+  const auto add_first = [&](std::size_t count, const auto& illegal) {
+    std::size_t added = 0;
+    for (std::size_t ply = 10; ply < replayed.plies.size() && added < count; ++ply) {
+      if (const std::optional<rules::Move> m = illegal(replayed.plies[ply].before)) {
+        into_check.emplace_back(static_cast<int>(ply), *m);
+        ++added;
+      }
+    }
+    return added;
+  };
+  // The mover's king steps into check.
+  ASSERT_EQ(add_first(4, king_step_into_check), 4u);
+  // The mover, in check, drops a held piece where it does not block the check.
   const auto drop_leaving_check = [](const rules::Position& p) -> std::optional<rules::Move> {
     const rules::Color mover = p.side_to_move();
     if (!p.attacked_by(!mover, p.king_square(mover))) return std::nullopt;
@@ -728,15 +733,7 @@ TEST(TrackerIncidents, AnIllegalMoveIntoCheck) {
     }
     return std::nullopt;
   };
-  std::size_t drops = 0;
-  for (int ply = 10; ply < static_cast<int>(replayed.plies.size()) && drops < 3; ++ply) {
-    if (const auto drop =
-            drop_leaving_check(replayed.plies[static_cast<std::size_t>(ply)].before)) {
-      into_check.emplace_back(ply, *drop);
-      ++drops;
-    }
-  }
-  ASSERT_EQ(drops, 3u);
+  ASSERT_EQ(add_first(3, drop_leaving_check), 3u);
   for (const auto& [ply, step] : into_check) {
     SimulationOptions options = clean_run_options();
     Injection injection{IncidentType::kIllegalMove, ply};

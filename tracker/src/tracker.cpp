@@ -293,13 +293,16 @@ std::string bfen_with_move_numbers(const std::array<Position, 2>& boards) {
   return out;
 }
 
-// Whether a game record can be set up from `boards`: no side that is not to move is in check
-// (an illegal move may leave its mover so, until the opponent answers).
+// Whether the side not to move is in check: only an illegal move leaves its mover so.
+bool waiting_side_in_check(const Position& p) {
+  const rules::Square king = p.king_square(!p.side_to_move());
+  return king != rules::kNoSquare && p.attacked_by(p.side_to_move(), king);
+}
+
+// Whether a game record can be set up from `boards`: no side not to move is in check (an
+// illegal move may leave its mover so, until the opponent answers).
 bool settable(const std::array<Position, 2>& boards) {
-  return std::none_of(boards.begin(), boards.end(), [](const Position& p) {
-    const rules::Square king = p.king_square(!p.side_to_move());
-    return king != rules::kNoSquare && p.attacked_by(p.side_to_move(), king);
-  });
+  return std::none_of(boards.begin(), boards.end(), waiting_side_in_check);
 }
 
 Seat partner_of(Seat s) {
@@ -4235,8 +4238,7 @@ struct Tracker::Impl {
                     : ply_label(press.board, node.plies.back().side, node.plies.back().number);
         // An illegal move may leave its mover in check (build_resync): the tracker goes on
         // from that position, but no game record can be set up from it.
-        const Position& after = committed[index(press.board)];
-        const bool mover_in_check = after.attacked_by(!press.side, after.king_square(press.side));
+        const bool mover_in_check = waiting_side_in_check(committed[index(press.board)]);
         i.detail = what + " (" + node.resync_detail + "); " +
                    (mover_in_check ? "it leaves " + seat_name(presser) +
                                          "'s king in check, which ends the game if claimed; "
