@@ -4,7 +4,12 @@
 // display), and the flag falls (a ticking display that stops). Only the clocks are read, so
 // a clip takes seconds: for tuning the lever reading and tracker::LeverPressDetector.
 //
-// usage: lever_eval CLIP_DIR... [--verbose]
+// usage: lever_eval CLIP_DIR... [--verbose] [--displays EVERY_NTH_FRAME] [--dump-displays DIR]
+//                   [--time-control SECONDS]
+// --displays also reads the clocks' displays every so many frames against the log;
+// --dump-displays writes the first frame's clock areas, and each misread one, as read;
+// --time-control gives the detector the clocks' starting time (else it has the displays only).
+// Each press found carries remaining times, compared with the log's.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -14,8 +19,11 @@
 #include <string>
 #include <vector>
 
+#include <opencv2/imgcodecs.hpp>
+
 #include "bugcam/calibration.hpp"
 #include "bugcam/capture.hpp"
+#include "bugcam/evaluation.hpp"
 #include "bugcam/pipeline.hpp"
 #include "bugcam/tracker.hpp"
 #include "bugcam/vision.hpp"
@@ -59,7 +67,16 @@ struct Score {
   int flags = 0;
   int flags_found = 0;
   int flags_spurious = 0;
+  // Remaining times in the log at the matched presses (each side's), those the found press
+  // carries, of them within kClockSeconds, and the worst error.
+  int clocks = 0;
+  int clocks_given = 0;
+  int clocks_within = 0;
+  double clock_error_max = 0.0;
 };
+
+// A remaining time this close to the log's is right (as SPEC's figures ask).
+constexpr double kClockSeconds = 0.1;
 
 // A flag fall found this close to the log's counts (as an incident's time must be).
 constexpr double kFlagSeconds = 3.0;
@@ -88,7 +105,14 @@ std::string error_summary(const std::vector<double>& errors) {
   return text;
 }
 
-int evaluate(const fs::path& clip, bool verbose, Score& total) {
+struct DisplayScore {
+  int sides = 0;  // sides read, away from a tick
+  int right = 0;
+  int wrong = 0;
+};
+
+int evaluate(const fs::path& clip, bool verbose, int display_every, const fs::path& dump,
+             std::optional<double> time_control, Score& total, DisplayScore& display_total) {
   const std::vector<capture::ClockEvent> log = capture::read_clock_log(clip / "clocks.jsonl");
   std::unique_ptr<capture::FrameSource> source =
       capture::open_frame_source((clip / "video.mp4").string());
@@ -109,9 +133,11 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
   std::array<std::optional<double>, 2> found_start;
   std::array<std::vector<capture::ClockEvent>, 2> found;
   tracker::LeverPressDetector detector;
+  if (time_control) detector.set_time_control(*time_control, 0.0);
   vision::LeverReader reader(calibration);
   std::optional<capture::Frame> frame = std::move(first);
   Score score;
+  DisplayScore displays;
   // What the detector returns: the clocks' starts and the presses.
   const auto note = [&](const capture::ClockEvent& event) {
     const auto board = static_cast<int>(event.board);
@@ -129,6 +155,39 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
     // The levers as `bugcam record` hands them to the detector.
     const pipeline::TrackerInputs inputs =
         pipeline::to_tracker_inputs(seen, frame->index, frame->t, false);
+    for (std::size_t c = 0;
+         display_every > 0 && frame->index % display_every == 0 && c < calibration.clocks.size();
+         ++c) {
+      const calibration::Clock& clock = calibration.clocks[c];
+      cv::Mat area;
+      const vision::ClockDisplay read = vision::read_clock_display(frame->image, clock, -1, &area);
+      const auto write_area = [&](const std::string& why) {
+        if (dump.empty()) return;
+        cv::imwrite((dump / (clip.filename().string() + "_" + clock.board + "_" +
+                             std::to_string(frame->index) + "_" + why + ".png"))
+                        .string(),
+                    area);
+      };
+      if (frame->index == 0) write_area("first");
+      const std::optional<pipeline::ShownClocks> want = pipeline::shown_clocks(
+          log, clock.board == "A" ? rules::BoardId::kA : rules::BoardId::kB, frame->t);
+      if (!want || want->to_tick < 0.05) continue;
+      for (std::size_t side = 0; side < 2; ++side) {
+        ++displays.sides;
+        if (!read.seconds[side]) {
+          write_area(side == 0 ? "white_unread" : "black_unread");
+          continue;
+        }
+        const bool right = *read.seconds[side] == want->seconds[side];
+        ++(right ? displays.right : displays.wrong);
+        if (!right) write_area(side == 0 ? "white" : "black");
+        if (verbose && !right) {
+          std::printf("  frame %d clock %s %s display: read %d, shows %d\n", frame->index,
+                      clock.board.c_str(), side == 0 ? "white" : "black", *read.seconds[side],
+                      want->seconds[side]);
+        }
+      }
+    }
     for (const tracker::LeverObservation& o : inputs.levers) {
       if (std::optional<capture::ClockEvent> event = detector.add(o)) note(*event);
       // The truth: Black's side is down until the first press, then the last presser's.
@@ -180,6 +239,18 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
       const double signed_error = found[b][static_cast<std::size_t>(best)].t - want.t;
       const double error = std::abs(signed_error);
       score.errors.push_back(signed_error);
+      // The remaining times the press carries against the log's.
+      const capture::ClockEvent& got = found[b][static_cast<std::size_t>(best)];
+      for (const auto& [mine, theirs] :
+           {std::pair{got.white_ms, want.white_ms}, std::pair{got.black_ms, want.black_ms}}) {
+        if (!theirs) continue;
+        ++score.clocks;
+        if (!mine) continue;
+        ++score.clocks_given;
+        const double clock_error = std::abs(*mine - *theirs) / 1000.0;
+        score.clock_error_max = std::max(score.clock_error_max, clock_error);
+        score.clocks_within += clock_error <= kClockSeconds ? 1 : 0;
+      }
       ++score.found;
       score.good += error <= kGoodSeconds ? 1 : 0;
       score.error_max = std::max(score.error_max, error);
@@ -217,6 +288,13 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
       score.spurious, 100.0 * score.frames_right / std::max(1, score.frames),
       100.0 * score.frames_unknown / std::max(1, score.frames), error_summary(score.errors).c_str(),
       kClosePairSeconds, score.pairs_swapped, score.close_pairs);
+  std::printf("  remaining times: %d in the log, %d given, %d within %.1f s, worst %.3f s\n",
+              score.clocks, score.clocks_given, score.clocks_within, kClockSeconds,
+              score.clock_error_max);
+  total.clocks += score.clocks;
+  total.clocks_given += score.clocks_given;
+  total.clocks_within += score.clocks_within;
+  total.clock_error_max = std::max(total.clock_error_max, score.clock_error_max);
   for (std::size_t b = 0; b < 2; ++b) {
     const double frames = std::max(1, score.clock_frames[b]);
     std::printf("  clock %c lever: right %.1f %%, wrong %.1f %%, unknown %.1f %% of %d frames\n",
@@ -224,6 +302,14 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
                 100.0 * score.clock_wrong[b] / frames,
                 100.0 * (frames - score.clock_right[b] - score.clock_wrong[b]) / frames,
                 score.clock_frames[b]);
+  }
+  if (displays.sides > 0) {
+    std::printf("  displays: %d sides read every %d frames, right %d, wrong %d, unknown %d\n",
+                displays.sides, display_every, displays.right, displays.wrong,
+                displays.sides - displays.right - displays.wrong);
+    display_total.sides += displays.sides;
+    display_total.right += displays.right;
+    display_total.wrong += displays.wrong;
   }
   for (int b = 0; b < 2; ++b) {
     if (!true_start[b] && !found_start[b]) continue;
@@ -279,24 +365,38 @@ int evaluate(const fs::path& clip, bool verbose, Score& total) {
 int main(int argc, char** argv) {
   std::vector<fs::path> clips;
   bool verbose = false;
+  int display_every = 0;
+  fs::path dump;
+  std::optional<double> time_control;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--verbose") == 0) {
       verbose = true;
+    } else if (std::strcmp(argv[i], "--displays") == 0 && i + 1 < argc) {
+      display_every = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--time-control") == 0 && i + 1 < argc) {
+      time_control = std::atof(argv[++i]);
+    } else if (std::strcmp(argv[i], "--dump-displays") == 0 && i + 1 < argc) {
+      dump = argv[++i];
     } else if (argv[i][0] == '-') {
-      std::cerr << "usage: lever_eval CLIP_DIR... [--verbose]\n";
+      std::cerr << "usage: lever_eval CLIP_DIR... [--verbose] [--displays EVERY_NTH_FRAME] "
+                   "[--dump-displays DIR] [--time-control SECONDS]\n";
       return 2;
     } else {
       clips.emplace_back(argv[i]);
     }
   }
   if (clips.empty()) {
-    std::cerr << "usage: lever_eval CLIP_DIR... [--verbose]\n";
+    std::cerr << "usage: lever_eval CLIP_DIR... [--verbose] [--displays EVERY_NTH_FRAME] "
+                 "[--dump-displays DIR] [--time-control SECONDS]\n";
     return 2;
   }
   Score total;
+  DisplayScore display_total;
   try {
     for (const fs::path& clip : clips) {
-      if (evaluate(clip, verbose, total) != 0) return 1;
+      if (evaluate(clip, verbose, display_every, dump, time_control, total, display_total) != 0) {
+        return 1;
+      }
     }
   } catch (const std::exception& e) {
     std::cerr << "lever_eval: " << e.what() << "\n";
@@ -317,6 +417,14 @@ int main(int argc, char** argv) {
                 total.starts_spurious);
     std::printf("all: flag falls %d, found %d within %.0f s, spurious %d\n", total.flags,
                 total.flags_found, kFlagSeconds, total.flags_spurious);
+    std::printf("all: remaining times: %d in the log, %d given, %d within %.1f s, worst %.3f s\n",
+                total.clocks, total.clocks_given, total.clocks_within, kClockSeconds,
+                total.clock_error_max);
+    if (display_total.sides > 0) {
+      std::printf("all: displays: %d sides read, right %d, wrong %d, unknown %d\n",
+                  display_total.sides, display_total.right, display_total.wrong,
+                  display_total.sides - display_total.right - display_total.wrong);
+    }
   }
   return 0;
 }

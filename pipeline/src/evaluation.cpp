@@ -319,4 +319,40 @@ std::array<ImagePoint, 81> true_lattice(const std::array<ImagePoint, 4>& corners
   return lattice;
 }
 
+std::optional<ShownClocks> shown_clocks(const std::vector<capture::ClockEvent>& log,
+                                        rules::BoardId board, double t) {
+  std::optional<std::array<double, 2>> ms;
+  int running = -1;  // the side whose clock runs; -1: none
+  double since = 0.0;
+  for (const capture::ClockEvent& e : log) {
+    if (e.board != board || e.t > t) continue;
+    if (ms && running >= 0) ms->at(static_cast<std::size_t>(running)) -= (e.t - since) * 1000.0;
+    since = e.t;
+    if (e.kind == capture::ClockEvent::Kind::kStart) {
+      ms = std::array<double, 2>{static_cast<double>(e.white_ms.value_or(0)),
+                                 static_cast<double>(e.black_ms.value_or(0))};
+      running = 0;
+    } else if (e.kind == capture::ClockEvent::Kind::kPress && ms) {
+      if (e.white_ms) (*ms)[0] = *e.white_ms;
+      if (e.black_ms) (*ms)[1] = *e.black_ms;
+      running = e.side == rules::Color::kWhite ? 1 : 0;
+    } else {
+      running = -1;
+    }
+  }
+  if (!ms) return std::nullopt;
+  ShownClocks out;
+  if (running >= 0) {
+    ms->at(static_cast<std::size_t>(running)) -= (t - since) * 1000.0;
+    const double left = ms->at(static_cast<std::size_t>(running));
+    out.to_tick = std::min(std::fmod(std::max(0.0, left), 1000.0),
+                           1000.0 - std::fmod(std::max(0.0, left), 1000.0)) /
+                  1000.0;
+  }
+  for (std::size_t side = 0; side < 2; ++side) {
+    out.seconds[side] = static_cast<int>(std::max(0.0, (*ms)[side]) / 1000.0);
+  }
+  return out;
+}
+
 }  // namespace bugcam::pipeline

@@ -111,6 +111,7 @@ TrackerInputs to_tracker_inputs(const vision::FrameObservation& observation, int
     out.touched = seen.touched;
     if (seen.travel) out.travel = *seen.travel;
     out.half_change = {seen.half_change[0], seen.half_change[1]};
+    out.display_seconds = seen.display_seconds;
     inputs.levers.push_back(out);
   }
   return inputs;

@@ -3071,3 +3071,94 @@ TEST(LeverPressDetector, ARunningDisplayThatStopsTickingIsAFlagFall) {
 }
 
 }  // namespace
+
+namespace {
+
+// The clocks' displays, read by vision now and then, set a clock that stands at another time
+// than the time control (a handicap, or the short clock of a flag staged by the renderer):
+// read before the start, the start carries it; read only once that clock stands again (the
+// lever's raised end hides White's display at the start), the presses from then on do. A
+// display within a second or two of the time counted changes nothing: the ticks set that.
+TEST(LeverPressDetector, ClocksSetOtherwiseThanTheTimeControlAreReadFromTheirDisplays) {
+  using bugcam::rules::Color;
+  using Kind = bugcam::capture::ClockEvent::Kind;
+  using Shown = std::array<std::optional<int>, 2>;
+  // The clock starts with White's display ticking at frame 15; White presses at frame 60,
+  // Black at frame 120, the hand covering the clock for six frames before each press.
+  // `shown(t, start)` is what vision reads at time t, the clock having started at `start`.
+  struct Run {
+    double start = 0.0;
+    std::vector<bugcam::capture::ClockEvent> presses;
+  };
+  const auto run = [](std::optional<double> time_control, const auto& shown) {
+    bugcam::tracker::LeverPressDetector detector(2);
+    if (time_control) detector.set_time_control(*time_control, 0.0);
+    Run out;
+    std::optional<double> start;
+    const auto note = [&](const bugcam::capture::ClockEvent& e) {
+      if (e.kind == Kind::kStart) start = e.t;
+      if (e.kind == Kind::kPress) out.presses.push_back(e);
+    };
+    for (int f = 0; f < 180; ++f) {
+      const bool touched = (f >= 54 && f < 60) || (f >= 114 && f < 120);
+      const Color down = f < 60 ? Color::kBlack : f < 120 ? Color::kWhite : Color::kBlack;
+      bugcam::tracker::LeverObservation o = lever_in_frame(f, down, touched);
+      if (f == 15) o.half_change = {0.01, 0.0};
+      if (!touched && f % 6 == 0) o.display_seconds = shown(o.t, start);
+      if (auto e = detector.add(o)) note(*e);
+    }
+    for (const auto& e : detector.flush()) note(e);
+    out.start = start.value_or(-1.0);
+    return out;
+  };
+  // White's clock set to 30 s, Black's to the time control's 180.
+  const auto handicap = [](double t, std::optional<double> start) {
+    if (!start) return Shown{30, 180};
+    const double white_press = 2.0 - 0.15, black_press = 4.0 - 0.15;  // about
+    if (t < white_press) return Shown{static_cast<int>(30.0 - (t - *start)), 180};
+    const double white_left = 30.0 - (white_press - *start);
+    if (t < black_press) {
+      return Shown{static_cast<int>(white_left), static_cast<int>(180.0 - (t - white_press))};
+    }
+    return Shown{static_cast<int>(white_left - (t - black_press)),
+                 static_cast<int>(180.0 - (black_press - white_press))};
+  };
+  const Run read_at_start = run(180.0, handicap);
+  ASSERT_EQ(read_at_start.presses.size(), 2u);
+  const auto& first = read_at_start.presses[0];
+  EXPECT_NEAR(*first.white_ms, 30000 - (first.t - read_at_start.start) * 1000, 1.0);
+  EXPECT_EQ(*first.black_ms, 180000);
+  // White's display hidden until its press: the first press counts from the time control,
+  // the second has White's clock from the display (and the tracker sets the first move's
+  // clock by it).
+  const Run read_later = run(180.0, [&](double t, std::optional<double> start) {
+    Shown s = handicap(t, start);
+    if (t < 2.0) s[0].reset();
+    return s;
+  });
+  ASSERT_EQ(read_later.presses.size(), 2u);
+  const auto& unread_first = read_later.presses[0];
+  const auto& second = read_later.presses[1];
+  EXPECT_NEAR(*unread_first.white_ms, 180000 - (unread_first.t - read_later.start) * 1000, 1.0);
+  EXPECT_NEAR(*second.white_ms, 30000 - (unread_first.t - read_later.start) * 1000, 1000.0);
+  EXPECT_NEAR(*second.black_ms, 180000 - (second.t - unread_first.t) * 1000, 1.0);
+  // No time control given: the displays give it.
+  const Run no_control = run(std::nullopt, handicap);
+  ASSERT_EQ(no_control.presses.size(), 2u);
+  EXPECT_NEAR(*no_control.presses[0].white_ms,
+              30000 - (no_control.presses[0].t - no_control.start) * 1000, 1.0);
+  EXPECT_EQ(*no_control.presses[0].black_ms, 180000);
+  // Nothing read and no time control: no remaining times.
+  const Run unread = run(std::nullopt, [](double, std::optional<double>) { return Shown{}; });
+  ASSERT_EQ(unread.presses.size(), 2u);
+  EXPECT_FALSE(unread.presses[0].white_ms.has_value());
+  EXPECT_FALSE(unread.presses[1].black_ms.has_value());
+  // A display a second off the time control (31 s given, 30 shown) changes nothing; Black's,
+  // far off, is read.
+  const Run near = run(31.0, handicap);
+  ASSERT_EQ(near.presses.size(), 2u);
+  EXPECT_NEAR(*near.presses[0].white_ms, 31000 - (near.presses[0].t - near.start) * 1000, 1.0);
+  EXPECT_EQ(*near.presses[0].black_ms, 180000);
+}
+
+}  // namespace

@@ -202,9 +202,12 @@ std::optional<ClockEvent> LeverPressDetector::ticks_from(PerBoard& board,
       start->board = observation.board;
       start->kind = ClockEvent::Kind::kStart;
       start->t = t;
-      if (base_seconds_) {
+      if (!resumed_) {
         start_clocks(board, t);
-        start->white_ms = start->black_ms = static_cast<int>(std::lround(*base_seconds_ * 1000));
+        if (board.remaining[0] && board.remaining[1]) {
+          start->white_ms = static_cast<int>(std::lround(*board.remaining[0] * 1000));
+          start->black_ms = static_cast<int>(std::lround(*board.remaining[1] * 1000));
+        }
       }
     }
   }
@@ -224,13 +227,43 @@ std::optional<ClockEvent> LeverPressDetector::ticks_from(PerBoard& board,
 }
 
 void LeverPressDetector::start_clocks(PerBoard& board, double t) const {
-  board.remaining = {*base_seconds_, *base_seconds_};
+  for (std::size_t side = 0; side < 2; ++side) {
+    board.remaining[side] = base_seconds_;
+    // The first reading that agreed: a clock running already (its start unseen) shows less
+    // and less.
+    const std::optional<int>& shown = board.shown_at_start[side];
+    if (shown && (!base_seconds_ || std::abs(*shown - *base_seconds_) > kDisplayDiffers)) {
+      board.remaining[side] = *shown;
+    }
+  }
   board.running = Color::kWhite;
   board.running_since = t;
 }
 
+void LeverPressDetector::note_display(PerBoard& board, const LeverObservation& observation) const {
+  for (std::size_t side = 0; side < 2; ++side) {
+    const std::optional<int>& read = observation.display_seconds[side];
+    if (!read) continue;
+    board.shown_readings[side] = read == board.shown[side] ? board.shown_readings[side] + 1 : 1;
+    board.shown[side] = read;
+    if (!board.running && !board.shown_at_start[side] &&
+        board.shown_readings[side] >= kDisplayReadings) {
+      board.shown_at_start[side] = read;
+    }
+    // Only a clock that stands: the running one's display changes every second.
+    const Color color = side == 0 ? Color::kWhite : Color::kBlack;
+    if (resumed_ || !board.running || board.running == color) continue;
+    if (board.shown_readings[side] < kDisplayReadings) continue;
+    std::optional<double>& counted = board.remaining[side];
+    if (!counted || std::abs(*counted - (*read + 0.5)) > kDisplayDiffers) {
+      // The fraction of a second counted stands until a tick sets it.
+      counted = *read + (counted ? *counted - std::floor(*counted) : 0.0);
+    }
+  }
+}
+
 ClockEvent LeverPressDetector::with_remaining(PerBoard& board, ClockEvent press) const {
-  if (!base_seconds_ || !press.side || resumed_) return press;
+  if (!press.side || resumed_) return press;
   // No start seen: the clocks ran from the first frame.
   if (!board.running) start_clocks(board, board.first_t.value_or(press.t));
   const Color side = *press.side;
@@ -248,7 +281,7 @@ ClockEvent LeverPressDetector::with_remaining(PerBoard& board, ClockEvent press)
   std::deque<double>& others = board.ticks[1 - mine];
   while (!others.empty() && others.front() < press.t) others.pop_front();
   // The opponent's press was missed: when this clock started is not known.
-  if (!ran) return press;
+  if (!ran || !board.remaining[mine]) return press;
   double at_press = *board.remaining[mine] - (press.t - since);
   if (last_tick) {
     const double at_tick = *board.remaining[mine] - (*last_tick - since);
@@ -256,13 +289,16 @@ ClockEvent LeverPressDetector::with_remaining(PerBoard& board, ClockEvent press)
     if (std::abs(whole - at_tick) <= kTickSnapSeconds) at_press = whole - (press.t - *last_tick);
   }
   board.remaining[mine] = at_press + increment_seconds_;
-  press.white_ms = static_cast<int>(std::lround(*board.remaining[0] * 1000));
-  press.black_ms = static_cast<int>(std::lround(*board.remaining[1] * 1000));
+  if (board.remaining[0])
+    press.white_ms = static_cast<int>(std::lround(*board.remaining[0] * 1000));
+  if (board.remaining[1])
+    press.black_ms = static_cast<int>(std::lround(*board.remaining[1] * 1000));
   return press;
 }
 
 std::optional<ClockEvent> LeverPressDetector::add(const LeverObservation& observation) {
   PerBoard& board = boards_[static_cast<int>(observation.board)];
+  note_display(board, observation);
   if (std::optional<ClockEvent> start = ticks_from(board, observation)) {
     board.outgoing.push_back(*start);
   }

@@ -1617,7 +1617,13 @@ struct Tracker::Impl {
         }
         if (reported) mine = *reported / 1000.0;
         const std::optional<int> other_ms = side == Color::kWhite ? e.black_ms : e.white_ms;
-        if (other_ms) clock.remaining[index(!side)] = *other_ms / 1000.0;
+        if (other_ms) {
+          clock.remaining[index(!side)] = *other_ms / 1000.0;
+          // The opponent's clock stood since their press: the time reported now is what that
+          // press left them, where it was known only later (`--clocks vision` reads a display
+          // once its clock stands, and sets a clock counted wrong by it).
+          if (!repeat) correct_last_clock(e.board, !side, *other_ms / 1000.0);
+        }
         if (!repeat) clock.last_t = e.t;
         press.clock = mine;
         pending.push_back(press);
@@ -2129,6 +2135,17 @@ struct Tracker::Impl {
 
   // ---------------------------------------------------------------------------
   // Presses
+
+  // The clock of the board's last press, if `side` made it and it is not committed yet.
+  void correct_last_clock(BoardId board, Color side, double seconds) {
+    for (std::deque<Press>* presses : {&pending, &uncommitted}) {
+      for (auto p = presses->rbegin(); p != presses->rend(); ++p) {
+        if (p->board != board) continue;
+        if (p->side == side) p->clock = seconds;
+        return;
+      }
+    }
+  }
 
   bool ready(const Press& p) const {
     if (finished) return true;

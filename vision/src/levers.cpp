@@ -654,6 +654,10 @@ double changed_share(const cv::Mat& a, const cv::Mat& b, float luma = kChangedLu
 
 }  // namespace
 
+// The displays are read on one frame in this many (a read takes some milliseconds; their
+// seconds change once a second).
+constexpr int kDisplayEvery = 6;
+
 struct LeverReader::Impl {
   struct PerClock {
     calibration::Clock clock;
@@ -663,6 +667,8 @@ struct LeverReader::Impl {
     cv::Mat reference;        // CV_32F luma of the last uncovered views
     cv::Mat previous;         // CV_32F luma of the last frame
     int covered_frames = 0;
+    int frames = 0;
+    int display_look = -1;  // how its display last read (read_clock_display)
     // Learnt from where the lever shows, one per kLeverPixels.
     std::array<LeverPositions, kLeverPixels.size()> positions;
   };
@@ -783,6 +789,13 @@ std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr,
       }
     }
     patch.copyTo(per.previous);
+    // The display, now and then, where nothing over the clock hides its digits.
+    if (quiet && per.frames % kDisplayEvery == 0) {
+      const ClockDisplay display = read_clock_display(frame_bgr, per.clock, per.display_look);
+      seen.display_seconds = display.seconds;
+      if (display.look >= 0) per.display_look = display.look;
+    }
+    ++per.frames;
     cv::Mat halves;
     cv::warpPerspective(grey, halves, per.image_to_halves,
                         cv::Size(kHalfAcrossPx, 2 * kHalfAlongPx), cv::INTER_AREA,

@@ -6,8 +6,11 @@
 
 #include <array>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "bugcam/capture.hpp"
 
 namespace bugcam::pipeline {
 
@@ -123,5 +126,16 @@ struct TruthLens {
 // barrel lens (by 3-5 % of a square at k1 = -0.1).
 std::array<ImagePoint, 81> true_lattice(const std::array<ImagePoint, 4>& corners,
                                         const TruthLens& lens);
+
+// What a clock's two displays (White's, Black's) showed at `t` by a clock log: whole seconds,
+// rounded down as the synthetic clips' displays write them; and how far the running clock then
+// was from its next tick, in seconds (a reading that near may show either). Nullopt before the
+// board's start.
+struct ShownClocks {
+  std::array<int, 2> seconds{};
+  double to_tick = 1.0;
+};
+std::optional<ShownClocks> shown_clocks(const std::vector<capture::ClockEvent>& log,
+                                        rules::BoardId board, double t);
 
 }  // namespace bugcam::pipeline

@@ -99,6 +99,8 @@ struct LeverObservation {
   // Share of White's and of Black's half of the clock that changed since the last frame
   // (a display's digits, a lever, a hand).
   std::array<double, 2> half_change{};
+  // The seconds White's and Black's displays show, where vision read them in this frame.
+  std::array<std::optional<int>, 2> display_seconds{};
 };
 
 // Probabilities of a piece's type, indexed by rules::PieceType (pawn..king).
@@ -373,13 +375,25 @@ class LeverPressDetector {
   }
   // With the time control known, presses (and the start) carry both sides' remaining times:
   // the time control less the time each clock ran between the presses, set right at each
-  // tick of the running side's display, when a whole number of seconds remained.
+  // tick of the running side's display, when a whole number of seconds remained. Where vision
+  // reads the displays (LeverObservation::display_seconds), a side whose display shows the
+  // same time in kDisplayReadings readings in a row while its clock stands (before the start,
+  // or while the opponent's runs) and differs from the time counted by more than
+  // kDisplayDiffers is taken at the display's whole seconds: clocks set to another time than
+  // the time control (a handicap, a game resumed), or any time control when none is given.
   void set_time_control(double base_seconds, double increment_seconds) {
     base_seconds_ = base_seconds;
     increment_seconds_ = increment_seconds;
   }
 
  private:
+  // A display reading counts once this many readings in a row agree (LeverReader reads one
+  // frame in six: 0.5 s at 30 fps).
+  static constexpr int kDisplayReadings = 3;
+  // A clock counted this far from what its display shows is set to it; nearer, the ticks
+  // set it right (a display may round up or down, and a press is reported up to a second
+  // after it, while the model still counts the other side's clock as running).
+  static constexpr double kDisplayDiffers = 2.5;
   // A touch that began this long before the last reading of the old side still counts.
   static constexpr double kTouchLookback = 1.0;
   // A press waits at most this long (after the lever settled) for the hand to leave.
@@ -490,6 +504,12 @@ class LeverPressDetector {
     std::optional<std::pair<int, double>> pending_tick;
     int quiet_frames = 0;                     // observations in a row without change or touch
     std::array<std::deque<double>, 2> ticks;  // per side, since the last press
+    // Per side (White, Black): what its display showed in the latest readings, and how many
+    // readings in a row showed it.
+    std::array<std::optional<int>, 2> shown;
+    std::array<int, 2> shown_readings{};
+    // The first time each display showed in readings that agreed, before the clock started.
+    std::array<std::optional<int>, 2> shown_at_start;
     // Remaining times (White's, Black's) when the running clock started; the running side.
     std::array<std::optional<double>, 2> remaining;
     std::optional<Color> running;
@@ -504,8 +524,12 @@ class LeverPressDetector {
   };
   std::optional<ClockEvent> ticks_from(PerBoard& board, const LeverObservation& observation);
   ClockEvent with_remaining(PerBoard& board, ClockEvent press) const;
-  // Both clocks at the time control, White's running from `t` (base_seconds_ known).
+  // Both clocks at the time control, or at what their displays showed where that differs,
+  // White's running from `t`.
   void start_clocks(PerBoard& board, double t) const;
+  // The display readings of an observation; a clock that stands still showing a time far
+  // from the one counted is set to it.
+  void note_display(PerBoard& board, const LeverObservation& observation) const;
   std::optional<ClockEvent> press_from(PerBoard& board, const LeverObservation& observation);
   std::optional<ClockEvent> flag_from(const PerBoard& board,
                                       const LeverObservation& observation) const;

@@ -130,6 +130,9 @@ struct ClockObservation {
   // Share of White's and of Black's half of the clock's area that changed since the last
   // frame (LeverReader only): a display's digits changing, a lever flipping, a hand.
   std::array<float, 2> half_change{};
+  // What the display shows, White's and Black's seconds (LeverReader only, on some of the
+  // frames where nothing moves over the clock; see read_clock_display).
+  std::array<std::optional<int>, 2> display_seconds{};
 };
 
 struct FrameObservation {
@@ -768,6 +771,19 @@ class HoldingModel {
 // there (lever, not body, display or table) is the raised end. Any lever colour; a clock
 // out of view, or halves alike, read unknown.
 ClockObservation read_clock(const cv::Mat& frame_bgr, const calibration::Clock& clock);
+
+// What a clock's display shows in one frame: each side's remaining time in whole seconds, as
+// written (M:SS or MM:SS in seven-segment digits, White's time on White's end of the clock).
+// A side is unknown where its digits do not all read as digits (a hand over them, glare).
+struct ClockDisplay {
+  std::array<std::optional<int>, 2> seconds;  // White's, Black's
+  // How the digits were found (the display upside down or not, its digits lit or dark), as
+  // the `look` to try first in the next frame; -1 where nothing was read.
+  int look = -1;
+};
+// `canonical`, when given, receives the clock's area as read (White's end left, upright).
+ClockDisplay read_clock_display(const cv::Mat& frame_bgr, const calibration::Clock& clock,
+                                int look = -1, cv::Mat* canonical = nullptr);
 
 // The observation as the JSON object of SPEC section 7.
 std::string to_json(const FrameObservation& observation);
