@@ -3075,10 +3075,11 @@ TEST(LeverPressDetector, ARunningDisplayThatStopsTickingIsAFlagFall) {
 namespace {
 
 // The clocks' displays, read by vision now and then, set a clock that stands at another time
-// than the time control (a handicap, or the short clock of a flag staged by the renderer):
-// read before the start, the start carries it; read only once that clock stands again (the
-// lever's raised end hides White's display at the start), the presses from then on do. A
-// display within a second or two of the time counted changes nothing: the ticks set that.
+// than the time control (a handicap, or the short clock of a flag staged by the renderer).
+// Black's is read before the start, and the start carries it; White's, under the lever's
+// raised end until White presses, is read once it stands, and the presses from then on carry
+// it. A display within a second or two of the time counted changes nothing: the ticks set
+// that.
 TEST(LeverPressDetector, ClocksSetOtherwiseThanTheTimeControlAreReadFromTheirDisplays) {
   using bugcam::rules::Color;
   using Kind = bugcam::capture::ClockEvent::Kind;
@@ -3111,43 +3112,44 @@ TEST(LeverPressDetector, ClocksSetOtherwiseThanTheTimeControlAreReadFromTheirDis
     out.start = start.value_or(-1.0);
     return out;
   };
-  // White's clock set to 30 s, Black's to the time control's 180.
-  const auto handicap = [](double t, std::optional<double> start) {
-    if (!start) return Shown{30, 180};
-    const double white_press = 2.0 - 0.15, black_press = 4.0 - 0.15;  // about
-    if (t < white_press) return Shown{static_cast<int>(30.0 - (t - *start)), 180};
-    const double white_left = 30.0 - (white_press - *start);
-    if (t < black_press) {
-      return Shown{static_cast<int>(white_left), static_cast<int>(180.0 - (t - white_press))};
-    }
-    return Shown{static_cast<int>(white_left - (t - black_press)),
-                 static_cast<int>(180.0 - (black_press - white_press))};
+  // White's clock set to `white`, Black's to `black` seconds.
+  const auto clocks_at = [](double white, double black) {
+    return [=](double t, std::optional<double> start) {
+      if (!start) return Shown{static_cast<int>(white), static_cast<int>(black)};
+      const double white_press = 2.0 - 0.15, black_press = 4.0 - 0.15;  // about
+      if (t < white_press) {
+        return Shown{static_cast<int>(white - (t - *start)), static_cast<int>(black)};
+      }
+      const double white_left = white - (white_press - *start);
+      if (t < black_press) {
+        return Shown{static_cast<int>(white_left), static_cast<int>(black - (t - white_press))};
+      }
+      return Shown{static_cast<int>(white_left - (t - black_press)),
+                   static_cast<int>(black - (black_press - white_press))};
+    };
   };
-  const Run read_at_start = run(180.0, handicap);
-  ASSERT_EQ(read_at_start.presses.size(), 2u);
-  const auto& first = read_at_start.presses[0];
-  EXPECT_NEAR(*first.white_ms, 30000 - (first.t - read_at_start.start) * 1000, 1.0);
-  EXPECT_EQ(*first.black_ms, 180000);
-  // White's display hidden until its press: the first press counts from the time control,
-  // the second has White's clock from the display (and the tracker sets the first move's
-  // clock by it).
-  const Run read_later = run(180.0, [&](double t, std::optional<double> start) {
-    Shown s = handicap(t, start);
-    if (t < 2.0) s[0].reset();
-    return s;
-  });
-  ASSERT_EQ(read_later.presses.size(), 2u);
-  const auto& unread_first = read_later.presses[0];
-  const auto& second = read_later.presses[1];
-  EXPECT_NEAR(*unread_first.white_ms, 180000 - (unread_first.t - read_later.start) * 1000, 1.0);
-  EXPECT_NEAR(*second.white_ms, 30000 - (unread_first.t - read_later.start) * 1000, 1000.0);
-  EXPECT_NEAR(*second.black_ms, 180000 - (second.t - unread_first.t) * 1000, 1.0);
-  // No time control given: the displays give it.
-  const Run no_control = run(std::nullopt, handicap);
+  // Black's clock set to 60 s: read before the start.
+  const Run black_short = run(180.0, clocks_at(180.0, 60.0));
+  ASSERT_EQ(black_short.presses.size(), 2u);
+  const auto& first = black_short.presses[0];
+  EXPECT_NEAR(*first.white_ms, 180000 - (first.t - black_short.start) * 1000, 1.0);
+  EXPECT_EQ(*first.black_ms, 60000);
+  // White's set to 30 s: the first press counts from the time control, the second has White's
+  // clock from the display (and the tracker sets the first move's clock by it).
+  const Run white_short = run(180.0, clocks_at(30.0, 180.0));
+  ASSERT_EQ(white_short.presses.size(), 2u);
+  const auto& white_press = white_short.presses[0];
+  const auto& black_press = white_short.presses[1];
+  EXPECT_NEAR(*white_press.white_ms, 180000 - (white_press.t - white_short.start) * 1000, 1.0);
+  EXPECT_NEAR(*black_press.white_ms, 30000 - (white_press.t - white_short.start) * 1000, 1000.0);
+  EXPECT_NEAR(*black_press.black_ms, 180000 - (black_press.t - white_press.t) * 1000, 1.0);
+  // No time control given: the displays give it, Black's at once, White's once it stands.
+  const Run no_control = run(std::nullopt, clocks_at(30.0, 180.0));
   ASSERT_EQ(no_control.presses.size(), 2u);
-  EXPECT_NEAR(*no_control.presses[0].white_ms,
-              30000 - (no_control.presses[0].t - no_control.start) * 1000, 1.0);
+  EXPECT_FALSE(no_control.presses[0].white_ms.has_value());
   EXPECT_EQ(*no_control.presses[0].black_ms, 180000);
+  EXPECT_NEAR(*no_control.presses[1].white_ms,
+              30000 - (no_control.presses[0].t - no_control.start) * 1000, 1000.0);
   // Nothing read and no time control: no remaining times.
   const Run unread = run(std::nullopt, [](double, std::optional<double>) { return Shown{}; });
   ASSERT_EQ(unread.presses.size(), 2u);
@@ -3155,10 +3157,11 @@ TEST(LeverPressDetector, ClocksSetOtherwiseThanTheTimeControlAreReadFromTheirDis
   EXPECT_FALSE(unread.presses[1].black_ms.has_value());
   // A display a second off the time control (31 s given, 30 shown) changes nothing; Black's,
   // far off, is read.
-  const Run near = run(31.0, handicap);
+  const Run near = run(31.0, clocks_at(30.0, 180.0));
   ASSERT_EQ(near.presses.size(), 2u);
   EXPECT_NEAR(*near.presses[0].white_ms, 31000 - (near.presses[0].t - near.start) * 1000, 1.0);
   EXPECT_EQ(*near.presses[0].black_ms, 180000);
+  EXPECT_NEAR(*near.presses[1].white_ms, 31000 - (near.presses[0].t - near.start) * 1000, 1.0);
 }
 
 }  // namespace

@@ -235,6 +235,7 @@ void LeverPressDetector::start_clocks(PerBoard& board, double t) const {
     if (shown && (!base_seconds_ || std::abs(*shown - *base_seconds_) > kDisplayDiffers)) {
       board.remaining[side] = *shown;
     }
+    board.display_settled[side] = shown.has_value();
   }
   board.running = Color::kWhite;
   board.running_since = t;
@@ -246,19 +247,24 @@ void LeverPressDetector::note_display(PerBoard& board, const LeverObservation& o
     if (!read) continue;
     board.shown_readings[side] = read == board.shown[side] ? board.shown_readings[side] + 1 : 1;
     board.shown[side] = read;
-    if (!board.running && !board.shown_at_start[side] &&
+    // Before the start only Black's display: White's is under the lever's raised end.
+    if (!board.running && side == 1 && !board.shown_at_start[side] &&
         board.shown_readings[side] >= kDisplayReadings) {
       board.shown_at_start[side] = read;
     }
     // Only a clock that stands: the running one's display changes every second.
     const Color color = side == 0 ? Color::kWhite : Color::kBlack;
     if (resumed_ || !board.running || board.running == color) continue;
-    if (board.shown_readings[side] < kDisplayReadings) continue;
+    if (board.shown_readings[side] < kDisplayReadings || board.display_settled[side]) continue;
     std::optional<double>& counted = board.remaining[side];
-    if (!counted || std::abs(*counted - (*read + 0.5)) > kDisplayDiffers) {
+    const bool differs = !counted || std::abs(*counted - (*read + 0.5)) > kDisplayDiffers;
+    // Setting a clock asks for longer agreement than confirming it.
+    if (differs && board.shown_readings[side] < kDisplaySetReadings) continue;
+    if (differs) {
       // The fraction of a second counted stands until a tick sets it.
       counted = *read + (counted ? *counted - std::floor(*counted) : 0.0);
     }
+    board.display_settled[side] = true;
   }
 }
 
@@ -281,18 +287,23 @@ ClockEvent LeverPressDetector::with_remaining(PerBoard& board, ClockEvent press)
   std::deque<double>& others = board.ticks[1 - mine];
   while (!others.empty() && others.front() < press.t) others.pop_front();
   // The opponent's press was missed: when this clock started is not known.
-  if (!ran || !board.remaining[mine]) return press;
-  double at_press = *board.remaining[mine] - (press.t - since);
-  if (last_tick) {
-    const double at_tick = *board.remaining[mine] - (*last_tick - since);
-    const double whole = std::round(at_tick);
-    if (std::abs(whole - at_tick) <= kTickSnapSeconds) at_press = whole - (press.t - *last_tick);
+  if (!ran) return press;
+  // A clock neither the time control nor its display has given yet: the other's still is.
+  if (board.remaining[mine]) {
+    double at_press = *board.remaining[mine] - (press.t - since);
+    if (last_tick) {
+      const double at_tick = *board.remaining[mine] - (*last_tick - since);
+      const double whole = std::round(at_tick);
+      if (std::abs(whole - at_tick) <= kTickSnapSeconds) at_press = whole - (press.t - *last_tick);
+    }
+    board.remaining[mine] = at_press + increment_seconds_;
   }
-  board.remaining[mine] = at_press + increment_seconds_;
-  if (board.remaining[0])
+  if (board.remaining[0]) {
     press.white_ms = static_cast<int>(std::lround(*board.remaining[0] * 1000));
-  if (board.remaining[1])
+  }
+  if (board.remaining[1]) {
     press.black_ms = static_cast<int>(std::lround(*board.remaining[1] * 1000));
+  }
   return press;
 }
 

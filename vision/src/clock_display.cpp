@@ -91,10 +91,15 @@ double ink_share(const cv::Mat& ink, cv::Rect r) {
 // `digit_width` holds a one's right-hand strokes only.
 std::optional<int> read_digit(const cv::Mat& ink, cv::Rect box, int digit_width) {
   if (box.width < kOneWidthShare * digit_width) {
-    // A one: a bar as tall as the digit; anything else this narrow is no digit.
+    // A one: a bar as tall as the digit, over both its halves; anything else this narrow is
+    // no digit (or part of one).
     cv::Mat rows;
     cv::reduce(ink(box & cv::Rect(0, 0, ink.cols, ink.rows)), rows, 1, cv::REDUCE_MAX);
-    return cv::countNonZero(rows) >= kOneRows * box.height ? std::optional<int>(1) : std::nullopt;
+    const int half = rows.rows / 2;
+    const bool upper = cv::countNonZero(rows.rowRange(0, half)) >= kOneRows * half;
+    const bool lower =
+        cv::countNonZero(rows.rowRange(half, rows.rows)) >= kOneRows * (rows.rows - half);
+    return upper && lower ? std::optional<int>(1) : std::nullopt;
   }
   const double w = box.width, h = box.height;
   const auto zone = [&](double x0, double y0, double x1, double y1) {

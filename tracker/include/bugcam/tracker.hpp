@@ -377,10 +377,13 @@ class LeverPressDetector {
   // the time control less the time each clock ran between the presses, set right at each
   // tick of the running side's display, when a whole number of seconds remained. Where vision
   // reads the displays (LeverObservation::display_seconds), a side whose display shows the
-  // same time in kDisplayReadings readings in a row while its clock stands (before the start,
-  // or while the opponent's runs) and differs from the time counted by more than
-  // kDisplayDiffers is taken at the display's whole seconds: clocks set to another time than
-  // the time control (a handicap, a game resumed), or any time control when none is given.
+  // same time in kDisplayReadings readings in a row while its clock stands (Black's before the
+  // start, White's being under the lever's raised end then; either while the opponent's runs)
+  // and differs from the time counted by more than kDisplayDiffers (in kDisplaySetReadings
+  // readings, while the clock runs) is taken at the display's whole seconds: clocks set to another
+  // time than the time control (a handicap, a game resumed), or any time control when none is
+  // given. Each side's display settles its clock once (the first such readings); later ones that
+  // disagree are taken for misreads.
   void set_time_control(double base_seconds, double increment_seconds) {
     base_seconds_ = base_seconds;
     increment_seconds_ = increment_seconds;
@@ -390,6 +393,10 @@ class LeverPressDetector {
   // A display reading counts once this many readings in a row agree (LeverReader reads one
   // frame in six: 0.5 s at 30 fps).
   static constexpr int kDisplayReadings = 3;
+  // A clock counted otherwise is set only after this many (1.2 s at 30 fps): a digit misread
+  // (part of it hidden or too faint: a 5 or a 0 read as a 1) held for five readings in
+  // development 11494.
+  static constexpr int kDisplaySetReadings = 6;
   // A clock counted this far from what its display shows is set to it; nearer, the ticks
   // set it right (a display may round up or down, and a press is reported up to a second
   // after it, while the model still counts the other side's clock as running).
@@ -510,6 +517,10 @@ class LeverPressDetector {
     std::array<int, 2> shown_readings{};
     // The first time each display showed in readings that agreed, before the clock started.
     std::array<std::optional<int>, 2> shown_at_start;
+    // Per side: the display has settled the time counted (agreed with it, or set it), once;
+    // later readings that disagree are misreads (a hand or the lever hiding part of a digit
+    // makes a 5 or a 0 a 1).
+    std::array<bool, 2> display_settled{};
     // Remaining times (White's, Black's) when the running clock started; the running side.
     std::array<std::optional<double>, 2> remaining;
     std::optional<Color> running;
