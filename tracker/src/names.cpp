@@ -234,6 +234,7 @@ void LeverPressDetector::start_clocks(PerBoard& board, double t) const {
     const std::optional<int>& shown = board.shown_at_start[side];
     if (shown && (!base_seconds_ || std::abs(*shown - *base_seconds_) > kDisplayDiffers)) {
       board.remaining[side] = *shown;
+      board.display_floor[side] = *shown;
     }
     board.display_settled[side] = shown.has_value();
   }
@@ -261,8 +262,9 @@ void LeverPressDetector::note_display(PerBoard& board, const LeverObservation& o
     // Setting a clock asks for longer agreement than confirming it.
     if (differs && board.shown_readings[side] < kDisplaySetReadings) continue;
     if (differs) {
-      // The fraction of a second counted stands until a tick sets it.
-      counted = *read + (counted ? *counted - std::floor(*counted) : 0.0);
+      // The display rounds down: halfway through its second until a tick tells.
+      counted = *read + 0.5;
+      board.display_floor[side] = *read;
     }
     board.display_settled[side] = true;
   }
@@ -291,7 +293,16 @@ ClockEvent LeverPressDetector::with_remaining(PerBoard& board, ClockEvent press)
   // A clock neither the time control nor its display has given yet: the other's still is.
   if (board.remaining[mine]) {
     double at_press = *board.remaining[mine] - (press.t - since);
-    if (last_tick) {
+    std::optional<double>& least = board.display_floor[mine];
+    if (least && last_tick) {
+      // A display set this clock, rounded down: it had less than a second more than that
+      // when it started; at a tick a whole number remained, the one in that second less the
+      // time run to the tick.
+      at_press = std::ceil(*least - (*last_tick - since)) - (press.t - *last_tick);
+      least.reset();
+    } else if (least) {
+      *least -= press.t - since - increment_seconds_;
+    } else if (last_tick) {
       const double at_tick = *board.remaining[mine] - (*last_tick - since);
       const double whole = std::round(at_tick);
       if (std::abs(whole - at_tick) <= kTickSnapSeconds) at_press = whole - (press.t - *last_tick);

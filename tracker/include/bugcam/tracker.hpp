@@ -521,6 +521,9 @@ class LeverPressDetector {
     // later readings that disagree are misreads (a hand or the lever hiding part of a digit
     // makes a 5 or a 0 a 1).
     std::array<bool, 2> display_settled{};
+    // Per side, while a display set the clock and no tick has shown the fraction of a second
+    // since: the least it can have (it has less than a second more; counted halfway).
+    std::array<std::optional<double>, 2> display_floor;
     // Remaining times (White's, Black's) when the running clock started; the running side.
     std::array<std::optional<double>, 2> remaining;
     std::optional<Color> running;
