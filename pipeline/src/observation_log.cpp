@@ -18,6 +18,7 @@ namespace {
 // and then the board's own players' arms (older logs read with none).
 enum Tag : char {
   kClock = 'C',
+  kClockSettingOpponents = 'c',  // kClock with sets_opponents_clock
   kBoard = 'B',
   kBoardFlagged = 'b',
   kBoardWithOwnArms = 'o',
@@ -66,7 +67,7 @@ ObservationLogWriter::ObservationLogWriter(const std::filesystem::path& file)
 
 void ObservationLogWriter::write(const LoggedInput& input) {
   if (const auto* e = std::get_if<capture::ClockEvent>(&input)) {
-    put(out_, kClock);
+    put(out_, e->sets_opponents_clock ? kClockSettingOpponents : kClock);
     put(out_, static_cast<std::uint8_t>(e->kind));
     put(out_, static_cast<std::uint8_t>(e->board));
     put(out_, static_cast<std::int8_t>(e->side ? static_cast<int>(*e->side) : -1));
@@ -120,8 +121,10 @@ std::vector<LoggedInput> read_observation_log(const std::filesystem::path& file)
   while (!in.at_end()) {
     const char tag = in.get<char>();
     switch (tag) {
-      case kClock: {
+      case kClock:
+      case kClockSettingOpponents: {
         capture::ClockEvent e;
+        e.sets_opponents_clock = tag == kClockSettingOpponents;
         e.kind = static_cast<capture::ClockEvent::Kind>(in.get<std::uint8_t>());
         e.board = static_cast<rules::BoardId>(in.get<std::uint8_t>());
         const int side = in.get<std::int8_t>();

@@ -98,10 +98,10 @@ TEST(ClockVision, SampleClipPressesAreFoundAndFedAmongTheObservationsByTime) {
   EXPECT_LE(a.clock_error_max, 0.15) << pipeline::to_text(a);
 }
 
-// The sample clip's clock displays, read on every sixth frame as vision::LeverReader reads
-// them, against what the clock log says they showed: nothing read wrong, and three of the four
-// sides read now and then (the digits are some 12 pixels tall; most frames fail: a hand, the
-// lever's raised end over the first digit, a segment too faint).
+// The sample clip's clock displays, read on every sixth frame (every look tried each time),
+// against what the clock log says they showed from the start on: nothing read wrong, and three of
+// the four sides read now and then (the digits are some 12 pixels tall; most frames fail: a hand,
+// the lever's raised end over the first digit, a segment too faint).
 TEST(ClockVision, SampleClipDisplaysAreReadRightOrNotAtAll) {
   const fs::path clip = fs::path(BUGCAM_SOURCE_DIR) / "samples/clip";
   const std::vector<capture::ClockEvent> log = capture::read_clock_log(clip / "clocks.jsonl");

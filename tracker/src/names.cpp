@@ -246,11 +246,13 @@ void LeverPressDetector::note_display(PerBoard& board, const LeverObservation& o
   for (std::size_t side = 0; side < 2; ++side) {
     const std::optional<int>& read = observation.display_seconds[side];
     if (!read) continue;
+    if (read != board.shown[side]) board.shown_since[side] = observation.t;
     board.shown_readings[side] = read == board.shown[side] ? board.shown_readings[side] + 1 : 1;
+    const bool held_to_set = board.shown_readings[side] >= kDisplaySetReadings &&
+                             observation.t - board.shown_since[side] >= kDisplaySetSeconds;
     board.shown[side] = read;
     // Before the start only Black's display: White's is under the lever's raised end.
-    if (!board.running && side == 1 && !board.shown_at_start[side] &&
-        board.shown_readings[side] >= kDisplayReadings) {
+    if (!board.running && side == 1 && !board.shown_at_start[side] && held_to_set) {
       board.shown_at_start[side] = read;
     }
     // Only a clock that stands: the running one's display changes every second.
@@ -260,11 +262,12 @@ void LeverPressDetector::note_display(PerBoard& board, const LeverObservation& o
     std::optional<double>& counted = board.remaining[side];
     const bool differs = !counted || std::abs(*counted - (*read + 0.5)) > kDisplayDiffers;
     // Setting a clock asks for longer agreement than confirming it.
-    if (differs && board.shown_readings[side] < kDisplaySetReadings) continue;
+    if (differs && !held_to_set) continue;
     if (differs) {
       // The display rounds down: halfway through its second until a tick tells.
       counted = *read + 0.5;
       board.display_floor[side] = *read;
+      board.set_since_press[side] = true;
     }
     board.display_settled[side] = true;
   }
@@ -288,6 +291,9 @@ ClockEvent LeverPressDetector::with_remaining(PerBoard& board, ClockEvent press)
   }
   std::deque<double>& others = board.ticks[1 - mine];
   while (!others.empty() && others.front() < press.t) others.pop_front();
+  press.sets_opponents_clock = board.set_since_press[1 - mine];
+  board.set_since_press[1 - mine] = false;
+  board.set_since_press[mine] = false;
   // The opponent's press was missed: when this clock started is not known.
   if (!ran) return press;
   // A clock neither the time control nor its display has given yet: the other's still is.

@@ -1622,7 +1622,8 @@ struct Tracker::Impl {
           // The opponent's clock stood since their press: the time reported now is what that
           // press left them, where it was known only later (`--clocks vision` reads a display
           // once its clock stands, and sets a clock counted wrong by it).
-          if (!repeat) correct_last_clock(e.board, !side, *other_ms / 1000.0);
+          if (!repeat && e.sets_opponents_clock)
+            correct_last_clock(e.board, !side, *other_ms / 1000.0);
         }
         if (!repeat) clock.last_t = e.t;
         press.clock = mine;

@@ -397,15 +397,13 @@ std::optional<std::array<std::optional<int>, 2>> read_times(const cv::Mat& ink) 
 ClockDisplay read_clock_display(const cv::Mat& frame_bgr, const calibration::Clock& clock, int look,
                                 cv::Mat* canonical) {
   ClockDisplay out;
-  if (clock.region.size() != 4 || frame_bgr.empty()) return out;
+  if (clock.region.size() != 4 || frame_bgr.type() != CV_8UC3) return out;
   const cv::Mat area = upright_area(frame_bgr, clock);
   if (canonical) *canonical = area;
   // The display may face either way along the clock (read upside down, White's end is right),
-  // and its digits be lit or dark: each look is tried, the last one that read first.
-  std::array<int, kLooks> order{0, 1, 2, 3};
-  if (look > 0 && look < kLooks) {
-    std::rotate(order.begin(), order.begin() + look, order.begin() + look + 1);
-  }
+  // and its digits be lit or dark: each look is tried, or the one given.
+  std::vector<int> order{0, 1, 2, 3};
+  if (look >= 0 && look < kLooks) order = {look};
   for (const int tried : order) {
     const bool turned = tried >= 2, bright_ink = tried % 2 == 0;
     cv::Mat seen = area;

@@ -657,6 +657,9 @@ double changed_share(const cv::Mat& a, const cv::Mat& b, float luma = kChangedLu
 // The displays are read on one frame in this many (a read takes some milliseconds; their
 // seconds change once a second).
 constexpr int kDisplayEvery = 6;
+// A display's look (upside down or not, lit or dark digits) that read this often is the only
+// one tried from then on: most readings fail (a hand, the lever), and a failure tries all four.
+constexpr int kDisplayLookReadings = 5;
 
 struct LeverReader::Impl {
   struct PerClock {
@@ -668,7 +671,10 @@ struct LeverReader::Impl {
     cv::Mat previous;         // CV_32F luma of the last frame
     int covered_frames = 0;
     int frames = 0;
-    int display_look = -1;  // how its display last read (read_clock_display)
+    // How its display reads (read_clock_display's looks): the readings per look, and the
+    // look once one has read kDisplayLookReadings times (then only it is tried).
+    std::array<int, 4> display_reads{};
+    int display_look = -1;
     // Learnt from where the lever shows, one per kLeverPixels.
     std::array<LeverPositions, kLeverPixels.size()> positions;
   };
@@ -793,7 +799,10 @@ std::vector<ClockObservation> LeverReader::read(const cv::Mat& frame_bgr,
     if (quiet && per.frames % kDisplayEvery == 0) {
       const ClockDisplay display = read_clock_display(frame_bgr, per.clock, per.display_look);
       seen.display_seconds = display.seconds;
-      if (display.look >= 0) per.display_look = display.look;
+      if (display.look >= 0 &&
+          ++per.display_reads[static_cast<std::size_t>(display.look)] >= kDisplayLookReadings) {
+        per.display_look = display.look;
+      }
     }
     ++per.frames;
     cv::Mat halves;

@@ -33,6 +33,10 @@ struct ClockEvent {
   // Remaining times after the event, where the source knows them.
   std::optional<int> white_ms;
   std::optional<int> black_ms;
+  // On a press read from the levers (`--clocks vision`): the opponent's clock was set from its
+  // display since their last press, so the time that press carried was wrong and this one's
+  // time for them is right.
+  bool sets_opponents_clock = false;
 };
 std::string_view kind_name(ClockEvent::Kind kind);  // "start", "press", "flag", "stop"
 

@@ -380,9 +380,9 @@ class LeverPressDetector {
   // same time in kDisplayReadings readings in a row while its clock stands (Black's before the
   // start, White's being under the lever's raised end then; either while the opponent's runs)
   // and differs from the time counted by more than kDisplayDiffers (in kDisplaySetReadings
-  // readings, while the clock runs) is taken at the display's whole seconds: clocks set to another
-  // time than the time control (a handicap, a game resumed), or any time control when none is
-  // given. Each side's display settles its clock once (the first such readings); later ones that
+  // readings over kDisplaySetSeconds) is taken at the display's whole seconds: clocks set to
+  // another time than the time control (a handicap, a game resumed), or any time control when none
+  // is given. Each side's display settles its clock once (the first such readings); later ones that
   // disagree are taken for misreads.
   void set_time_control(double base_seconds, double increment_seconds) {
     base_seconds_ = base_seconds;
@@ -391,12 +391,14 @@ class LeverPressDetector {
 
  private:
   // A display reading counts once this many readings in a row agree (LeverReader reads one
-  // frame in six: 0.5 s at 30 fps).
+  // frame in six: 0.4 s at 30 fps).
   static constexpr int kDisplayReadings = 3;
-  // A clock counted otherwise is set only after this many (1.2 s at 30 fps): a digit misread
+  // A clock counted otherwise is set only after this many (1 s at 30 fps): a digit misread
   // (part of it hidden or too faint: a 5 or a 0 read as a 1) held for five readings in
   // development 11494.
   static constexpr int kDisplaySetReadings = 6;
+  // ... and over at least this long, whatever the frame rate.
+  static constexpr double kDisplaySetSeconds = 1.0;
   // A clock counted this far from what its display shows is set to it; nearer, the ticks
   // set it right (a display may round up or down, and a press is reported up to a second
   // after it, while the model still counts the other side's clock as running).
@@ -524,6 +526,11 @@ class LeverPressDetector {
     // Per side, while a display set the clock and no tick has shown the fraction of a second
     // since: the least it can have (it has less than a second more; counted halfway).
     std::array<std::optional<double>, 2> display_floor;
+    // Per side: its display set its clock since its last press (the next press by the other
+    // side says so, ClockEvent::sets_opponents_clock).
+    std::array<bool, 2> set_since_press{};
+    // Per side: when the readings that agree began.
+    std::array<double, 2> shown_since{};
     // Remaining times (White's, Black's) when the running clock started; the running side.
     std::array<std::optional<double>, 2> remaining;
     std::optional<Color> running;

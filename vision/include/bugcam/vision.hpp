@@ -778,10 +778,12 @@ ClockObservation read_clock(const cv::Mat& frame_bgr, const calibration::Clock& 
 struct ClockDisplay {
   std::array<std::optional<int>, 2> seconds;  // White's, Black's
   // How the digits were found (the display upside down or not, its digits lit or dark), as
-  // the `look` to try first in the next frame; -1 where nothing was read.
+  // the `look` for the next frames; -1 where nothing was read.
   int look = -1;
 };
-// `canonical`, when given, receives the clock's area as read (White's end left, upright).
+// With `look` from an earlier reading only that look is tried (a failed reading tries all four
+// otherwise). `canonical`, when given, receives the clock's area as read (White's end left,
+// upright).
 ClockDisplay read_clock_display(const cv::Mat& frame_bgr, const calibration::Clock& clock,
                                 int look = -1, cv::Mat* canonical = nullptr);
 
