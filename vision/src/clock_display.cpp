@@ -119,7 +119,9 @@ std::optional<int> read_digit(const cv::Mat& ink, cv::Rect box, int digit_width)
   };
   std::uint8_t lit = 0;
   for (int s = 0; s < 7; ++s) {
-    if (ink_share(ink, zones[static_cast<std::size_t>(s)]) >= kLitShare) lit |= 1 << s;
+    if (ink_share(ink, zones[static_cast<std::size_t>(s)]) >= kLitShare) {
+      lit = static_cast<std::uint8_t>(lit | (1u << s));
+    }
   }
   for (int d = 0; d < 10; ++d) {
     if (kDigitSegments[static_cast<std::size_t>(d)] == lit) return d;
