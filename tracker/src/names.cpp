@@ -229,8 +229,7 @@ std::optional<ClockEvent> LeverPressDetector::ticks_from(PerBoard& board,
 void LeverPressDetector::start_clocks(PerBoard& board, double t) const {
   for (std::size_t side = 0; side < 2; ++side) {
     board.remaining[side] = base_seconds_;
-    // The first reading that agreed: a clock running already (its start unseen) shows less
-    // and less.
+    // Black's display as first held still before the start (White's is not read then).
     const std::optional<int>& shown = board.shown_at_start[side];
     if (shown && (!base_seconds_ || std::abs(*shown - *base_seconds_) > kDisplayDiffers)) {
       board.remaining[side] = *shown;
