@@ -3171,4 +3171,71 @@ TEST(LeverPressDetector, ClocksSetOtherwiseThanTheTimeControlAreReadFromTheirDis
   EXPECT_NEAR(*near.presses[1].white_ms, 31000 - (near.presses[0].t - near.start) * 1000, 1.0);
 }
 
+// A digit misread held over a second sets a clock wrong (held-out 11525: Black's 1:41 read as
+// 1:11 ten times running, 30 s off for the rest of the game). The side's next stand shows
+// what its display really says: agreeing with the time counted without the setting, it undoes
+// the setting, and the next press says so; agreeing with the setting, it keeps it; agreeing
+// with neither (no time control to fall back on), it sets the clock again.
+TEST(LeverPressDetector, AClockSetFromADisplayIsUndoneWhenItsNextStandDisagrees) {
+  using bugcam::rules::Color;
+  using Kind = bugcam::capture::ClockEvent::Kind;
+  using Shown = std::array<std::optional<int>, 2>;
+  // The clock starts with White's display ticking at frame 15; White presses at frames 60, 180
+  // and 300, Black at 120 and 240, the hand covering the clock for six frames before each.
+  // White's display reads `first` during its first stand (frames 60-120) and `second` during
+  // its next (180-240); Black's is not read.
+  struct Run {
+    double start = 0.0;
+    std::vector<bugcam::capture::ClockEvent> presses;
+  };
+  const auto run = [](std::optional<double> time_control, int first, int second) {
+    bugcam::tracker::LeverPressDetector detector(2);
+    if (time_control) detector.set_time_control(*time_control, 0.0);
+    Run out;
+    const auto note = [&](const bugcam::capture::ClockEvent& e) {
+      if (e.kind == Kind::kStart) out.start = e.t;
+      if (e.kind == Kind::kPress) out.presses.push_back(e);
+    };
+    for (int f = 0; f < 330; ++f) {
+      const bool touched = f % 60 >= 54;
+      const Color down = (f / 60) % 2 == 0 ? Color::kBlack : Color::kWhite;
+      bugcam::tracker::LeverObservation o = lever_in_frame(f, down, touched);
+      if (f == 15) o.half_change = {0.01, 0.0};
+      if (!touched && f % 6 == 0 && f >= 60 && f < 120) o.display_seconds = Shown{first, {}};
+      if (!touched && f % 6 == 0 && f >= 180 && f < 240) o.display_seconds = Shown{second, {}};
+      if (auto e = detector.add(o)) note(*e);
+    }
+    for (const auto& e : detector.flush()) note(e);
+    return out;
+  };
+  // White's clock ran from the start to the first press and between the second and third.
+  const auto white_ran = [](const Run& r) {
+    return r.presses[0].t - r.start + r.presses[2].t - r.presses[1].t;
+  };
+  // A three-minute game, White's 2:58 read as 2:28 in its first stand, 2:56 in its next.
+  const Run misread = run(180.0, 148, 176);
+  ASSERT_EQ(misread.presses.size(), 5u);
+  // Set wrong: Black's first press carries the misread and says it set White's clock.
+  EXPECT_TRUE(misread.presses[1].sets_opponents_clock);
+  EXPECT_NEAR(*misread.presses[1].white_ms, 148500, 1.0);
+  // Undone in the next stand: Black's second press says so, and carries the time counted.
+  EXPECT_TRUE(misread.presses[3].sets_opponents_clock);
+  EXPECT_NEAR(*misread.presses[3].white_ms, (180.0 - white_ran(misread)) * 1000, 2.0);
+  const double third_run = misread.presses[4].t - misread.presses[3].t;
+  EXPECT_NEAR(*misread.presses[4].white_ms, (180.0 - white_ran(misread) - third_run) * 1000, 2.0);
+  // A clock set to 30 s: the next stand bears the setting out, and it stays.
+  const Run handicap = run(180.0, 28, 26);
+  ASSERT_EQ(handicap.presses.size(), 5u);
+  EXPECT_TRUE(handicap.presses[1].sets_opponents_clock);
+  EXPECT_FALSE(handicap.presses[3].sets_opponents_clock);
+  EXPECT_NEAR(*handicap.presses[3].white_ms, (30.0 - white_ran(handicap)) * 1000, 1000.0);
+  // No time control: the misread set the clock; the next stand, held as long, sets it again.
+  const Run unguided = run(std::nullopt, 148, 176);
+  ASSERT_EQ(unguided.presses.size(), 5u);
+  ASSERT_TRUE(unguided.presses[1].white_ms.has_value());
+  EXPECT_NEAR(*unguided.presses[1].white_ms, 148500, 1.0);
+  EXPECT_TRUE(unguided.presses[3].sets_opponents_clock);
+  EXPECT_NEAR(*unguided.presses[3].white_ms, 176500, 1.0);
+}
+
 }  // namespace

@@ -234,6 +234,9 @@ void LeverPressDetector::start_clocks(PerBoard& board, double t) const {
     if (shown && (!base_seconds_ || std::abs(*shown - *base_seconds_) > kDisplayDiffers)) {
       board.remaining[side] = *shown;
       board.display_floor[side] = *shown;
+      board.set_unconfirmed[side] = true;
+      board.remaining_unset[side] = base_seconds_;
+      board.ran_since_set[side] = false;
     }
     board.display_settled[side] = shown.has_value();
   }
@@ -257,16 +260,38 @@ void LeverPressDetector::note_display(PerBoard& board, const LeverObservation& o
     // Only a clock that stands: the running one's display changes every second.
     const Color color = side == 0 ? Color::kWhite : Color::kBlack;
     if (resumed_ || !board.running || board.running == color) continue;
-    if (board.shown_readings[side] < kDisplayReadings || board.display_settled[side]) continue;
+    if (board.shown_readings[side] < kDisplayReadings) continue;
+    const bool unconfirmed = board.set_unconfirmed[side];
+    if (board.display_settled[side] && !unconfirmed) continue;
+    // The stand of the setting itself bears out nothing.
+    if (unconfirmed && !board.ran_since_set[side]) continue;
     std::optional<double>& counted = board.remaining[side];
-    const bool differs = !counted || std::abs(*counted - (*read + 0.5)) > kDisplayDiffers;
+    const auto near = [&](const std::optional<double>& seconds) {
+      return seconds && std::abs(*seconds - (*read + 0.5)) <= kDisplayDiffers;
+    };
+    const bool differs = !near(counted);
+    if (unconfirmed && !differs) {
+      board.set_unconfirmed[side] = false;
+      continue;
+    }
+    if (unconfirmed && near(board.remaining_unset[side])) {
+      // The setting was the misread: the time counted without it stands.
+      counted = board.remaining_unset[side];
+      board.display_floor[side].reset();
+      board.set_since_press[side] = true;
+      board.set_unconfirmed[side] = false;
+      continue;
+    }
     // Setting a clock asks for longer agreement than confirming it.
     if (differs && !held_to_set) continue;
     if (differs) {
+      if (!unconfirmed) board.remaining_unset[side] = counted;
       // The display rounds down: halfway through its second until a tick tells.
       counted = *read + 0.5;
       board.display_floor[side] = *read;
       board.set_since_press[side] = true;
+      board.set_unconfirmed[side] = true;
+      board.ran_since_set[side] = false;
     }
     board.display_settled[side] = true;
   }
@@ -295,9 +320,24 @@ ClockEvent LeverPressDetector::with_remaining(PerBoard& board, ClockEvent press)
   board.set_since_press[mine] = false;
   // The opponent's press was missed: when this clock started is not known.
   if (!ran) return press;
+  // The time left at the press of a clock that had `at_start` when it started, set right at
+  // the last tick, when a whole number of seconds remained.
+  const auto by_ticks = [&](double at_start) {
+    if (last_tick) {
+      const double at_tick = at_start - (*last_tick - since);
+      const double whole = std::round(at_tick);
+      if (std::abs(whole - at_tick) <= kTickSnapSeconds) return whole - (press.t - *last_tick);
+    }
+    return at_start - (press.t - since);
+  };
+  if (board.set_unconfirmed[mine]) {
+    board.ran_since_set[mine] = true;
+    std::optional<double>& unset = board.remaining_unset[mine];
+    if (unset) unset = by_ticks(*unset) + increment_seconds_;
+  }
   // A clock neither the time control nor its display has given yet: the other's still is.
   if (board.remaining[mine]) {
-    double at_press = *board.remaining[mine] - (press.t - since);
+    double at_press = by_ticks(*board.remaining[mine]);
     std::optional<double>& least = board.display_floor[mine];
     if (least && last_tick) {
       // A display set this clock, rounded down: it had less than a second more than that
@@ -306,11 +346,8 @@ ClockEvent LeverPressDetector::with_remaining(PerBoard& board, ClockEvent press)
       at_press = std::ceil(*least - (*last_tick - since)) - (press.t - *last_tick);
       least.reset();
     } else if (least) {
+      at_press = *board.remaining[mine] - (press.t - since);
       *least -= press.t - since - increment_seconds_;
-    } else if (last_tick) {
-      const double at_tick = *board.remaining[mine] - (*last_tick - since);
-      const double whole = std::round(at_tick);
-      if (std::abs(whole - at_tick) <= kTickSnapSeconds) at_press = whole - (press.t - *last_tick);
     }
     board.remaining[mine] = at_press + increment_seconds_;
   }

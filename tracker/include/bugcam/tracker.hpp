@@ -383,7 +383,9 @@ class LeverPressDetector {
   // readings over kDisplaySetSeconds) is taken at the display's whole seconds: clocks set to
   // another time than the time control (a handicap, a game resumed), or any time control when none
   // is given. Each side's display settles its clock once (the first such readings); later ones that
-  // disagree are taken for misreads.
+  // disagree are taken for misreads. A setting stands only once the side's next stand bears it
+  // out: where the display then agrees with the time counted without it, the setting was a
+  // misread and is undone; where it agrees with neither, held as long, the clock is set again.
   void set_time_control(double base_seconds, double increment_seconds) {
     base_seconds_ = base_seconds;
     increment_seconds_ = increment_seconds;
@@ -529,6 +531,12 @@ class LeverPressDetector {
     // Per side: its display set its clock since its last press (the next press by the other
     // side says so, ClockEvent::sets_opponents_clock).
     std::array<bool, 2> set_since_press{};
+    // Per side, while a setting from its display awaits the next stand to bear it out: the time
+    // counted without it (none without a time control), counted on as the clock runs.
+    std::array<bool, 2> set_unconfirmed{};
+    std::array<std::optional<double>, 2> remaining_unset;
+    // Per side: its clock ran since the setting (a later reading is of another stand).
+    std::array<bool, 2> ran_since_set{};
     // Per side: when the readings that agree began.
     std::array<double, 2> shown_since{};
     // Remaining times (White's, Black's) when the running clock started; the running side.
