@@ -109,6 +109,9 @@ struct DisplayScore {
   int sides = 0;  // sides read, away from a tick
   int right = 0;
   int wrong = 0;
+  // Of them, of a clock that stands: the readings that may set a clock (the running side's
+  // are not used; its lever's raised end may hide the digits' tops, a 7 reading as a 1).
+  int wrong_standing = 0;
 };
 
 int evaluate(const fs::path& clip, bool verbose, int display_every, const fs::path& dump,
@@ -180,11 +183,13 @@ int evaluate(const fs::path& clip, bool verbose, int display_every, const fs::pa
         }
         const bool right = *read.seconds[side] == want->seconds[side];
         ++(right ? displays.right : displays.wrong);
+        if (!right && want->running != static_cast<int>(side)) ++displays.wrong_standing;
         if (!right) write_area(side == 0 ? "white" : "black");
         if (verbose && !right) {
-          std::printf("  frame %d clock %s %s display: read %d, shows %d\n", frame->index,
+          std::printf("  frame %d clock %s %s display: read %d, shows %d (%s)\n", frame->index,
                       clock.board.c_str(), side == 0 ? "white" : "black", *read.seconds[side],
-                      want->seconds[side]);
+                      want->seconds[side],
+                      want->running == static_cast<int>(side) ? "running" : "standing");
         }
       }
     }
@@ -304,12 +309,15 @@ int evaluate(const fs::path& clip, bool verbose, int display_every, const fs::pa
                 score.clock_frames[b]);
   }
   if (displays.sides > 0) {
-    std::printf("  displays: %d sides read every %d frames, right %d, wrong %d, unknown %d\n",
-                displays.sides, display_every, displays.right, displays.wrong,
-                displays.sides - displays.right - displays.wrong);
+    std::printf(
+        "  displays: %d sides read every %d frames, right %d, wrong %d (%d standing), "
+        "unknown %d\n",
+        displays.sides, display_every, displays.right, displays.wrong, displays.wrong_standing,
+        displays.sides - displays.right - displays.wrong);
     display_total.sides += displays.sides;
     display_total.right += displays.right;
     display_total.wrong += displays.wrong;
+    display_total.wrong_standing += displays.wrong_standing;
   }
   for (int b = 0; b < 2; ++b) {
     if (!true_start[b] && !found_start[b]) continue;
@@ -421,8 +429,9 @@ int main(int argc, char** argv) {
                 total.clocks, total.clocks_given, total.clocks_within, kClockSeconds,
                 total.clock_error_max);
     if (display_total.sides > 0) {
-      std::printf("all: displays: %d sides read, right %d, wrong %d, unknown %d\n",
+      std::printf("all: displays: %d sides read, right %d, wrong %d (%d standing), unknown %d\n",
                   display_total.sides, display_total.right, display_total.wrong,
+                  display_total.wrong_standing,
                   display_total.sides - display_total.right - display_total.wrong);
     }
   }

@@ -342,6 +342,7 @@ std::optional<ShownClocks> shown_clocks(const std::vector<capture::ClockEvent>& 
   }
   if (!ms) return std::nullopt;
   ShownClocks out;
+  out.running = running;
   if (running >= 0) {
     ms->at(static_cast<std::size_t>(running)) -= (t - since) * 1000.0;
     const double left = ms->at(static_cast<std::size_t>(running));

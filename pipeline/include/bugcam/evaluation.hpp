@@ -134,6 +134,7 @@ std::array<ImagePoint, 81> true_lattice(const std::array<ImagePoint, 4>& corners
 struct ShownClocks {
   std::array<int, 2> seconds{};
   double to_tick = 1.0;
+  int running = -1;  // the side whose clock runs (0 White, 1 Black); -1: neither
 };
 std::optional<ShownClocks> shown_clocks(const std::vector<capture::ClockEvent>& log,
                                         rules::BoardId board, double t);
