@@ -274,8 +274,9 @@ void LeverPressDetector::note_display(PerBoard& board, const LeverObservation& o
       board.set_unconfirmed[side] = false;
       continue;
     }
-    if (unconfirmed && near(board.remaining_unset[side])) {
-      // The setting was the misread: the time counted without it stands.
+    if (unconfirmed && near(board.remaining_unset[side]) && held_to_set) {
+      // The setting was the misread: the time counted without it stands (held as long as a
+      // setting: it moves the clock as far).
       counted = board.remaining_unset[side];
       board.display_floor[side].reset();
       board.set_since_press[side] = true;

@@ -34,10 +34,10 @@ constexpr int kStrokeWindowPx = 11;
 constexpr double kLeastInk = 40.0;
 constexpr double kInkShareOfStrongest = 0.4;
 // Ink farther than this (BGR distance) from the ink's middle colour is no digit's.
+constexpr double kInkColourSpread = 70.0;
 // Faint ink (a blurred stroke's edge, a stroke too thin to stand out clearly) stands out by
 // this share of what strong ink must, and may be this far from the ink's colour, blending
 // into the display's.
-constexpr double kInkColourSpread = 70.0;
 constexpr double kFaintShare = 0.5;
 constexpr double kFaintColourSpread = 110.0;
 // The strongest strokes: the level this share of the area stands out by more than.
@@ -158,6 +158,9 @@ std::optional<int> read_digit(const cv::Mat& ink, const cv::Mat& faint, cv::Rect
       return std::nullopt;
     }
   }
+  // A box as wide as a digit with a one's strokes only lost the rest (a four's left strokes, a
+  // seven's top bar): a one stands alone in a narrow box.
+  if (lit == kDigitSegments[1]) return std::nullopt;
   for (int d = 0; d < 10; ++d) {
     if (kDigitSegments[static_cast<std::size_t>(d)] == lit) return d;
   }
@@ -366,15 +369,20 @@ std::optional<std::array<std::optional<int>, 2>> read_times(const Ink& look_ink)
   // faintly only, and apart from any strong ink.
   cv::Mat with_dots = look_ink.any.clone();
   with_dots.setTo(0, edges);
-  cv::Mat bit_labels, bit_stats, bit_centroids;
-  const int bits =
-      cv::connectedComponentsWithStats(digit_ink, bit_labels, bit_stats, bit_centroids, 8);
-  for (int k = 1; k < bits; ++k) {
-    if (std::max(bit_stats.at<int>(k, cv::CC_STAT_WIDTH),
-                 bit_stats.at<int>(k, cv::CC_STAT_HEIGHT)) < kLongestDot * height) {
-      digit_ink.setTo(0, bit_labels == k);
+  // The faint ink loses them too: the colon's dots are no stroke of the digit beside them.
+  const auto remove_specks = [&](cv::Mat& mask) {
+    cv::Mat bit_labels, bit_stats, bit_centroids;
+    const int bits =
+        cv::connectedComponentsWithStats(mask, bit_labels, bit_stats, bit_centroids, 8);
+    for (int k = 1; k < bits; ++k) {
+      if (std::max(bit_stats.at<int>(k, cv::CC_STAT_WIDTH),
+                   bit_stats.at<int>(k, cv::CC_STAT_HEIGHT)) < kLongestDot * height) {
+        mask.setTo(0, bit_labels == k);
+      }
     }
-  }
+  };
+  remove_specks(digit_ink);
+  remove_specks(faint);
   // Upright the digits: a tilted view, or the display's slope, slants them. The slant that
   // gathers the ink into the fewest columns (sharpest column sums) is taken out.
   const double middle_row = top + height / 2.0;

@@ -382,10 +382,11 @@ class LeverPressDetector {
   // and differs from the time counted by more than kDisplayDiffers (in kDisplaySetReadings
   // readings over kDisplaySetSeconds) is taken at the display's whole seconds: clocks set to
   // another time than the time control (a handicap, a game resumed), or any time control when none
-  // is given. Each side's display settles its clock once (the first such readings); later ones that
-  // disagree are taken for misreads. A setting stands only once the side's next stand bears it
-  // out: where the display then agrees with the time counted without it, the setting was a
-  // misread and is undone; where it agrees with neither, held as long, the clock is set again.
+  // is given. Each side's display settles its clock (the first such readings): agreeing, the
+  // clock is confirmed and later readings that disagree are taken for misreads; setting it, the
+  // setting stands only once the side's next stand bears it out. Where the display then agrees
+  // with the time counted without the setting (as long held), the setting was a misread and is
+  // undone; where it agrees with neither, held as long, the clock is set again.
   void set_time_control(double base_seconds, double increment_seconds) {
     base_seconds_ = base_seconds;
     increment_seconds_ = increment_seconds;
@@ -521,9 +522,9 @@ class LeverPressDetector {
     std::array<int, 2> shown_readings{};
     // The first time each display showed in readings that agreed, before the clock started.
     std::array<std::optional<int>, 2> shown_at_start;
-    // Per side: the display has settled the time counted (agreed with it, or set it), once;
-    // later readings that disagree are misreads (a hand or the lever hiding part of a digit
-    // makes a 5 or a 0 a 1).
+    // Per side: the display has settled the time counted (agreed with it, or set it, then
+    // looked at again while `set_unconfirmed`); later readings that disagree are misreads (a
+    // hand or the lever hiding part of a digit makes a 5 or a 0 a 1).
     std::array<bool, 2> display_settled{};
     // Per side, while a display set the clock and no tick has shown the fraction of a second
     // since: the least it can have (it has less than a second more; counted halfway).
