@@ -3074,6 +3074,12 @@ TEST(LeverPressDetector, ARunningDisplayThatStopsTickingIsAFlagFall) {
 
 namespace {
 
+// What a LeverPressDetector found in a run: the clocks' start and the presses.
+struct DetectorRun {
+  double start = 0.0;
+  std::vector<bugcam::capture::ClockEvent> presses;
+};
+
 // The clocks' displays, read by vision now and then, set a clock that stands at another time
 // than the time control (a handicap, or the short clock of a flag staged by the renderer).
 // Black's is read while it stands before White's first press (the start carries it when read
@@ -3087,14 +3093,10 @@ TEST(LeverPressDetector, ClocksSetOtherwiseThanTheTimeControlAreReadFromTheirDis
   // The clock starts with White's display ticking at frame 15; White presses at frame 60,
   // Black at frame 120, the hand covering the clock for six frames before each press.
   // `shown(t, start)` is what vision reads at time t, the clock having started at `start`.
-  struct Run {
-    double start = 0.0;
-    std::vector<bugcam::capture::ClockEvent> presses;
-  };
   const auto run = [](std::optional<double> time_control, const auto& shown) {
     bugcam::tracker::LeverPressDetector detector(2);
     if (time_control) detector.set_time_control(*time_control, 0.0);
-    Run out;
+    DetectorRun out;
     std::optional<double> start;
     const auto note = [&](const bugcam::capture::ClockEvent& e) {
       if (e.kind == Kind::kStart) start = e.t;
@@ -3129,7 +3131,7 @@ TEST(LeverPressDetector, ClocksSetOtherwiseThanTheTimeControlAreReadFromTheirDis
     };
   };
   // Black's clock set to 60 s: read before the start.
-  const Run black_short = run(180.0, clocks_at(180.0, 60.0));
+  const DetectorRun black_short = run(180.0, clocks_at(180.0, 60.0));
   ASSERT_EQ(black_short.presses.size(), 2u);
   const auto& first = black_short.presses[0];
   EXPECT_NEAR(*first.white_ms, 180000 - (first.t - black_short.start) * 1000, 1.0);
@@ -3139,7 +3141,7 @@ TEST(LeverPressDetector, ClocksSetOtherwiseThanTheTimeControlAreReadFromTheirDis
   EXPECT_NEAR(*first.black_ms, 60000, 500.0);
   // White's set to 30 s: the first press counts from the time control, the second has White's
   // clock from the display (and the tracker sets the first move's clock by it).
-  const Run white_short = run(180.0, clocks_at(30.0, 180.0));
+  const DetectorRun white_short = run(180.0, clocks_at(30.0, 180.0));
   ASSERT_EQ(white_short.presses.size(), 2u);
   const auto& white_press = white_short.presses[0];
   const auto& black_press = white_short.presses[1];
@@ -3149,7 +3151,7 @@ TEST(LeverPressDetector, ClocksSetOtherwiseThanTheTimeControlAreReadFromTheirDis
   EXPECT_FALSE(white_press.sets_opponents_clock);
   EXPECT_TRUE(black_press.sets_opponents_clock);
   // No time control given: the displays give it, Black's at once, White's once it stands.
-  const Run no_control = run(std::nullopt, clocks_at(30.0, 180.0));
+  const DetectorRun no_control = run(std::nullopt, clocks_at(30.0, 180.0));
   ASSERT_EQ(no_control.presses.size(), 2u);
   EXPECT_FALSE(no_control.presses[0].white_ms.has_value());
   ASSERT_TRUE(no_control.presses[0].black_ms.has_value());
@@ -3157,13 +3159,14 @@ TEST(LeverPressDetector, ClocksSetOtherwiseThanTheTimeControlAreReadFromTheirDis
   EXPECT_NEAR(*no_control.presses[1].white_ms,
               30000 - (no_control.presses[0].t - no_control.start) * 1000, 1000.0);
   // Nothing read and no time control: no remaining times.
-  const Run unread = run(std::nullopt, [](double, std::optional<double>) { return Shown{}; });
+  const DetectorRun unread =
+      run(std::nullopt, [](double, std::optional<double>) { return Shown{}; });
   ASSERT_EQ(unread.presses.size(), 2u);
   EXPECT_FALSE(unread.presses[0].white_ms.has_value());
   EXPECT_FALSE(unread.presses[1].black_ms.has_value());
   // A display a second off the time control (31 s given, 30 shown) changes nothing; Black's,
   // far off, is read.
-  const Run near = run(31.0, clocks_at(30.0, 180.0));
+  const DetectorRun near = run(31.0, clocks_at(30.0, 180.0));
   ASSERT_EQ(near.presses.size(), 2u);
   EXPECT_NEAR(*near.presses[0].white_ms, 31000 - (near.presses[0].t - near.start) * 1000, 1.0);
   ASSERT_TRUE(near.presses[0].black_ms.has_value());
@@ -3184,14 +3187,10 @@ TEST(LeverPressDetector, AClockSetFromADisplayIsUndoneWhenItsNextStandDisagrees)
   // and 300, Black at 120 and 240, the hand covering the clock for six frames before each.
   // White's display reads `first` during its first stand (frames 60-120) and `second` during
   // its next (180-240); Black's is not read.
-  struct Run {
-    double start = 0.0;
-    std::vector<bugcam::capture::ClockEvent> presses;
-  };
   const auto run = [](std::optional<double> time_control, int first, int second) {
     bugcam::tracker::LeverPressDetector detector(2);
     if (time_control) detector.set_time_control(*time_control, 0.0);
-    Run out;
+    DetectorRun out;
     const auto note = [&](const bugcam::capture::ClockEvent& e) {
       if (e.kind == Kind::kStart) out.start = e.t;
       if (e.kind == Kind::kPress) out.presses.push_back(e);
@@ -3209,11 +3208,11 @@ TEST(LeverPressDetector, AClockSetFromADisplayIsUndoneWhenItsNextStandDisagrees)
     return out;
   };
   // White's clock ran from the start to the first press and between the second and third.
-  const auto white_ran = [](const Run& r) {
+  const auto white_ran = [](const DetectorRun& r) {
     return r.presses[0].t - r.start + r.presses[2].t - r.presses[1].t;
   };
   // A three-minute game, White's 2:58 read as 2:28 in its first stand, 2:56 in its next.
-  const Run misread = run(180.0, 148, 176);
+  const DetectorRun misread = run(180.0, 148, 176);
   ASSERT_EQ(misread.presses.size(), 5u);
   // Set wrong: Black's first press carries the misread and says it set White's clock.
   EXPECT_TRUE(misread.presses[1].sets_opponents_clock);
@@ -3224,13 +3223,13 @@ TEST(LeverPressDetector, AClockSetFromADisplayIsUndoneWhenItsNextStandDisagrees)
   const double third_run = misread.presses[4].t - misread.presses[3].t;
   EXPECT_NEAR(*misread.presses[4].white_ms, (180.0 - white_ran(misread) - third_run) * 1000, 2.0);
   // A clock set to 30 s: the next stand bears the setting out, and it stays.
-  const Run handicap = run(180.0, 28, 26);
+  const DetectorRun handicap = run(180.0, 28, 26);
   ASSERT_EQ(handicap.presses.size(), 5u);
   EXPECT_TRUE(handicap.presses[1].sets_opponents_clock);
   EXPECT_FALSE(handicap.presses[3].sets_opponents_clock);
   EXPECT_NEAR(*handicap.presses[3].white_ms, (30.0 - white_ran(handicap)) * 1000, 1000.0);
   // No time control: the misread set the clock; the next stand, held as long, sets it again.
-  const Run unguided = run(std::nullopt, 148, 176);
+  const DetectorRun unguided = run(std::nullopt, 148, 176);
   ASSERT_EQ(unguided.presses.size(), 5u);
   ASSERT_TRUE(unguided.presses[1].white_ms.has_value());
   EXPECT_NEAR(*unguided.presses[1].white_ms, 148500, 1.0);
