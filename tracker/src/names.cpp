@@ -347,7 +347,6 @@ ClockEvent LeverPressDetector::with_remaining(PerBoard& board, ClockEvent press)
       at_press = std::ceil(*least - (*last_tick - since)) - (press.t - *last_tick);
       least.reset();
     } else if (least) {
-      at_press = *board.remaining[mine] - (press.t - since);
       *least -= press.t - since - increment_seconds_;
     }
     board.remaining[mine] = at_press + increment_seconds_;

@@ -94,6 +94,14 @@ constexpr int kLooks = 4;
 constexpr std::array<std::uint8_t, 10> kDigitSegments{0x3f, 0x06, 0x5b, 0x4f, 0x66,
                                                       0x6d, 0x7d, 0x07, 0x7f, 0x6f};
 
+// The share of a place's rows (or of its columns) that a stroke of the mask crosses: an
+// upright stroke crosses every row, a bar every column, however thin it came out.
+double crossed_share(const cv::Mat& mask, const cv::Rect& place, bool columns) {
+  cv::Mat crossed;
+  cv::reduce(mask(place), crossed, columns ? 0 : 1, cv::REDUCE_MAX);
+  return cv::countNonZero(crossed) / static_cast<double>(crossed.total());
+}
+
 // The digit a box of ink shows, if its lit segments make one. A box much narrower than
 // `digit_width` holds a one's right-hand strokes only.
 std::optional<int> read_digit(const cv::Mat& ink, const cv::Mat& faint, cv::Rect box,
@@ -115,13 +123,10 @@ std::optional<int> read_digit(const cv::Mat& ink, const cv::Mat& faint, cv::Rect
                           cv::Rect(0, 0, faint.cols, faint.rows);
     if (!rest.empty()) {
       // Neither an upright stroke (a four's) nor a bar (a seven's top) across it.
-      cv::Mat rest_rows, rest_columns;
-      cv::reduce(faint(rest), rest_rows, 1, cv::REDUCE_MAX);
-      cv::reduce(faint(rest), rest_columns, 0, cv::REDUCE_MAX);
-      const double covered =
-          std::max(cv::countNonZero(rest_rows) / static_cast<double>(rest_rows.total()),
-                   cv::countNonZero(rest_columns) / static_cast<double>(rest_columns.total()));
-      if (covered > kDarkCoverage) return std::nullopt;
+      if (std::max(crossed_share(faint, rest, false), crossed_share(faint, rest, true)) >
+          kDarkCoverage) {
+        return std::nullopt;
+      }
     }
     return 1;
   }
@@ -141,17 +146,14 @@ std::optional<int> read_digit(const cv::Mat& ink, const cv::Mat& faint, cv::Rect
       zone(0.0, 0.18, 0.3, 0.38),  // f
       zone(0.3, 0.44, 0.7, 0.56),  // g
   };
-  // A segment is lit where its stroke crosses its place: ink in most of the place's rows (an
-  // upright stroke) or columns (a bar), however thin the stroke came out. Neither clearly lit nor
-  // clearly dark reads no digit.
+  // A segment is lit where its stroke crosses most of its place's rows (an upright one) or
+  // columns (a bar). Neither clearly lit nor clearly dark reads no digit.
   std::uint8_t lit = 0;
   for (int s = 0; s < 7; ++s) {
     const cv::Rect place = zones[static_cast<std::size_t>(s)] & cv::Rect(0, 0, ink.cols, ink.rows);
     if (place.area() <= 0) return std::nullopt;
     const bool bar = s == 0 || s == 3 || s == 6;
-    cv::Mat crossed;
-    cv::reduce(faint(place), crossed, bar ? 0 : 1, cv::REDUCE_MAX);
-    const double coverage = cv::countNonZero(crossed) / static_cast<double>(crossed.total());
+    const double coverage = crossed_share(faint, place, bar);
     if (coverage >= kLitCoverage) {
       lit = static_cast<std::uint8_t>(lit | (1u << s));
     } else if (coverage > kDarkCoverage) {
@@ -286,6 +288,7 @@ void keep_digit_colour(const cv::Mat& area, Ink& ink) {
   // A faint stroke's edge blends into its surroundings: it keeps farther colours.
   for (int y = 0; y < area.rows; ++y) {
     for (int x = 0; x < area.cols; ++x) {
+      if (ink.strong.at<uchar>(y, x) == 0 && ink.faint.at<uchar>(y, x) == 0) continue;
       const double off = cv::norm(cv::Vec3f(area.at<cv::Vec3b>(y, x)) - typical);
       if (off > kInkColourSpread) ink.strong.at<uchar>(y, x) = 0;
       if (off > kFaintColourSpread) ink.faint.at<uchar>(y, x) = 0;
@@ -295,7 +298,6 @@ void keep_digit_colour(const cv::Mat& area, Ink& ink) {
 
 // Faint ink only where it joins strong ink: a stroke's faint part, not the noise around.
 void keep_faint_joined(Ink& ink) {
-  ink.any = ink.faint.clone();
   cv::Mat labels;
   const int count = cv::connectedComponents(ink.faint, labels, 8, CV_32S);
   std::vector<bool> joined(static_cast<std::size_t>(count), false);
@@ -462,12 +464,12 @@ std::optional<std::array<std::optional<int>, 2>> read_times(const Ink& look_ink)
   // Each time's digits span its own rows: the band spans both, and a display seen aslant
   // stands one time higher than the other (held-out 11525's Black 1:41 sat lower by a tenth
   // of a digit, its four's middle bar below the zone that reads it: a one).
+  // A bar faint in the strong ink may lie outside the band found from it.
+  const int bar_reach = static_cast<int>(kBarReach * height);
   for (std::vector<cv::Rect>& half : halves) {
     int half_top = kAcrossPx, half_bottom = 0;
     for (const cv::Rect& d : half) {
-      // A bar faint in the strong ink may lie outside the band found from it.
-      const int reach = static_cast<int>(kBarReach * height);
-      const cv::Rect searched = cv::Rect(d.x, d.y - reach, d.width, d.height + 2 * reach) &
+      const cv::Rect searched = cv::Rect(d.x, d.y - bar_reach, d.width, d.height + 2 * bar_reach) &
                                 cv::Rect(0, 0, kAlongPx, kAcrossPx);
       const cv::Rect inked = cv::boundingRect(faint(searched)) + searched.tl();
       if (inked.empty()) continue;
@@ -537,6 +539,7 @@ ClockDisplay read_clock_display(const cv::Mat& frame_bgr, const calibration::Clo
     cv::split(seen, channels);
     Ink ink = stroke_mask(channels, bright_ink);
     keep_digit_colour(seen, ink);
+    ink.any = ink.faint.clone();
     keep_faint_joined(ink);
     if (const auto times = read_times(ink)) {
       out.seconds = *times;
