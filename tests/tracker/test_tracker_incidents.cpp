@@ -328,6 +328,67 @@ TEST(TrackerIncidents, MoveWithoutPressIsTimedWhenTheMoversArmLeft) {
   EXPECT_GE(runs, 3);
   EXPECT_EQ(from_arm, runs);
 }
+// The square the piece went to stays covered 1 s after vision last named the mover's arm:
+// the arm was still there, unnamed (held-out 11539: 7b. Nxb5's arm named until 63.9 s, b5
+// covered until 65.03 s). The move is timed after the square was seen again, not a reach
+// after the arm was last named (1.03 s early there).
+TEST(TrackerIncidents, MoveWithoutPressIsTimedAfterItsSquareWhereTheArmWentUnnamed) {
+  SimulationOptions options = clean_run_options();
+  options.holdings = false;
+  options.own_arms_after = 0.1;
+  int runs = 0;
+  int after_square = 0;
+  for (const int ply : {14, 20, 26, 32, 38, 44, 50, 56}) {
+    options.injections = {{IncidentType::kMoveWithoutPress, ply, true}};
+    const Outcome named = run_tracker(clean_run_games()[0], options);
+    ASSERT_EQ(named.sim.incidents.size(), 1u);
+    const ExpectedIncident want = named.sim.incidents.front();
+    const TrackedMove* unpressed = nullptr;
+    for (const TrackedMove& truth : named.sim.truth) {
+      if (std::abs(truth.t - want.t) < 1e-9 && truth.board == want.board) unpressed = &truth;
+    }
+    ASSERT_NE(unpressed, nullptr);
+    const Seat mover{unpressed->board, unpressed->side};
+    const auto to = static_cast<std::size_t>(unpressed->move.to());
+    double uncovered = -1.0;  // the first frame that shows the square again
+    const auto unname = [&](std::vector<SimulatedInput>& inputs) {
+      double arm_left = -1.0;
+      for (const SimulatedInput& input : inputs) {
+        const auto* o = std::get_if<BoardObservation>(&input);
+        if (o != nullptr && o->t <= unpressed->t &&
+            std::find(o->own_arms.begin(), o->own_arms.end(), mover) != o->own_arms.end()) {
+          arm_left = o->t;
+        }
+      }
+      ASSERT_GT(arm_left, 0.0);
+      for (SimulatedInput& input : inputs) {
+        auto* o = std::get_if<BoardObservation>(&input);
+        if (o == nullptr || o->board != mover.board) continue;
+        if (o->t > arm_left - 0.3 && o->t <= arm_left + 1.0) o->squares[to].occluded = true;
+        if (o->t > arm_left + 1.0 && uncovered < 0.0) uncovered = o->t;
+      }
+    };
+    const Outcome outcome = run_tracker(clean_run_games()[0], options, {}, std::nullopt, unname);
+    const TrackedMove* got = nullptr;
+    for (const TrackedMove& m : outcome.committed) {
+      if (m.ply == unpressed->ply && m.board == unpressed->board) got = &m;
+    }
+    // Not where the opponent's answer took on that square meanwhile: the square seen again
+    // shows the answer, and the move is timed when the square it left emptied.
+    const bool taken_back =
+        std::any_of(named.sim.truth.begin(), named.sim.truth.end(), [&](const TrackedMove& m) {
+          return m.board == mover.board && m.t > unpressed->t && m.t < uncovered + 1.0 &&
+                 m.move.to() == unpressed->move.to();
+        });
+    if (got == nullptr || got->san != unpressed->san || taken_back) continue;
+    ++runs;
+    std::cout << "ply " << ply << ": " << unpressed->ply << " " << unpressed->san
+              << ", square seen again " << uncovered << ", timed " << got->t << "\n";
+    if (got->t >= uncovered && got->t <= uncovered + 0.25) ++after_square;
+  }
+  EXPECT_GE(runs, 3);
+  EXPECT_EQ(after_square, runs);
+}
 // Pressed late at each ply in turn (plies 8 to 57 of the first clean-run game): how many of
 // the runs that were late presses recorded the unpressed move as the one made first (its
 // squares: drop types are guessed without the holding areas). `cover_late_move`: the late

