@@ -4995,9 +4995,21 @@ struct Tracker::Impl {
         }
         // Kept back until seen whole, or for kHiddenPieceKeptSeconds at most: an area short
         // for another reason (a pass vision never saw arrive) would keep it, and the next
-        // hidden piece with it, to the end of the recording.
+        // hidden piece with it, to the end of the recording. Seen whole, it is still kept
+        // while a shortfall of the area begun before then awaits its pass's decision: that may
+        // be the same piece still hidden (development 11496: Black A's knight hidden from
+        // 52.3 s to its drop at 98.8 s, in a shortfall to 78.9 s and one begun at 79 s with
+        // 10B. Bxc6+'s piece on its way, reported apart once that pass was decided).
+        const auto awaits_decision = [&](const Incident& hidden) {
+          return std::any_of(deferred_shortfalls.begin(), deferred_shortfalls.end(),
+                             [&](const DeferredShortfall& d) {
+                               return d.s == s && d.shortfall.start <=
+                                                      hidden.t_end + kHiddenPieceSeenAgainSeconds;
+                             });
+        };
         if (const std::optional<Incident>& kept = hidden_kept[static_cast<std::size_t>(s)];
-            kept && ((whole_from && o.t - *whole_from >= kHiddenPieceSeenAgainSeconds) ||
+            kept && ((whole_from && o.t - *whole_from >= kHiddenPieceSeenAgainSeconds &&
+                      !awaits_decision(*kept)) ||
                      o.t - kept->t_end > kHiddenPieceKeptSeconds)) {
           release_hidden_piece(s);
         }
