@@ -2953,6 +2953,45 @@ TEST(LeverPressDetector, AHandsVisitTimesOnlyItsOwnPress) {
   EXPECT_NEAR(press->t, 21.0 / 30.0 - 0.15, 1e-9);
 }
 
+// A premove's press and press back 0.07-0.23 s apart, the hands over the clock: the lever
+// reads the other side surely (by its learnt positions) in two or three frames only, fewer
+// than a press needs to settle, and unsure around them (development 11495, 11522). Both
+// presses are found, each between its readings. The same glimpse read unsure, in one frame,
+// or with no hand at the clock is none.
+TEST(LeverPressDetector, APressAndAQuickPressBackAreBothFound) {
+  using bugcam::rules::Color;
+  enum class Glimpse { kSure, kUnsure, kOneFrame, kNoHand };
+  const auto run = [](Glimpse glimpse) {
+    bugcam::tracker::LeverPressDetector detector;
+    std::vector<bugcam::capture::ClockEvent> presses;
+    for (int f = 0; f <= 60; ++f) {
+      const bool hand = glimpse != Glimpse::kNoHand && f >= 15 && f <= 30;
+      std::optional<Color> down = Color::kBlack;
+      if (f >= 16 && f <= 27) down.reset();  // the hands over the lever
+      const int glimpse_frames = glimpse == Glimpse::kOneFrame ? 1 : 2;
+      if (f >= 24 && f < 24 + glimpse_frames) down = Color::kWhite;
+      bugcam::tracker::LeverObservation o = lever_in_frame(f, down, hand);
+      if (down && (glimpse != Glimpse::kUnsure || *down == Color::kBlack)) {
+        o.travel = *down == Color::kWhite ? 1.0 : 0.0;
+      }
+      if (auto press = detector.add(o)) presses.push_back(*press);
+    }
+    for (const auto& press : detector.flush()) presses.push_back(press);
+    return presses;
+  };
+  const std::vector<bugcam::capture::ClockEvent> pair = run(Glimpse::kSure);
+  ASSERT_EQ(pair.size(), 2u);
+  EXPECT_EQ(pair[0].side, Color::kWhite);
+  EXPECT_GT(pair[0].t, 15 / 30.0);
+  EXPECT_LT(pair[0].t, 24 / 30.0);
+  EXPECT_EQ(pair[1].side, Color::kBlack);
+  EXPECT_GT(pair[1].t, 25 / 30.0);
+  EXPECT_LT(pair[1].t, 28 / 30.0);
+  EXPECT_TRUE(run(Glimpse::kUnsure).empty());
+  EXPECT_TRUE(run(Glimpse::kOneFrame).empty());
+  EXPECT_TRUE(run(Glimpse::kNoHand).empty());
+}
+
 // The clock's start is read from White's display: its first tick (whole seconds rounded
 // down go from 3:00 to 2:59 as it starts) after a quiet while, followed by a quiet frame.
 // Changes unlike a tick, a tick of Black's display, a tick after a hand was at the clock or

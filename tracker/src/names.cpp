@@ -366,10 +366,10 @@ std::optional<ClockEvent> LeverPressDetector::add(const LeverObservation& observ
   if (std::optional<ClockEvent> start = ticks_from(board, observation)) {
     board.outgoing.push_back(*start);
   }
-  if (std::optional<ClockEvent> press = press_from(board, observation)) {
-    board.last_press_t = press->t;
+  for (const ClockEvent& press : press_from(board, observation)) {
+    board.last_press_t = press.t;
     board.last_pressed_visit = board.touch_start;
-    board.outgoing.push_back(with_remaining(board, *press));
+    board.outgoing.push_back(with_remaining(board, press));
   }
   if (std::optional<ClockEvent> flag = flag_from(board, observation)) {
     flag_fallen_ = true;
@@ -410,8 +410,38 @@ std::optional<ClockEvent> LeverPressDetector::flag_from(const PerBoard& board,
   return flag;
 }
 
-std::optional<ClockEvent> LeverPressDetector::press_from(PerBoard& board,
-                                                         const LeverObservation& observation) {
+std::optional<std::pair<ClockEvent, ClockEvent>> LeverPressDetector::press_and_back(
+    const PerBoard& board, const LeverObservation& observation) const {
+  if (!board.settled || !board.candidate || board.candidate_frames < kPressBackReadings ||
+      !board.candidate_all_by_positions || !board.settled_last_by_positions ||
+      !observation.travel || !board.touch_start ||
+      board.touch_end < board.candidate_first_t - kTouchLookback) {
+    return std::nullopt;
+  }
+  // Each timed by the lever alone (its travel, the free half, its two readings): the hands'
+  // visit spans both presses.
+  PerBoard lever = board;
+  lever.touch_start.reset();
+  Waiting press;
+  press.last_old_t = board.settled_last_t;
+  press.first_new_t = board.candidate_first_t;
+  press.by_positions = true;
+  press.press.board = observation.board;
+  press.press.kind = ClockEvent::Kind::kPress;
+  press.press.side = *board.candidate;
+  Waiting back = press;
+  back.last_old_t = board.candidate_last_t;
+  back.first_new_t = observation.t;
+  back.press.side = *board.settled;
+  ClockEvent first = timed(lever, press);
+  ClockEvent second = timed(lever, back);
+  // In order, and apart as a hand's press can be.
+  second.t = std::max(second.t, first.t + kPressBackLeast);
+  return std::pair{first, second};
+}
+
+std::vector<ClockEvent> LeverPressDetector::press_from(PerBoard& board,
+                                                       const LeverObservation& observation) {
   if (observation.touched && !board.touching) board.touch_start = observation.t;
   if (observation.touched) board.touch_end = observation.t;
   board.touching = observation.touched;
@@ -420,15 +450,26 @@ std::optional<ClockEvent> LeverPressDetector::press_from(PerBoard& board,
          board.travels.front().first < observation.t - kTravelKeptSeconds) {
     board.travels.pop_front();
   }
-  std::optional<ClockEvent> out;
+  std::vector<ClockEvent> out;
   if (board.waiting &&
       (!board.touching || observation.t > board.waiting->settled_t + kLongestWait)) {
-    out = timed(board, *board.waiting);
+    out.push_back(timed(board, *board.waiting));
     board.waiting.reset();
   }
   if (!observation.down) return out;  // unknown frames neither confirm nor break
   const Color down = *observation.down;
   if (board.settled == down) {
+    // The other side read surely for a few frames only, as hands pressed and pressed back (a
+    // premove: both within 0.07-0.23 s in development clips, the lever read unsure between).
+    if (const auto pair = press_and_back(board, observation)) {
+      if (board.waiting) {
+        out.push_back(timed(board, *board.waiting));
+        board.waiting.reset();
+      }
+      board.awaiting_start = false;
+      out.push_back(pair->first);
+      out.push_back(pair->second);
+    }
     board.settled_last_t = observation.t;
     board.settled_last_by_positions = observation.travel.has_value();
     board.candidate.reset();
@@ -439,8 +480,12 @@ std::optional<ClockEvent> LeverPressDetector::press_from(PerBoard& board,
     board.candidate = down;
     board.candidate_first_t = observation.t;
     board.candidate_first_by_positions = observation.travel.has_value();
+    board.candidate_all_by_positions = true;
     board.candidate_frames = 0;
   }
+  board.candidate_last_t = observation.t;
+  board.candidate_all_by_positions =
+      board.candidate_all_by_positions && observation.travel.has_value();
   if (++board.candidate_frames < stable_frames_) return out;
   const bool was_settled = board.settled.has_value();
   Waiting waiting;
@@ -465,16 +510,13 @@ std::optional<ClockEvent> LeverPressDetector::press_from(PerBoard& board,
   waiting.press.kind = ClockEvent::Kind::kPress;
   waiting.press.side = down;
   // One press waits at a time: an earlier one still waiting goes now.
-  if (board.waiting) out = timed(board, *board.waiting);
-  if (board.touching) {
+  if (board.waiting) out.push_back(timed(board, *board.waiting));
+  if (board.touching || !out.empty()) {
     board.waiting = waiting;
     return out;
   }
-  if (out) {
-    board.waiting = waiting;
-    return out;
-  }
-  return timed(board, waiting);
+  out.push_back(timed(board, waiting));
+  return out;
 }
 
 std::vector<ClockEvent> LeverPressDetector::flush() {

@@ -410,6 +410,12 @@ class LeverPressDetector {
   static constexpr double kTouchLookback = 1.0;
   // A press waits at most this long (after the lever settled) for the hand to leave.
   static constexpr double kLongestWait = 1.0;
+  // A press and a press back (press_and_back): the other side read by the lever's learnt
+  // positions in at least this many readings (fewer than stable_frames), between readings of
+  // the settled side by them too, a hand at the clock.
+  static constexpr int kPressBackReadings = 2;
+  // ... the press back timed at least this long after the press.
+  static constexpr double kPressBackLeast = 0.05;
   // The lever reads its new side about halfway through its flip, this long after the press.
   static constexpr double kFlipReadLag = 0.03;
   // The lever's flip counts as seen when its two sides were read at most this far apart.
@@ -495,6 +501,8 @@ class LeverPressDetector {
     double candidate_first_t = 0.0;
     bool candidate_first_by_positions = false;
     int candidate_frames = 0;
+    double candidate_last_t = 0.0;
+    bool candidate_all_by_positions = false;  // every reading of it had the lever's travel
     bool touching = false;
     std::optional<double> touch_start;  // of the latest touch
     double touch_end = 0.0;             // its last touched frame
@@ -560,7 +568,13 @@ class LeverPressDetector {
   // The display readings of an observation; a clock that stands still showing a time far
   // from the one counted is set to it.
   void note_display(PerBoard& board, const LeverObservation& observation) const;
-  std::optional<ClockEvent> press_from(PerBoard& board, const LeverObservation& observation);
+  // The presses an observation completes, in time order: at most one, or a press and the
+  // opponent's press back.
+  std::vector<ClockEvent> press_from(PerBoard& board, const LeverObservation& observation);
+  // A press and a press back within stable_frames readings of the lever (press_from), if the
+  // reading of the settled side `observation` ends such a glimpse.
+  std::optional<std::pair<ClockEvent, ClockEvent>> press_and_back(
+      const PerBoard& board, const LeverObservation& observation) const;
   std::optional<ClockEvent> flag_from(const PerBoard& board,
                                       const LeverObservation& observation) const;
   ClockEvent timed(const PerBoard& board, const Waiting& waiting) const;
