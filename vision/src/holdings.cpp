@@ -71,6 +71,13 @@ constexpr double kBoardEdgeBand = 0.12;
 // 68.8 % of areas exact to 93.7 % and cost each of the others at most 4 area-frames in 1000.
 constexpr float kNetworkAloneAtLeast = 0.8f;
 constexpr double kNetworkAloneDiffering = 0.3;
+// ... and, where one was counted so in the last kCountedAloneFrames frames read
+// (HoldingAreaMemory::counted_alone), at least this sure: the network read a strip again as a
+// hand left and was less sure of a piece that had not moved (held-out 11532: a pale bishop by
+// the board at 0.95, 0.84, then 0.77 for the 5 s the strip stayed unchanged, uncounted and
+// taken for a hidden piece; a knight at 0.85, missed in one frame, then 0.52 for 9 s).
+constexpr float kNetworkAloneKeptAtLeast = 0.5f;
+constexpr int kCountedAloneFrames = 5;
 
 // The holding network reads an area's strip again when more than this share of a piece's base
 // has changed by more than kStripChangeLevel in some channel since it last read it. The rendered
@@ -105,13 +112,16 @@ bool strip_changed(const cv::Mat& before, const cv::Mat& now, const cv::Mat& in_
 }
 
 // The network's pieces in `strip`: read again only where the strip changed since `last` (when
-// given) was read, which then keeps this reading.
+// given) was read, which then keeps this reading. `read_now`: whether it read this strip.
 std::vector<HoldingNetPiece> network_pieces(const HoldingModel& model, const HoldingStrip& strip,
-                                            double base_area, HoldingNetworkReading* last) {
+                                            double base_area, HoldingNetworkReading* last,
+                                            bool& read_now) {
+  read_now = true;
   if (last == nullptr) return model.read(strip);
   const int at_most = static_cast<int>(kStripChangeShare * base_area);
   // Before the first reading `last->strip` is empty, and so differs in size.
-  if (strip_changed(last->strip, strip.bgr, strip.in_view, at_most)) {
+  read_now = strip_changed(last->strip, strip.bgr, strip.in_view, at_most);
+  if (read_now) {
     last->pieces = model.read(strip);
     last->strip = strip.bgr.clone();
     last->typed_pieces.clear();
@@ -623,8 +633,10 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   const bool by_network = holding_model != nullptr && !result.occluded;
   std::vector<bool> network_white;
   if (by_network) {
-    const std::vector<HoldingNetPiece> network_found = network_pieces(
-        *holding_model, *strip, base_area, memory != nullptr ? &memory->network : nullptr);
+    bool read_now = true;
+    const std::vector<HoldingNetPiece> network_found =
+        network_pieces(*holding_model, *strip, base_area,
+                       memory != nullptr ? &memory->network : nullptr, read_now);
     std::vector<StripPiece> pieces;
     if (!against_look) {
       for (const HoldingNetPiece& piece : network_found) {
@@ -636,6 +648,15 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       for (const int label : found_in) kept[static_cast<std::size_t>(label)] = true;
       const int reach = static_cast<int>(std::ceil(kBaseRadius * s));
       std::vector<bool> has_network_piece(kept.size(), false);
+      // The places counted alone lately, each kept while the network finds a piece there.
+      std::vector<HoldingAreaMemory::CountedAlone>& counted_alone = memory->counted_alone;
+      std::vector<bool> found_again(counted_alone.size(), false);
+      const auto counted_alone_near = [&](cv::Point2d at) {
+        for (std::size_t i = 0; i < counted_alone.size(); ++i) {
+          if (cv::norm(counted_alone[i].at - at) <= kSamePlace * s) return std::optional{i};
+        }
+        return std::optional<std::size_t>{};
+      };
       for (const HoldingNetPiece& piece : network_found) {
         const cv::Point at(static_cast<int>(piece.middle.x), static_cast<int>(piece.middle.y));
         // The nearest kept blob within a base's radius holds this piece, and so does any
@@ -670,10 +691,21 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
           // network's sure piece is kept where much of its base differs from the look there,
           // learnt as lit table; the board's shadows cast into the strip as the game began
           // are where the look is not known.
-          if (piece.confidence < kNetworkAloneAtLeast ||
+          // Less sure only of a strip that stood still since it was read: a hand moving by
+          // the area (the partner's, reaching past it) changes the strip in every frame, and
+          // the network found pieces there for a frame or two.
+          const std::optional<std::size_t> before = counted_alone_near(piece.middle);
+          const bool kept_place = before && !read_now;
+          if (piece.confidence < (kept_place ? kNetworkAloneKeptAtLeast : kNetworkAloneAtLeast) ||
               look_differs_share(*empty_look, in_view, look_scales, look_rests, at, reach,
                                  look_scale_limit, look_rest_limit) < kNetworkAloneDiffering) {
             continue;
+          }
+          if (before) {
+            found_again[*before] = true;
+          } else {
+            counted_alone.push_back({piece.middle, 0});
+            found_again.push_back(true);
           }
         }
         pieces.push_back({piece.middle, 0.0f, false});
@@ -693,6 +725,12 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
         pieces.push_back(found[k]);
         network_white.push_back(found[k].luma >= white_black_luma);
       }
+      for (std::size_t i = 0; i < counted_alone.size(); ++i) {
+        counted_alone[i].frames_missed = found_again[i] ? 0 : counted_alone[i].frames_missed + 1;
+      }
+      std::erase_if(counted_alone, [](const HoldingAreaMemory::CountedAlone& place) {
+        return place.frames_missed > kCountedAloneFrames;
+      });
     }
     found = std::move(pieces);
   }

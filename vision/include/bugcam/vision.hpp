@@ -113,6 +113,14 @@ struct HoldingNetworkReading {
 struct HoldingAreaMemory {
   EmptyHoldingLook empty_look;
   HoldingNetworkReading network;
+  // Where recent frames counted a piece of the network's on no blob (strip pixels), and in
+  // how many frames read since the network found none there: a piece lying still stays
+  // counted while the network is less sure of it.
+  struct CountedAlone {
+    cv::Point2d at;
+    int frames_missed = 0;
+  };
+  std::vector<CountedAlone> counted_alone;
 };
 
 enum class Lever { kWhite, kBlack, kUnknown };
