@@ -375,7 +375,8 @@ std::optional<ClockEvent> LeverPressDetector::add(const LeverObservation& observ
     flag_fallen_ = true;
     board.outgoing.push_back(*flag);
   }
-  // Rarely two in one observation (a start confirmed as a press comes out): one waits.
+  // Several in one observation (a start confirmed as a press comes out, a press and its
+  // press back): the rest wait.
   if (board.outgoing.empty()) return std::nullopt;
   ClockEvent out = board.outgoing.front();
   board.outgoing.pop_front();
@@ -461,14 +462,19 @@ std::vector<ClockEvent> LeverPressDetector::press_from(PerBoard& board,
   if (board.settled == down) {
     // The other side read surely for a few frames only, as hands pressed and pressed back (a
     // premove: both within 0.07-0.23 s in development clips, the lever read unsure between).
-    if (const auto pair = press_and_back(board, observation)) {
+    // The press back stands once a second sure reading of the settled side bears it out: one
+    // reading back in a press's flip (a hand's shadow) is none, and the press settles later.
+    if (board.press_back_pending && observation.travel) {
       if (board.waiting) {
         out.push_back(timed(board, *board.waiting));
         board.waiting.reset();
       }
       board.awaiting_start = false;
-      out.push_back(pair->first);
-      out.push_back(pair->second);
+      out.push_back(board.press_back_pending->first);
+      out.push_back(board.press_back_pending->second);
+      board.press_back_pending.reset();
+    } else if (!board.press_back_pending) {
+      board.press_back_pending = press_and_back(board, observation);
     }
     board.settled_last_t = observation.t;
     board.settled_last_by_positions = observation.travel.has_value();
@@ -476,6 +482,7 @@ std::vector<ClockEvent> LeverPressDetector::press_from(PerBoard& board,
     board.candidate_frames = 0;
     return out;
   }
+  board.press_back_pending.reset();  // the other side again: no press back
   if (board.candidate != down) {
     board.candidate = down;
     board.candidate_first_t = observation.t;

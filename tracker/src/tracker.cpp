@@ -4473,7 +4473,9 @@ struct Tracker::Impl {
 
   // When a move that `press` records, without a press of its own, made at `made` as the board
   // showed it, would have been pressed: kReachToClockSeconds after the mover's arm left the
-  // board, where vision named it (see kReachToClockSeconds), else `made`. The arm's visit
+  // board, where vision named it (see kReachToClockSeconds), or kSquareToClockSeconds after
+  // the mover's piece was seen on `square` once uncovered where that came over
+  // kArmUnnamedSeconds later; else `made`. The arm's visit
   // must end after `earliest` (the previous press on the board, or the unpressed ply before
   // this one: an earlier visit was another move's) and begin by `made`; it may end after
   // `made` (the board showed the move before the arm left). Never after `press`.
@@ -4489,8 +4491,9 @@ struct Tracker::Impl {
     // b5 covered until 65.03 s, pressed at 65.18 s).
     const detail::Run* arrival = seen.run_at(square, made, press.t);
     if (arrival != nullptr && arrival->after_cover && arrival->start >= made &&
-        made - *left > kArmUnnamedSeconds) {
-      pressed = std::max(pressed, made + kSquareToClockSeconds);
+        arrival->mean_state() == state_of(mover.color) &&
+        arrival->start - *left > kArmUnnamedSeconds) {
+      pressed = arrival->start + kSquareToClockSeconds;
     }
     return std::min(pressed, press.t);
   }

@@ -631,6 +631,8 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   // counts say nothing then (the tracker takes none), and hands over the areas are what makes
   // the network read most often.
   const bool by_network = holding_model != nullptr && !result.occluded;
+  // An arm over the area may take a piece counted there: its place is counted afresh.
+  if (result.occluded && memory != nullptr) memory->counted_alone.clear();
   std::vector<bool> network_white;
   if (by_network) {
     bool read_now = true;
@@ -650,10 +652,14 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
       std::vector<bool> has_network_piece(kept.size(), false);
       // The places counted alone lately, each kept while the network finds a piece there.
       std::vector<HoldingAreaMemory::CountedAlone>& counted_alone = memory->counted_alone;
-      std::vector<bool> found_again(counted_alone.size(), false);
+      const std::size_t counted_before = counted_alone.size();
+      std::vector<bool> found_again(counted_before, false);
+      // One place for one piece: the first of the earlier ones near, not yet found again.
       const auto counted_alone_near = [&](cv::Point2d at) {
-        for (std::size_t i = 0; i < counted_alone.size(); ++i) {
-          if (cv::norm(counted_alone[i].at - at) <= kSamePlace * s) return std::optional{i};
+        for (std::size_t i = 0; i < counted_before; ++i) {
+          if (!found_again[i] && cv::norm(counted_alone[i].at - at) <= kSamePlace * s) {
+            return std::optional{i};
+          }
         }
         return std::optional<std::size_t>{};
       };
@@ -729,7 +735,7 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
         counted_alone[i].frames_missed = found_again[i] ? 0 : counted_alone[i].frames_missed + 1;
       }
       std::erase_if(counted_alone, [](const HoldingAreaMemory::CountedAlone& place) {
-        return place.frames_missed > kCountedAloneFrames;
+        return place.frames_missed >= kCountedAloneFrames;
       });
     }
     found = std::move(pieces);

@@ -503,6 +503,9 @@ class LeverPressDetector {
     int candidate_frames = 0;
     double candidate_last_t = 0.0;
     bool candidate_all_by_positions = false;  // every reading of it had the lever's travel
+    // A press and a press back (press_and_back) waiting for a second sure reading of the
+    // settled side.
+    std::optional<std::pair<ClockEvent, ClockEvent>> press_back_pending;
     bool touching = false;
     std::optional<double> touch_start;  // of the latest touch
     double touch_end = 0.0;             // its last touched frame
@@ -568,8 +571,8 @@ class LeverPressDetector {
   // The display readings of an observation; a clock that stands still showing a time far
   // from the one counted is set to it.
   void note_display(PerBoard& board, const LeverObservation& observation) const;
-  // The presses an observation completes, in time order: at most one, or a press and the
-  // opponent's press back.
+  // The presses an observation completes, in time order: a press that waited for the hand to
+  // leave, then the observation's own press or a press and the opponent's press back.
   std::vector<ClockEvent> press_from(PerBoard& board, const LeverObservation& observation);
   // A press and a press back within stable_frames readings of the lever (press_from), if the
   // reading of the settled side `observation` ends such a glimpse.

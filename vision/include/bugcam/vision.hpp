@@ -113,9 +113,9 @@ struct HoldingNetworkReading {
 struct HoldingAreaMemory {
   EmptyHoldingLook empty_look;
   HoldingNetworkReading network;
-  // Where recent frames counted a piece of the network's on no blob (strip pixels), and in
-  // how many frames read since the network found none there: a piece lying still stays
-  // counted while the network is less sure of it.
+  // Where recent frames counted a piece of the network's on no blob (strip pixels), and how
+  // many frames read since did not count one there: a piece lying still stays counted while
+  // the network is less sure of it. Cleared when an arm covers the area.
   struct CountedAlone {
     cv::Point2d at;
     int frames_missed = 0;
