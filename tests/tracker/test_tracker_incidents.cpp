@@ -272,6 +272,15 @@ TEST(TrackerIncidents, MoveWithoutPressPressedLate) {
   EXPECT_EQ(found_count, runs);
   EXPECT_GE(timed, 2);
 }
+// The move a run's one move_without_press injection made: its press time (the simulation's,
+// never sent) is the incident's.
+const TrackedMove* unpressed_move(const Outcome& run) {
+  const ExpectedIncident& want = run.sim.incidents.front();
+  for (const TrackedMove& truth : run.sim.truth) {
+    if (std::abs(truth.t - want.t) < 1e-9 && truth.board == want.board) return &truth;
+  }
+  return nullptr;
+}
 // The same late presses, with vision naming the mover's arm over the board: the unpressed
 // move is timed as a press would have been, kReachToClockSeconds (0.25 s) after the arm left
 // the board, not when the board first showed the move (in rendered clips up to 0.47 s after
@@ -290,12 +299,7 @@ TEST(TrackerIncidents, MoveWithoutPressIsTimedWhenTheMoversArmLeft) {
     const Outcome by_board = run_tracker(clean_run_games()[0], options);
     options.own_arms_after = 0.1;
     ASSERT_EQ(by_board.sim.incidents.size(), 1u);
-    const ExpectedIncident want = by_board.sim.incidents.front();
-    // The unpressed move: its press time (the simulation's, never sent) is the incident's.
-    const TrackedMove* unpressed = nullptr;
-    for (const TrackedMove& truth : by_board.sim.truth) {
-      if (std::abs(truth.t - want.t) < 1e-9 && truth.board == want.board) unpressed = &truth;
-    }
+    const TrackedMove* unpressed = unpressed_move(by_board);
     ASSERT_NE(unpressed, nullptr);
     const Seat mover{unpressed->board, unpressed->side};
     // The last frame naming the mover's arm over the board before that press.
@@ -344,11 +348,7 @@ TEST(TrackerIncidents, MoveWithoutPressIsTimedAfterItsSquareWhereTheArmWentUnnam
     options.injections = {{IncidentType::kMoveWithoutPress, ply, true}};
     const Outcome named = run_tracker(clean_run_games()[0], options);
     ASSERT_EQ(named.sim.incidents.size(), 1u);
-    const ExpectedIncident want = named.sim.incidents.front();
-    const TrackedMove* unpressed = nullptr;
-    for (const TrackedMove& truth : named.sim.truth) {
-      if (std::abs(truth.t - want.t) < 1e-9 && truth.board == want.board) unpressed = &truth;
-    }
+    const TrackedMove* unpressed = unpressed_move(named);
     ASSERT_NE(unpressed, nullptr);
     const Seat mover{unpressed->board, unpressed->side};
     const auto to = static_cast<std::size_t>(unpressed->move.to());
