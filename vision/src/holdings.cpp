@@ -631,8 +631,6 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   // counts say nothing then (the tracker takes none), and hands over the areas are what makes
   // the network read most often.
   const bool by_network = holding_model != nullptr && !result.occluded;
-  // An arm over the area may take a piece counted there: its place is counted afresh.
-  if (result.occluded && memory != nullptr) memory->counted_alone.clear();
   std::vector<bool> network_white;
   if (by_network) {
     bool read_now = true;

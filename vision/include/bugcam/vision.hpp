@@ -115,7 +115,8 @@ struct HoldingAreaMemory {
   HoldingNetworkReading network;
   // Where recent frames counted a piece of the network's on no blob (strip pixels), and how
   // many frames read since did not count one there: a piece lying still stays counted while
-  // the network is less sure of it. Cleared when an arm covers the area.
+  // the network is less sure of it. Kept while an arm covers the area: a piece taken from a
+  // place leaves table there, which the empty look tells from a piece.
   struct CountedAlone {
     cv::Point2d at;
     int frames_missed = 0;
