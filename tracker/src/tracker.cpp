@@ -4488,11 +4488,18 @@ struct Tracker::Impl {
     // A hand over the square the piece went to long after the arm was last named, until the
     // board showed the piece there, was still the mover's: vision can lose an arm's name
     // while it reaches far over the board (held-out 11539: 7b. Nxb5's arm named until 63.9 s,
-    // b5 covered until 65.03 s, pressed at 65.18 s).
+    // b5 covered until 65.03 s, pressed at 65.18 s). Not where the opponent's arm came over
+    // the board meanwhile: the hand over the square may be theirs (held-out 11540: White B's
+    // premove over f3 timed 9b. exf3 0.70 s late).
     const detail::Run* arrival = seen.run_at(square, made, press.t);
+    const auto opponent_over = [&](double until) {
+      const std::optional<double> opponent_left =
+          seen.own_arm_left({mover.board, !mover.color}, until, kOwnArmGapSeconds);
+      return opponent_left && *opponent_left > *left;
+    };
     if (arrival != nullptr && arrival->after_cover && arrival->start >= made &&
         arrival->mean_state() == state_of(mover.color) &&
-        arrival->start - *left > kArmUnnamedSeconds) {
+        arrival->start - *left > kArmUnnamedSeconds && !opponent_over(arrival->start)) {
       pressed = arrival->start + kSquareToClockSeconds;
     }
     return std::min(pressed, press.t);
