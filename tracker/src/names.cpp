@@ -106,13 +106,14 @@ std::optional<double> LeverPressDetector::flip_start_from_free_half(const PerBoa
   return best;
 }
 
-ClockEvent LeverPressDetector::timed(const PerBoard& board, const Waiting& waiting) const {
+ClockEvent LeverPressDetector::timed(const PerBoard& board, const Waiting& waiting,
+                                     bool by_touch) const {
   ClockEvent press = waiting.press;
   const double middle = 0.5 * (waiting.last_old_t + waiting.first_new_t);
   std::optional<double> from_touch;
   // Not the visit that made the board's last press: a quick press back (after a press without
   // a move) would be timed by both hands' visit.
-  if (board.touch_start && *board.touch_start >= waiting.last_old_t - kTouchLookback &&
+  if (by_touch && board.touch_start && *board.touch_start >= waiting.last_old_t - kTouchLookback &&
       *board.touch_start <= waiting.first_new_t + kTouchAfterRead &&
       board.touch_start != board.last_pressed_visit) {
     from_touch = 0.5 * (*board.touch_start + board.touch_end) - kTouchMiddleLead;
@@ -421,8 +422,6 @@ std::optional<std::pair<ClockEvent, ClockEvent>> LeverPressDetector::press_and_b
   }
   // Each timed by the lever alone (its travel, the free half, its two readings): the hands'
   // visit spans both presses.
-  PerBoard lever = board;
-  lever.touch_start.reset();
   Waiting press;
   press.last_old_t = board.settled_last_t;
   press.first_new_t = board.candidate_first_t;
@@ -434,8 +433,8 @@ std::optional<std::pair<ClockEvent, ClockEvent>> LeverPressDetector::press_and_b
   back.last_old_t = board.candidate_last_t;
   back.first_new_t = observation.t;
   back.press.side = *board.settled;
-  ClockEvent first = timed(lever, press);
-  ClockEvent second = timed(lever, back);
+  const ClockEvent first = timed(board, press, false);
+  ClockEvent second = timed(board, back, false);
   // In order, and apart as a hand's press can be.
   second.t = std::max(second.t, first.t + kPressBackLeast);
   return std::pair{first, second};

@@ -580,7 +580,9 @@ class LeverPressDetector {
       const PerBoard& board, const LeverObservation& observation) const;
   std::optional<ClockEvent> flag_from(const PerBoard& board,
                                       const LeverObservation& observation) const;
-  ClockEvent timed(const PerBoard& board, const Waiting& waiting) const;
+  // `by_touch`: the hand's visit to the clock may time it (not for a press and a press back,
+  // whose hands' visit spans both).
+  ClockEvent timed(const PerBoard& board, const Waiting& waiting, bool by_touch = true) const;
   static std::optional<double> flip_start_from_travel(const PerBoard& board,
                                                       const Waiting& waiting);
   static std::optional<double> flip_start_from_free_half(const PerBoard& board,
