@@ -15,7 +15,7 @@ namespace {
 
 // The clock's area: White's end at x 100, Black's at x 384, y 100-260. The reader lengthens it
 // by 0.12 of its length at each end and reads it at 352 x 160 pixels, so that an x in the
-// picture is about that less kAreaLeft along the area read.
+// picture is about kAreaLeft more than its x in the area read.
 constexpr int kAreaLeft = 66;
 
 calibration::Clock display_clock() {

@@ -10,7 +10,9 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include <opencv2/imgproc.hpp>
@@ -62,10 +64,10 @@ constexpr double kLongestDot = 0.22;
 constexpr double kColonReach = 0.15;
 // A time's digits are looked for this share of the digits' height beyond their band.
 constexpr double kBarReach = 0.25;
-// The colon stands in a gap this share of the digits' height wide or wider.
+// The colon stands in a gap this share of the digits' height wide or wider ...
 constexpr double kColonLeastGap = 0.1;
-// ... and is at most this share of a digit's width wide, from the minutes digit to the place of
-// the tens of seconds (development clips: up to 1.35 read right).
+// ... and at most this many digits' widths wide, from the minutes digit to the place of the
+// tens of seconds (development clips: up to 1.35 read right).
 constexpr double kColonMostGap = 2.0;
 // Slants of the digits tried (columns per row), either way.
 constexpr double kMostSlant = 0.7;
@@ -91,10 +93,12 @@ constexpr double kDarkCoverage = 0.25;
 
 // The looks a display is read in: upright or upside down, each with lit or dark digits.
 constexpr int kLooks = 4;
-// The two times are parted at a gap this share of the area's length or less from its middle;
-// a gap counts as narrower by this share of its distance from the middle (development 11529:
-// Black's colon, 60 pixels off, had been 1 pixel wider than the gap between the times).
+// The two times are parted at a gap this share of the area's length or less from its middle,
+// at least this share of a digit's width wide; a gap counts as narrower by this share of its
+// distance from the middle (development 11529: Black's colon, 60 pixels off, had been 1 pixel
+// wider than the gap between the times).
 constexpr double kPartingReach = 0.2;
+constexpr double kPartingLeastGap = 0.5;
 constexpr double kPartingSlope = 0.25;
 
 // Segments a-g (top, top right, bottom right, bottom, bottom left, top left, middle) lit for
@@ -487,10 +491,10 @@ std::optional<std::array<std::optional<int>, 2>> read_times(const Ink& look_ink)
   // four's middle bar below the zone that reads it: a one). A bar faint in the strong ink may
   // lie outside the band found from it.
   const int bar_reach = static_cast<int>(kBarReach * height);
-  const auto part = [&](int parting) {
-    std::array<std::vector<cv::Rect>, 2> halves;
-    for (const cv::Rect& d : digits) halves[d.x + d.width / 2 < parting ? 0 : 1].push_back(d);
-    for (std::vector<cv::Rect>& half : halves) {
+  const auto part = [&](int at) {
+    std::array<std::vector<cv::Rect>, 2> parts;
+    for (const cv::Rect& d : digits) parts[d.x + d.width / 2 < at ? 0 : 1].push_back(d);
+    for (std::vector<cv::Rect>& half : parts) {
       int half_top = kAcrossPx, half_bottom = 0;
       for (const cv::Rect& d : half) {
         const cv::Rect searched =
@@ -507,41 +511,46 @@ std::optional<std::array<std::optional<int>, 2>> read_times(const Ink& look_ink)
         d.height = half_bottom - half_top;
       }
     }
-    return halves;
+    return parts;
   };
   // The colon before the seconds, and none between them: upside down, 2:09 reads 60:2
   // (development 11496), its colon between the last two digits.
   const auto colon_in_place = [&](const std::vector<cv::Rect>& half) {
     if (half.size() < 3) return false;
     const std::size_t n = half.size();
-    // The dots may touch the digits' faint edges; looking for a colon that should not be there
-    // keeps clear of them (development 11490 at --displays 15: 106 sides read, 57 without
-    // keeping clear; the sample clip's B White: 170, 84 keeping clear for the colon too).
     // The colon's gap: from the minutes digit to the tens' place (a one fills its place's right
-    // side only), no wider than a place or so; a wider gap holds a digit missed (held-out
-    // 11544: 1:55, its one missed, read 5:55 with the other time's last digit).
+    // side only), at most two places wide; a wider gap holds a digit missed (held-out 11544:
+    // 1:55, its one missed, read 5:55 with the other time's last digit).
     const cv::Rect& tens = half[n - 2];
     const int tens_place = std::min(tens.x, tens.br().x - digit_width);
     if (tens_place - half[n - 3].br().x > kColonMostGap * digit_width) return false;
+    // The dots may touch the digits' faint edges; looking for a colon that should not be there
+    // keeps clear of them (development 11490 at --displays 15: 106 sides read, 57 without
+    // keeping clear; the sample clip's B White: 170, 84 keeping clear for the colon too).
     return colon_between(half[n - 3], tens, 0) && !colon_between(tens, half[n - 1], kFaintEdgePx);
   };
-  const auto times_in_place = [&](const std::array<std::vector<cv::Rect>, 2>& halves) {
-    return static_cast<int>(colon_in_place(halves[0])) +
-           static_cast<int>(colon_in_place(halves[1]));
+  // Times that may read: three digits (M:SS), their colon in place.
+  const auto times_in_place = [&](const std::array<std::vector<cv::Rect>, 2>& parts) {
+    int may_read = 0;
+    for (const std::vector<cv::Rect>& half : parts) {
+      if (half.size() == 3 && colon_in_place(half)) ++may_read;
+    }
+    return may_read;
   };
   // White's time on the left, Black's on the right. The display lies across the lever's pivot,
   // the middle of the area, but its face stands above the lever and may be seen shifted along
   // the clock (held-out 11544's clock A, towards White's end: White's 1:42 was read as 4:21
   // with Black's one, and Black's 1:43 not at all). The times are parted at the widest gap
-  // between digits about the middle, two digits or more each side, unless fewer times then
-  // have their colons in place than parted at the middle.
+  // between digits about the middle (less a quarter of its distance from it), two digits or
+  // more each side (fewer read no time), unless fewer times may then read than parted at the
+  // middle.
   const int middle = kAlongPx / 2;
   std::optional<int> parting;
   double best = 0.0;
   for (std::size_t i = 2; i + 2 <= digits.size(); ++i) {
     const int from = digits[i - 1].br().x, to = digits[i].x;
     const int off = std::abs((from + to) / 2 - middle);
-    if (off > kPartingReach * kAlongPx) continue;
+    if (off > kPartingReach * kAlongPx || to - from < kPartingLeastGap * digit_width) continue;
     const double score = (to - from) - kPartingSlope * off;
     if (!parting || score > best) {
       best = score;
