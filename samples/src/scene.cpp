@@ -210,22 +210,7 @@ void Layout::clock_display(int board, Vec3& center, Vec3& x_axis, Vec3& y_axis) 
   center = {c.x + inward * clock_half.x * 0.35f, c.y, 2 * clock_half.z + 0.5f};
 }
 
-namespace {
-
-Mesh flat_squares(const Layout& layout, int board, bool dark) {
-  Mesh m;
-  const float h = layout.square / 2;
-  for (int sq = 0; sq < 64; ++sq) {
-    const bool is_dark = (sq % 8 + sq / 8) % 2 == 0;  // a1 is dark
-    if (is_dark != dark) continue;
-    const Vec3 c = layout.square_center(board, sq);
-    m.append(box({h, h, 0.01f}), Mat4::translate({c.x, c.y, c.z - 0.01f}));
-  }
-  return m;
-}
-
-// Seven-segment digits for the clock displays, drawn into an image.
-void draw_digit(cv::Mat& img, int digit, cv::Rect cell, const cv::Scalar& ink) {
+void draw_clock_digit(cv::Mat& img, int digit, cv::Rect cell, const cv::Scalar& ink) {
   static constexpr std::uint8_t kSegments[10] = {0x3f, 0x06, 0x5b, 0x4f, 0x66,
                                                  0x6d, 0x7d, 0x07, 0x7f, 0x6f};
   const int w = cell.width, h = cell.height, t = std::max(2, w / 6);
@@ -242,17 +227,31 @@ void draw_digit(cv::Mat& img, int digit, cv::Rect cell, const cv::Scalar& ink) {
   }
 }
 
+namespace {
+
+Mesh flat_squares(const Layout& layout, int board, bool dark) {
+  Mesh m;
+  const float h = layout.square / 2;
+  for (int sq = 0; sq < 64; ++sq) {
+    const bool is_dark = (sq % 8 + sq / 8) % 2 == 0;  // a1 is dark
+    if (is_dark != dark) continue;
+    const Vec3 c = layout.square_center(board, sq);
+    m.append(box({h, h, 0.01f}), Mat4::translate({c.x, c.y, c.z - 0.01f}));
+  }
+  return m;
+}
+
 void draw_time(cv::Mat& img, int ms, cv::Rect area, const cv::Scalar& ink) {
   const int total = std::max(0, ms) / 1000;
   const int minutes = std::min(total / 60, 9), seconds = total % 60;
   const int cw = area.width / 4, ch = area.height * 3 / 4;
   const int y = area.y + (area.height - ch) / 2;
-  draw_digit(img, minutes, {area.x + cw / 4, y, cw * 3 / 4, ch}, ink);
+  draw_clock_digit(img, minutes, {area.x + cw / 4, y, cw * 3 / 4, ch}, ink);
   cv::rectangle(img, cv::Rect(area.x + cw + cw / 8, y + ch / 4, cw / 8, cw / 8), ink, cv::FILLED);
   cv::rectangle(img, cv::Rect(area.x + cw + cw / 8, y + ch * 3 / 4 - cw / 8, cw / 8, cw / 8), ink,
                 cv::FILLED);
-  draw_digit(img, seconds / 10, {area.x + cw + cw / 2, y, cw * 3 / 4, ch}, ink);
-  draw_digit(img, seconds % 10, {area.x + 2 * cw + cw / 2 + cw / 8, y, cw * 3 / 4, ch}, ink);
+  draw_clock_digit(img, seconds / 10, {area.x + cw + cw / 2, y, cw * 3 / 4, ch}, ink);
+  draw_clock_digit(img, seconds % 10, {area.x + 2 * cw + cw / 2 + cw / 8, y, cw * 3 / 4, ch}, ink);
 }
 
 constexpr int kClockTextureW = 256, kClockTextureH = 64;

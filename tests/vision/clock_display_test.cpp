@@ -1,13 +1,14 @@
-// Clock displays: read_clock_display on a drawn LED display (red seven-segment digits on a dark
-// face) whose face is seen shifted along the clock, so that one time's digit lies past the
-// middle of the clock's area, and on a time whose minutes digit stands far from its colon.
+// Clock displays: read_clock_display on a drawn LED display (red seven-segment digits, drawn as
+// the renderer draws them, on a dark face) whose face is seen shifted along the clock, so that
+// one time's digit lies past the middle of the clock's area, and on a time whose minutes digit
+// stands far from its colon.
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
 
-#include <array>
 #include <optional>
 #include <string>
 
+#include "bugcam/samples.hpp"
 #include "bugcam/vision.hpp"
 
 namespace bugcam::vision {
@@ -27,27 +28,12 @@ calibration::Clock display_clock() {
   return clock;
 }
 
-constexpr int kDigitWidth = 24, kDigitHeight = 44, kStroke = 4, kDigitsTop = 158;
+constexpr int kDigitWidth = 24, kDigitHeight = 44, kDigitsTop = 158;
 const cv::Scalar kInk(40, 60, 255);  // BGR: red
 
-// Segments a-g lit per digit (top, top right, bottom right, bottom, bottom left, top left,
-// middle).
-constexpr std::array<int, 10> kLit{0x3f, 0x06, 0x5b, 0x4f, 0x66, 0x6d, 0x7d, 0x07, 0x7f, 0x6f};
-
 void draw_digit(cv::Mat& picture, int digit, int x) {
-  const int w = kDigitWidth, h = kDigitHeight, t = kStroke, y = kDigitsTop, m = y + h / 2;
-  const std::array<cv::Rect, 7> segments{cv::Rect(x + t, y, w - 2 * t, t),
-                                         cv::Rect(x + w - t, y + t, t, h / 2 - t),
-                                         cv::Rect(x + w - t, m, t, h / 2 - t),
-                                         cv::Rect(x + t, y + h - t, w - 2 * t, t),
-                                         cv::Rect(x, m, t, h / 2 - t),
-                                         cv::Rect(x, y + t, t, h / 2 - t),
-                                         cv::Rect(x + t, m - t / 2, w - 2 * t, t)};
-  for (std::size_t s = 0; s < segments.size(); ++s) {
-    if ((kLit[static_cast<std::size_t>(digit)] >> s) & 1) {
-      cv::rectangle(picture, segments[s], kInk, cv::FILLED);
-    }
-  }
+  samples::draw_clock_digit(picture, digit, cv::Rect(x, kDigitsTop, kDigitWidth, kDigitHeight),
+                            kInk);
 }
 
 // A time M:SS drawn from `x` (picture pixels): the minutes digit `minutes_gap` pixels before

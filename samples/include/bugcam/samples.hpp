@@ -116,6 +116,10 @@ struct Reach {
 TrainingStill render_reaches_still(std::uint64_t seed, std::uint64_t variant, int width, int height,
                                    const std::vector<Reach>& reaches);
 
+// One seven-segment digit (0-9) filling `cell`, its strokes a sixth of the cell's width, as the
+// rendered clocks' displays show them.
+void draw_clock_digit(cv::Mat& image, int digit, cv::Rect cell, const cv::Scalar& ink);
+
 // The bundled sample clip's directory (samples/clip in the source tree).
 std::filesystem::path bundled_sample_dir();
 
