@@ -177,6 +177,14 @@ std::optional<std::string> misfit(const IncidentRequest& req,
           (premove.captured_square == opponent.to || premove.captured_square == opponent.rook_to)) {
         return "premove " + rp.san + " takes the piece the opponent's move puts down";
       }
+      // A premove is made as the opponent lets go, before the plies the game lists between
+      // the two: a drop needs its piece held by then, not captured on the other board
+      // meanwhile (held-out 11558's 7A. N@h5 took the knight of 6b. Nxe4 ten seconds early,
+      // and the rendering moved that knight between the boards).
+      const rules::Position& then = plies[static_cast<std::size_t>(previous)].before;
+      if (rp.move.is_drop() && then.holding(rp.before.side_to_move(), rp.move.piece()) == 0) {
+        return "premove " + rp.san + " drops a piece captured after the opponent's move";
+      }
       break;
     }
     case IncidentType::kIllegalMove:

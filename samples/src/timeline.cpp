@@ -435,6 +435,11 @@ void TimelineBuilder::build() {
     if (wants(IncidentType::kPremove, ply_index)) {
       t_press = std::max(before_press + press_offset - release_offset,
                          hand_free_[static_cast<std::size_t>(p)] + press_offset);
+      // The premover cannot wait for a piece still to come (synth's misfit turns such
+      // premoves away); dropping it early would take it from where it is not yet.
+      if (ply.from < 0 && needed_available + 0.2 + press_offset - drop_pick_time > t_press) {
+        throw std::logic_error("timeline: a premove drops a piece not yet passed");
+      }
     }
     const double start = t_press - press_offset;
     commit(a, p, start);

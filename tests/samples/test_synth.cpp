@@ -268,6 +268,10 @@ TEST(Synth, RejectsBadIncidentRequests) {
   EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
   o.incidents = {"premove@2a"};
   EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
+  // 2B. P@e5 made as Black B lets go of 1b. Nf6 would drop the pawn 2a. Qxd5 captures only
+  // after it (held-out 11558's rendering took such a piece from the other board).
+  o.incidents = {"premove@2B"};
+  EXPECT_THROW(synthesize(test_game(), dir, o), SynthError);
   // 2a. Qxd5's pawn kept back, though the partner drops it at 2B. (the timeline once threw a
   // logic_error there instead).
   o.incidents = {"capture_not_passed@6"};
@@ -285,6 +289,9 @@ TEST(Synth, FittingIncidentMovesToTheNearestPlyThatFits) {
   EXPECT_EQ(fitting_incident(game, -1, "premove", 3), "premove@2");  // 1B follows no press
   // Not @4: 2A. exd5 takes the pawn 1a. d5 puts down; 1B. follows no press.
   EXPECT_EQ(fitting_incident(game, -1, "premove", 4), "premove@5");
+  // Not @7: 2B. P@e5's pawn comes from 2a. Qxd5, after 1b. Nf6; not @6: 2a. Qxd5 takes the
+  // pawn 2A. exd5 puts down.
+  EXPECT_EQ(fitting_incident(game, -1, "premove", 7), "premove@5");
   EXPECT_EQ(fitting_incident(game, -1, "press_without_move", 3), "press_without_move@3");
   // Nothing stands beside e4 after 1A. e4; after 1a. d5 the pawn on e4 does.
   EXPECT_EQ(fitting_incident(game, -1, "position_disturbed", 1), "position_disturbed@2");
