@@ -34,7 +34,7 @@
 // the tracker keeps (TrackerConfig::beam_width, for tuning); --without-beside leaves out what
 // the tracker learns of shadows beside pieces (TrackerConfig::learn_shadows_beside);
 // --without-shadow-sides leaves out the side the start position's shadows fell on, from the
-// recorded calibration (TrackerConfig::shadow_rank_side).
+// recorded calibration (TrackerConfig::shadow_sides).
 // The last line gives how long after their presses moves were committed over all the clips
 // (median, 90th and 99th percentiles, the longest and its move): until then the live page
 // shows them provisional, and game.bpgn does not hold them.
@@ -229,7 +229,7 @@ Result replay(const fs::path& clip, const ReplayOptions& options) {
     const calibration::Calibration recorded =
         calibration::load_calibration((clip / "recorded" / "calibration.pbtxt").string());
     if (options.leans) config.leans_over = pipeline::tracker_leans(recorded, options.sizes);
-    if (options.shadow_sides) config.shadow_rank_side = pipeline::tracker_shadow_sides(recorded);
+    if (options.shadow_sides) config.shadow_sides = pipeline::tracker_shadow_sides(recorded);
   }
   std::map<std::tuple<int, int, int>, std::optional<tracker::PieceTypeScores>> answers;
   for (const pipeline::LoggedInput& input : inputs) {

@@ -64,22 +64,24 @@ void agree_square_colours(BoardLooks& looks, const std::vector<const BoardLooks*
   }
 }
 
-void agree_shadow_rank_side(BoardLooks& looks, const std::vector<const BoardLooks*>& seen) {
-  if (!looks.learned) {
-    looks.shadow_rank_side = 0;
-    return;
-  }
-  std::array<size_t, 3> votes{};  // sides -1, 0, 1
-  size_t learnt = 0;
-  for (const BoardLooks* other : seen) {
-    if (!other->learned) continue;
-    ++learnt;
-    ++votes[static_cast<size_t>(other->shadow_rank_side + 1)];
-  }
-  looks.shadow_rank_side = 0;
-  for (const int side : {-1, 1}) {
-    if (2 * votes[static_cast<size_t>(side + 1)] > learnt) looks.shadow_rank_side = side;
-  }
+void agree_shadow_sides(BoardLooks& looks, const std::vector<const BoardLooks*>& seen) {
+  // Either side, as more than half of the frames that learnt looks saw it, else 0.
+  const auto agreed = [&](int BoardLooks::*side) {
+    if (!looks.learned) return 0;
+    std::array<size_t, 3> votes{};  // sides -1, 0, 1
+    size_t learnt = 0;
+    for (const BoardLooks* other : seen) {
+      if (!other->learned) continue;
+      ++learnt;
+      ++votes[static_cast<size_t>(other->*side + 1)];
+    }
+    for (const int s : {-1, 1}) {
+      if (2 * votes[static_cast<size_t>(s + 1)] > learnt) return s;
+    }
+    return 0;
+  };
+  looks.shadow_rank_side = agreed(&BoardLooks::shadow_rank_side);
+  looks.shadow_file_side = agreed(&BoardLooks::shadow_file_side);
 }
 
 cv::Mat warp_board(const cv::Mat& frame_bgr, const cv::Matx33d& board_to_image, int square_px,

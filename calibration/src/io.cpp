@@ -88,6 +88,11 @@ BoardLooks read_looks(const proto::BoardLooks& in, const std::string& where) {
                            std::to_string(in.shadow_rank_side()) + ", not -1, 0 or 1");
   }
   looks.shadow_rank_side = in.shadow_rank_side();
+  if (in.shadow_file_side() < -1 || in.shadow_file_side() > 1) {
+    throw CalibrationError(where + ": looks.shadow_file_side is " +
+                           std::to_string(in.shadow_file_side()) + ", not -1, 0 or 1");
+  }
+  looks.shadow_file_side = in.shadow_file_side();
   for (const proto::SquareColourRatio& colour : in.square_colours()) {
     const std::string& name = colour.square();
     if (name.size() != 2 || name[0] < 'a' || name[0] > 'h' || name[1] < '1' || name[1] > '8') {
@@ -151,6 +156,7 @@ std::string to_pbtxt(const Calibration& calibration) {
       looks->set_solid_share(static_cast<double>(board.looks.solid_share));
       looks->set_bright_margin(static_cast<double>(board.looks.bright_margin));
       looks->set_shadow_rank_side(board.looks.shadow_rank_side);
+      looks->set_shadow_file_side(board.looks.shadow_file_side);
       if (board.looks.shadow_ratio != cv::Vec3f(0, 0, 0)) {
         write_colour(board.looks.shadow_ratio, looks->mutable_shadow_ratio());
       }

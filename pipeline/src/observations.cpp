@@ -133,11 +133,12 @@ std::array<tracker::PieceLeans, 2> tracker_leans(const calibration::Calibration&
   return leans;
 }
 
-std::array<int, 2> tracker_shadow_sides(const calibration::Calibration& calibration) {
-  std::array<int, 2> sides{};
+std::array<tracker::ShadowSides, 2> tracker_shadow_sides(
+    const calibration::Calibration& calibration) {
+  std::array<tracker::ShadowSides, 2> sides{};
   for (const calibration::Board& board : calibration.boards) {
-    if (board.name != "A" && board.name != "B") continue;
-    sides[board.name == "A" ? 0 : 1] = board.looks.learned ? board.looks.shadow_rank_side : 0;
+    if ((board.name != "A" && board.name != "B") || !board.looks.learned) continue;
+    sides[board.name == "A" ? 0 : 1] = {board.looks.shadow_rank_side, board.looks.shadow_file_side};
   }
   return sides;
 }

@@ -583,7 +583,7 @@ calibration::Calibration find_calibration(capture::FrameSource& source,
     std::vector<const calibration::BoardLooks*> seen;
     for (const calibration::Calibration* other : alike) seen.push_back(&other->boards[b].looks);
     calibration::agree_square_colours(chosen.boards[b].looks, seen);
-    calibration::agree_shadow_rank_side(chosen.boards[b].looks, seen);
+    calibration::agree_shadow_sides(chosen.boards[b].looks, seen);
     // The square reader as the earliest of those frames chose: recording starts on the start
     // position, and later frames show moves and hands that blur the two readers' difference
     // (held-out 9806, board B's misreads by hand and by network every 30 frames: 8 and 2, 8
@@ -760,7 +760,7 @@ RecordSummary record(const RecordOptions& options) {
   tracker::TrackerConfig config;
   config.rules = &rule_set;
   config.leans_over = tracker_leans(calibration);
-  config.shadow_rank_side = tracker_shadow_sides(calibration);
+  config.shadow_sides = tracker_shadow_sides(calibration);
   if (time_control) {
     config.base_seconds = time_control->base_seconds;
     config.increment_seconds = time_control->increment_seconds;

@@ -278,6 +278,7 @@ TEST(CalibrationFile, LearntLooksRoundTripAndOldFilesHaveNone) {
   looks.empty_square_ratio[16] = {1.37f, 1.27f, 1.14f};  // a3
   looks.empty_square_ratio[47] = {1.05f, 1.04f, 1.02f};  // h6
   looks.shadow_rank_side = -1;
+  looks.shadow_file_side = 1;
   const Calibration back = from_pbtxt(to_pbtxt(calibration), "looks.pbtxt");
   EXPECT_FALSE(back.boards[0].looks.learned);
   const BoardLooks& read = back.boards[1].looks;
@@ -291,6 +292,7 @@ TEST(CalibrationFile, LearntLooksRoundTripAndOldFilesHaveNone) {
   EXPECT_FLOAT_EQ(read.bright_margin, looks.bright_margin);
   EXPECT_EQ(read.empty_square_ratio, looks.empty_square_ratio);
   EXPECT_EQ(read.shadow_rank_side, -1);
+  EXPECT_EQ(read.shadow_file_side, 1);
   EXPECT_NE(to_pbtxt(calibration).find("square: \"a3\""), std::string::npos);
 }
 
@@ -344,19 +346,22 @@ TEST(LearntLooks, SquareColoursAreThoseMostFramesSaw) {
 }
 
 // Which way the shadows fell, learnt on one frame of the start, may be a hand over rank 3 or
-// 6: kept where more than half of the frames that learnt looks saw it.
-TEST(LearntLooks, ShadowSideIsTheOneMostFramesSaw) {
+// 6, or beside the board: each side kept where more than half of the frames that learnt looks
+// saw it.
+TEST(LearntLooks, ShadowSidesAreTheOnesMostFramesSaw) {
   const auto frame = [](int side, bool learned = true) {
     BoardLooks looks;
     looks.learned = learned;
     looks.shadow_rank_side = side;
+    looks.shadow_file_side = -side;
     return looks;
   };
   const auto agreed = [](const std::vector<BoardLooks>& frames) {
     std::vector<const BoardLooks*> seen;
     for (const BoardLooks& looks : frames) seen.push_back(&looks);
     BoardLooks chosen = frames.front();
-    agree_shadow_rank_side(chosen, seen);
+    agree_shadow_sides(chosen, seen);
+    EXPECT_EQ(chosen.shadow_file_side, -chosen.shadow_rank_side);
     return chosen.shadow_rank_side;
   };
   EXPECT_EQ(agreed({frame(1), frame(1), frame(0), frame(-1, false)}), 1);  // 2 of 3 learnt
@@ -364,6 +369,15 @@ TEST(LearntLooks, ShadowSideIsTheOneMostFramesSaw) {
   EXPECT_EQ(agreed({frame(1), frame(0)}), 0);  // 1 of 2: a hand over rank 6 in one frame
   EXPECT_EQ(agreed({frame(1), frame(-1), frame(0)}), 0);
   EXPECT_EQ(agreed({frame(1)}), 1);  // one frame alone keeps its side
+  // The two sides agree apart.
+  BoardLooks chosen = frame(1);
+  const BoardLooks other = frame(1);
+  BoardLooks rank_only = frame(1), file_only = frame(0);
+  rank_only.shadow_file_side = 0;
+  file_only.shadow_file_side = -1;
+  agree_shadow_sides(chosen, {&other, &rank_only, &file_only});
+  EXPECT_EQ(chosen.shadow_rank_side, 1);
+  EXPECT_EQ(chosen.shadow_file_side, -1);
 }
 
 // A damaged colour is an error that names the file, the board and the field, not a board
@@ -400,6 +414,8 @@ TEST(CalibrationFile, DamagedColoursAreErrorsNamingTheBoardAndField) {
             "damaged.pbtxt: board B: looks.square_colours has a3 twice");
   EXPECT_EQ(error_of(pieces + "shadow_rank_side: 2 }"),
             "damaged.pbtxt: board B: looks.shadow_rank_side is 2, not -1, 0 or 1");
+  EXPECT_EQ(error_of(pieces + "shadow_file_side: -3 }"),
+            "damaged.pbtxt: board B: looks.shadow_file_side is -3, not -1, 0 or 1");
   EXPECT_EQ(error_of("light_square_bgr: [1, 2, 3, 4] dark_square_bgr: [1, 2, 3]"),
             "damaged.pbtxt: board B: light_square_bgr needs 3 numbers, has 4");
   EXPECT_EQ(error_of("light_square_bgr: [1, 2, 3]"),

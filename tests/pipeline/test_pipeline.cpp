@@ -424,6 +424,24 @@ TEST(HidingSizes, TallPiecesHideWhatShortOnesDoAndMore) {
   }
 }
 
+// The tracker is told each board's shadow sides, both of them, by its name, and none where
+// the looks were not learnt (their sides mean nothing then).
+TEST(TrackerInputs, ShadowSidesGoByBoardNameWhereLooksWereLearnt) {
+  calibration::Calibration calibration;
+  calibration.boards.resize(2);
+  calibration.boards[0].name = "B";
+  calibration.boards[0].looks.learned = true;
+  calibration.boards[0].looks.shadow_rank_side = -1;
+  calibration.boards[0].looks.shadow_file_side = 1;
+  calibration.boards[1].name = "A";
+  calibration.boards[1].looks.shadow_file_side = -1;  // not learnt
+  const std::array<tracker::ShadowSides, 2> sides = pipeline::tracker_shadow_sides(calibration);
+  EXPECT_EQ(sides[1].rank, -1);
+  EXPECT_EQ(sides[1].file, 1);
+  EXPECT_EQ(sides[0].rank, 0);
+  EXPECT_EQ(sides[0].file, 0);
+}
+
 TEST(DefaultClocks, ALogBesideTheVideoElseVision) {
   const bugcam::test_support::TempDir dir_temp("pipeline-clocks");
   const fs::path dir = dir_temp.path();

@@ -379,7 +379,7 @@ TEST(TrackerLeans, ASquareSeenEmptyInFrontOfAPieceDoesNotTakeItsBodyForAMoveAway
   EXPECT_TRUE(outcome.exact);
 }
 
-// Told from the start position which way the shadows fall (TrackerConfig::shadow_rank_side),
+// Told from the start position which way the shadows fall (TrackerConfig::shadow_sides),
 // the tracker takes a piece read one rank that way from a piece for its shadow from the first
 // moves on, before it could learn them.
 TEST(TrackerShadows, ShadowsOnTheSideTheStartShowedAreNotTakenForPieces) {
@@ -389,7 +389,7 @@ TEST(TrackerShadows, ShadowsOnTheSideTheStartShowedAreNotTakenForPieces) {
     const SimulationOptions shade = shade_below_arrivals(games[g], 40, 6);
     if (shade.shadowed.empty()) continue;
     TrackerConfig told;
-    told.shadow_rank_side = {1, 0};
+    told.shadow_sides[0].rank = 1;
     const Outcome with = run_tracker(games[g], shade, told);
     const Outcome without = run_tracker(games[g], shade);
     shaded += static_cast<int>(shade.shadowed.size());

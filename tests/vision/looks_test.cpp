@@ -343,4 +343,58 @@ TEST(ShadowSide, RankSixOrThreeDarkerThanTheMiddleSaysWhichWayShadowsFall) {
   EXPECT_THROW(shadow_rank_side(cv::Mat(100, 100, CV_8UC3), 32, true), std::invalid_argument);
 }
 
+// A frame with a board 40 pixels a square whose a1 corner is at (100 + x0, 420), rank 8 up,
+// on a grey table, darkened by `drop` levels beyond the a-file (`a_side`) or the h-file beside
+// both ends' two ranks, as the shadows of the corner pieces darken it when they fall that way
+// (`both_ends` false: beside ranks 1 and 2 only).
+struct FramedBoard {
+  cv::Mat frame;
+  calibration::Board board;
+};
+FramedBoard board_with_shaded_side(bool a_side, double drop, bool both_ends = true, double x0 = 0) {
+  constexpr double kPx = 40;
+  FramedBoard out;
+  out.board.board_to_image = cv::Matx33d(kPx, 0, 100 + x0, 0, -kPx, 100 + 8 * kPx, 0, 0, 1);
+  out.frame = cv::Mat(520, 520, CV_8UC3, cv::Scalar(150, 160, 170));
+  const auto image_x = [&](double x) { return static_cast<int>(100 + x0 + kPx * x); };
+  const auto image_y = [&](double y) { return static_cast<int>(100 + kPx * (8 - y)); };
+  // The board itself: a different colour, so the strip is read off the board.
+  out.frame(cv::Rect(cv::Point(image_x(0), image_y(8)), cv::Point(image_x(8), image_y(0))))
+      .setTo(cv::Scalar(200, 210, 220));
+  const double outer = a_side ? -0.5 : 8.0, inner = a_side ? 0.0 : 8.5;
+  for (const double y :
+       both_ends ? std::initializer_list<double>{0.0, 6.0} : std::initializer_list<double>{0.0}) {
+    const cv::Rect shade(cv::Point(image_x(outer), image_y(y + 2)),
+                         cv::Point(image_x(inner), image_y(y)));
+    out.frame(shade & cv::Rect(0, 0, out.frame.cols, out.frame.rows))
+        .setTo(cv::Scalar(150, 160, 170) - cv::Scalar::all(drop));
+  }
+  return out;
+}
+
+// Which way the shadows fall along the ranks is read beyond the board's sides, the only place
+// the start position's corner pieces cast sideways onto: the a-file's side darker beside both
+// ends than beside the middle ranks, shadows toward the a-file (the caster one file toward h).
+TEST(ShadowSide, TheTableBeyondAFileDarkerBesideBothEndsSaysWhichWayShadowsFall) {
+  const Viewpoint overhead;  // no lean
+  const auto side = [&](const FramedBoard& f, const Viewpoint& view) {
+    return shadow_file_side(f.frame, f.board, view, 32);
+  };
+  EXPECT_EQ(side(board_with_shaded_side(true, 12.0), overhead), 1);
+  EXPECT_EQ(side(board_with_shaded_side(false, 12.0), overhead), -1);
+  EXPECT_EQ(side(board_with_shaded_side(true, 0.0), overhead), 0);
+  EXPECT_EQ(side(board_with_shaded_side(true, kShadowRankLumaDrop / 2), overhead), 0);
+  // Beside one end only: a piece's or a hand's shade, not the light's.
+  EXPECT_EQ(side(board_with_shaded_side(true, 12.0, false), overhead), 0);
+  // A strip beyond the frame is not read.
+  EXPECT_EQ(side(board_with_shaded_side(true, 12.0, true, -90.0), overhead), 0);
+  // Seen from far beyond the h-file, the a-file's corner kings lean over the strip beyond it,
+  // whose darkening may be their bodies; the h-side is still read.
+  Viewpoint beyond_h;
+  beyond_h.nadir = {20, 4};
+  beyond_h.camera_height = 20;
+  EXPECT_EQ(side(board_with_shaded_side(true, 12.0), beyond_h), 0);
+  EXPECT_EQ(side(board_with_shaded_side(false, 12.0), beyond_h), -1);
+}
+
 }  // namespace

@@ -398,7 +398,7 @@ using BesideCosts = std::array<double, 2 * detail::kBesideCells>;
 // 10107 and 10303's press; 0.25 fixes 10301 only).
 constexpr double kBesideMinRate = 0.15;
 // The rate taken for the piece one rank along the side its shadows fall on, as seen in the
-// start position (TrackerConfig::shadow_rank_side), where nothing learned is higher: a grey
+// start position (TrackerConfig::shadow_sides), where nothing learned is higher: a grey
 // shadow on a cream square reads as a white piece from the first moves on (held-out 11200:
 // 3A. d4's shadow on d3 read white at 0.99, and 3A. d3 was recorded for d4), while over
 // the game such readings stay rare among the board's empty squares beside pieces (7 % on
@@ -407,9 +407,18 @@ constexpr double kBesideMinRate = 0.15;
 // recorded again at 0.25, 11200 46/63 -> 63/63 moves, no other clip changed. For readings of
 // either colour, whatever the caster's: a shadow reads as the colour it looks like.
 constexpr double kShadowSideRate = 0.25;
-// nullopt where no offset is frequent enough and no shadow side is given. `shadow_side`:
-// TrackerConfig::shadow_rank_side.
-std::optional<BesideCosts> beside_costs(const detail::BoardEvidence& evidence, int shadow_side) {
+// ... and for the piece one file along the side the start position's shadows fell on beyond
+// the board's edge (held-out 11552: the knight on c3's shadow on d3 read white, and when 4B.
+// d3 came, nothing changed there; 4B. d4 was recorded, and 6B. Be2 lost as the king's shadow
+// on f1 read as the bishop still there). Lower, as that side is read off the board, not on its
+// squares. Replays of the 60 development clips with the sides read on their first frames: 0.1
+// gains 11490 (2 moves, a false incident), 11546 (exact) and 11552 (3 moves, a false incident)
+// and loses 11504 (2 moves, a false incident) and 11536 (2: a drop tied with another until
+// then); 0.25 also loses 11514 and 11556 (3 moves each).
+constexpr double kShadowFileSideRate = 0.1;
+// nullopt where no offset is frequent enough and no shadow side is given. `sides`:
+// TrackerConfig::shadow_sides.
+std::optional<BesideCosts> beside_costs(const detail::BoardEvidence& evidence, ShadowSides sides) {
   BesideCosts out;
   out.fill(-std::numeric_limits<double>::infinity());
   bool any = false;
@@ -417,10 +426,10 @@ std::optional<BesideCosts> beside_costs(const detail::BoardEvidence& evidence, i
     for (std::size_t cell = 0; cell < detail::kBesideCells; ++cell) {
       const std::optional<double> rate =
           evidence.beside_rate(colour == 0 ? SquareState::kWhite : SquareState::kBlack, cell);
-      const double floor =
-          shadow_side != 0 && detail::beside_offset(cell) == std::pair{shadow_side, 0}
-              ? kShadowSideRate
-              : 0.0;
+      const std::pair<int, int> offset = detail::beside_offset(cell);
+      double floor = 0.0;
+      if (sides.rank != 0 && offset == std::pair{sides.rank, 0}) floor = kShadowSideRate;
+      if (sides.file != 0 && offset == std::pair{0, sides.file}) floor = kShadowFileSideRate;
       const double taken = std::max(rate && *rate >= kBesideMinRate ? *rate : 0.0, floor);
       if (taken > 0.0) {
         out[colour * detail::kBesideCells + cell] = std::log(taken);
@@ -3095,7 +3104,7 @@ struct Tracker::Impl {
     lean_costs_now[b] = lean_costs(evidence[b]);
     out.lean_costs = &lean_costs_now[b];
     if (config.learn_shadows_beside) {
-      beside[b] = beside_costs(evidence[b], config.shadow_rank_side[static_cast<std::size_t>(b)]);
+      beside[b] = beside_costs(evidence[b], config.shadow_sides[static_cast<std::size_t>(b)]);
     }
     out.beside = beside[b] ? &*beside[b] : nullptr;
     const auto readings = evidence[b].readings_at(evidence_t, before);

@@ -681,6 +681,57 @@ int shadow_rank_side(const cv::Mat& warped_bgr, int square_px, bool a1_is_dark) 
   return rank_6_shaded ? 1 : -1;
 }
 
+int shadow_file_side(const cv::Mat& frame_bgr, const calibration::Board& board,
+                     const Viewpoint& view, int square_px) {
+  // The strips, in board units (squares) from the a-file's edge and from rank 1's.
+  constexpr double kStripNear = 0.1, kStripFar = 0.4;
+  // A king's height and half its base's width, in squares.
+  constexpr double kKingHeight = 1.5, kKingRadius = 0.3;
+  const int width = frame_bgr.cols, height = frame_bgr.rows;
+  for (const double x : {-kStripFar, 8 + kStripFar}) {
+    for (const double y : {0.0, 8.0}) {
+      const cv::Vec3d p = board.board_to_image * cv::Vec3d(x, y, 1);
+      if (p[2] <= 0) return 0;
+      const cv::Point2d seen = board.lens.k1 != 0.0 ? board.lens.to_seen({p[0] / p[2], p[1] / p[2]})
+                                                    : cv::Point2d(p[0] / p[2], p[1] / p[2]);
+      if (seen.x < 0 || seen.y < 0 || seen.x >= width || seen.y >= height) return 0;
+    }
+  }
+  // A view of the board and half a square around it: board x = -0.5 + 9/8 x' for the warp's
+  // own x' (0 to 8), the same for y.
+  const cv::Matx33d padded(9.0 / 8, 0, -0.5, 0, 9.0 / 8, -0.5, 0, 0, 1);
+  cv::Mat gray;
+  cv::cvtColor(
+      calibration::warp_board(frame_bgr, board.board_to_image * padded, square_px, board.lens),
+      gray, cv::COLOR_BGR2GRAY);
+  const double unit = 8.0 * square_px / 9.0;  // pixels per square
+  // Mean luma over board x in [x0, x1], y in [y0, y1] (the warp's rows run from rank 8 down).
+  const auto mean_luma = [&](double x0, double x1, double y0, double y1) {
+    const cv::Rect area(cv::Point(static_cast<int>(std::lround((x0 + 0.5) * unit)),
+                                  static_cast<int>(std::lround((8.5 - y1) * unit))),
+                        cv::Point(static_cast<int>(std::lround((x1 + 0.5) * unit)),
+                                  static_cast<int>(std::lround((8.5 - y0) * unit))));
+    return cv::mean(gray(area & cv::Rect(0, 0, gray.cols, gray.rows)))[0];
+  };
+  // Whether a king on the corner squares by the strip (file centre `file_x`) leans over it.
+  const auto leaned_over = [&](double file_x, double outward) {
+    for (const double rank_y : {0.5, 7.5}) {
+      const double reach = outward * view.lean({file_x, rank_y}, kKingHeight).x;
+      if (reach > 0.5 - kKingRadius + kStripNear) return true;
+    }
+    return false;
+  };
+  const auto shaded = [&](double x0, double x1) {
+    const double middle = mean_luma(x0, x1, 2.5, 5.5);
+    return mean_luma(x0, x1, 0.1, 1.9) < middle - kShadowRankLumaDrop &&
+           mean_luma(x0, x1, 6.1, 7.9) < middle - kShadowRankLumaDrop;
+  };
+  const bool a_side = !leaned_over(0.5, -1.0) && shaded(-kStripFar, -kStripNear);
+  const bool h_side = !leaned_over(7.5, 1.0) && shaded(8 + kStripNear, 8 + kStripFar);
+  if (a_side == h_side) return 0;
+  return a_side ? 1 : -1;
+}
+
 int learn_looks(const cv::Mat& frame_bgr, calibration::Calibration& calibration, int square_px) {
   const std::vector<Viewpoint> views = estimate_viewpoints(calibration);
   int learnt = 0;
@@ -691,6 +742,7 @@ int learn_looks(const cv::Mat& frame_bgr, calibration::Calibration& calibration,
     if (const std::optional<calibration::BoardLooks> looks =
             learn_board(warped, plan_sampling(views[i], square_px))) {
       board.looks = *looks;
+      board.looks.shadow_file_side = shadow_file_side(frame_bgr, board, views[i], square_px);
       ++learnt;
     }
   }

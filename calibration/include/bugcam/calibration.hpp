@@ -57,6 +57,11 @@ struct BoardLooks {
   // on a cream square like a white pawn): the tracker expects it (TrackerConfig::
   // shadow_rank_side).
   int shadow_rank_side = 0;
+  // The same along the ranks, as the file offset from the square to the caster: +1, the
+  // caster one file toward h (shadows fall toward the a-file: in the start position the table
+  // beyond the a-file darker beside both ends' pieces than beside the middle ranks); -1, one
+  // file toward a; 0, neither seen (vision::shadow_file_side).
+  int shadow_file_side = 0;
 };
 
 // The camera lens's radial distortion, one term about the image centre: a pixel seen at
@@ -245,9 +250,10 @@ cv::Vec3f channel_median(std::vector<cv::Vec3f>& colours);
 // median of the frames that learnt one, where more than half of those that learnt looks did;
 // forgotten where fewer did (a hand passing over it in one frame). One frame alone keeps all.
 void agree_square_colours(BoardLooks& looks, const std::vector<const BoardLooks*>& seen);
-// The side the shadows fell on (BoardLooks::shadow_rank_side) of `looks` as more than half of
-// `seen` that learnt looks saw it, else 0 (a hand over rank 3 or 6 in one frame darkens it).
-void agree_shadow_rank_side(BoardLooks& looks, const std::vector<const BoardLooks*>& seen);
+// The sides the shadows fell on (BoardLooks::shadow_rank_side, shadow_file_side) of `looks`,
+// each as more than half of `seen` that learnt looks saw it, else 0 (a hand over rank 3 or 6,
+// or beside the board, in one frame darkens it).
+void agree_shadow_sides(BoardLooks& looks, const std::vector<const BoardLooks*>& seen);
 
 // --- Files and pictures --------------------------------------------------------------------
 

@@ -173,9 +173,10 @@ struct HidingSizes {
 };
 std::array<tracker::PieceLeans, 2> tracker_leans(const calibration::Calibration& calibration,
                                                  const HidingSizes& sizes = {});
-// Per board (A, B): the side the start position's shadows fell on
-// (calibration::BoardLooks::shadow_rank_side), for TrackerConfig::shadow_rank_side; 0 for a
-// board without learnt looks.
-std::array<int, 2> tracker_shadow_sides(const calibration::Calibration& calibration);
+// Per board (A, B): the sides the start position's shadows fell on
+// (calibration::BoardLooks::shadow_rank_side and shadow_file_side), for
+// TrackerConfig::shadow_sides; none for a board without learnt looks.
+std::array<tracker::ShadowSides, 2> tracker_shadow_sides(
+    const calibration::Calibration& calibration);
 
 }  // namespace bugcam::pipeline

@@ -205,6 +205,12 @@ struct PieceLeans {
   std::array<std::uint64_t, 64> tall_pieces{};   // kings, queens
 };
 
+// Which way a board's pieces cast shadows that may read as pieces (TrackerConfig::shadow_sides).
+struct ShadowSides {
+  int rank = 0;
+  int file = 0;
+};
+
 struct TrackerConfig {
   const rules::RuleSet* rules = &rules::otb_rules();
   rules::Position start_a = rules::Position::start();
@@ -283,12 +289,13 @@ struct TrackerConfig {
   // Learn where on each board an empty square beside a piece reads as a piece (its shadow)
   // and take such readings for that (see BesideCosts in tracker.cpp); off for comparison.
   bool learn_shadows_beside = true;
-  // Per board (A, B): the rank offset from an empty square to a piece whose shadow may read
-  // as a piece there (calibration::BoardLooks::shadow_rank_side: +1, the piece one rank up;
-  // -1, one rank down; 0, none seen). Until the tracker has learned the board's shadows, and
-  // where it learned them rarer, such a reading costs kShadowSideRate (see BesideCosts). Only
-  // with learn_shadows_beside.
-  std::array<int, 2> shadow_rank_side{};
+  // Per board (A, B): the rank and the file offset from an empty square to a piece whose
+  // shadow may read as a piece there (calibration::BoardLooks::shadow_rank_side: +1, the piece
+  // one rank up; -1, one rank down; shadow_file_side: +1, one file toward h; -1, toward a;
+  // 0, none seen). Until the tracker has learned the board's shadows, and where it learned
+  // them rarer, such a reading costs kShadowSideRate (see BesideCosts). Only with
+  // learn_shadows_beside.
+  std::array<ShadowSides, 2> shadow_sides{};
   // Per board (A, B): which squares the pieces hide from the camera. All 0: no lean.
   std::array<PieceLeans, 2> leans_over{};
   // Where to write the scoring of every press, for tuning; nullptr for none.

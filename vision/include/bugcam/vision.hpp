@@ -434,6 +434,18 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
 inline constexpr double kShadowRankLumaDrop = 3.0;
 int shadow_rank_side(const cv::Mat& warped_bgr, int square_px, bool a1_is_dark);
 
+// Which way the light cast the pieces' shadows along the ranks, from a frame of the start
+// position, as calibration::BoardLooks::shadow_file_side: +1 where the strip just beyond the
+// a-file's edge is more than kShadowRankLumaDrop luma levels darker beside both ends' two
+// ranks (under the shadows of the a- and b-file pieces when they fall toward the a-file) than
+// beside ranks 3 to 6, -1 where the strip beyond the h-file is, 0 where neither or both are,
+// or a strip lies outside the frame. Those are the only shadows of the start position that
+// fall off its pieces sideways: the squares beside them all hold pieces. A strip that the
+// corner pieces lean over in `view` (a king's body reaching it) is not read: their bodies
+// darken it as a shadow would (dev 11532: both boards' outer strips, beyond their a-files).
+int shadow_file_side(const cv::Mat& frame_bgr, const calibration::Board& board,
+                     const Viewpoint& view, int square_px);
+
 // Learns each board's looks (calibration::BoardLooks: its pieces' colours, its shadows) from a
 // frame of the start position, ranks 1-2 white, 7-8 black, 3-6 empty, in the calibration's
 // orientation. A board whose squares do not show that position keeps what it had. Returns
