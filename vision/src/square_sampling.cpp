@@ -683,18 +683,22 @@ int shadow_rank_side(const cv::Mat& warped_bgr, int square_px, bool a1_is_dark) 
 
 int shadow_file_side(const cv::Mat& frame_bgr, const calibration::Board& board,
                      const Viewpoint& view, int square_px) {
+  if (frame_bgr.type() != CV_8UC3 || square_px < 4) {
+    throw std::invalid_argument(
+        "shadow_file_side: needs an 8-bit BGR frame and 4 pixels a "
+        "square or more");
+  }
   // The strips, in board units (squares) from the a-file's edge and from rank 1's.
   constexpr double kStripNear = 0.1, kStripFar = 0.4;
-  // A king's height and half its base's width, in squares.
-  constexpr double kKingHeight = 1.5, kKingRadius = 0.3;
-  const int width = frame_bgr.cols, height = frame_bgr.rows;
+  // Both strips in the frame, or neither is read (rare: boards are framed with room around).
+  const cv::Rect frame(0, 0, frame_bgr.cols, frame_bgr.rows);
   for (const double x : {-kStripFar, 8 + kStripFar}) {
     for (const double y : {0.0, 8.0}) {
-      const cv::Vec3d p = board.board_to_image * cv::Vec3d(x, y, 1);
-      if (p[2] <= 0) return 0;
-      const cv::Point2d seen = board.lens.k1 != 0.0 ? board.lens.to_seen({p[0] / p[2], p[1] / p[2]})
-                                                    : cv::Point2d(p[0] / p[2], p[1] / p[2]);
-      if (seen.x < 0 || seen.y < 0 || seen.x >= width || seen.y >= height) return 0;
+      const cv::Point2d seen = board.to_image({x, y});
+      if (!frame.contains(cv::Point(static_cast<int>(std::floor(seen.x)),
+                                    static_cast<int>(std::floor(seen.y))))) {
+        return 0;
+      }
     }
   }
   // A view of the board and half a square around it: board x = -0.5 + 9/8 x' for the warp's
@@ -713,11 +717,14 @@ int shadow_file_side(const cv::Mat& frame_bgr, const calibration::Board& board,
                                   static_cast<int>(std::lround((8.5 - y0) * unit))));
     return cv::mean(gray(area & cv::Rect(0, 0, gray.cols, gray.rows)))[0];
   };
-  // Whether a king on the corner squares by the strip (file centre `file_x`) leans over it.
+  // Whether a piece as tall as the tallest on the corner squares by the strip (file centre
+  // `file_x`) would lean over it (its body could be what darkens the strip: rooks are shorter,
+  // so this errs towards not reading). Then the other side decides alone: common, as a
+  // camera between the boards sees both outer sides so.
   const auto leaned_over = [&](double file_x, double outward) {
     for (const double rank_y : {0.5, 7.5}) {
-      const double reach = outward * view.lean({file_x, rank_y}, kKingHeight).x;
-      if (reach > 0.5 - kKingRadius + kStripNear) return true;
+      const double reach = outward * view.lean({file_x, rank_y}, kTallestPiece).x;
+      if (reach > 0.5 - kBodyRadius + kStripNear) return true;
     }
     return false;
   };

@@ -55,7 +55,7 @@ struct BoardLooks {
   // 4 and 5 make them); -1, one rank down (toward rank 8: rank 3 darker); 0, neither seen
   // (vision::shadow_rank_side). A shadow there can read as a piece (a grey shadow
   // on a cream square like a white pawn): the tracker expects it (TrackerConfig::
-  // shadow_rank_side).
+  // shadow_sides).
   int shadow_rank_side = 0;
   // The same along the ranks, as the file offset from the square to the caster: +1, the
   // caster one file toward h (shadows fall toward the a-file: in the start position the table

@@ -293,8 +293,8 @@ struct TrackerConfig {
   // shadow may read as a piece there (calibration::BoardLooks::shadow_rank_side: +1, the piece
   // one rank up; -1, one rank down; shadow_file_side: +1, one file toward h; -1, toward a;
   // 0, none seen). Until the tracker has learned the board's shadows, and where it learned
-  // them rarer, such a reading costs kShadowSideRate (see BesideCosts). Only with
-  // learn_shadows_beside.
+  // them rarer, such a reading costs kShadowSideRate, or kShadowFileSideRate along the ranks
+  // (see BesideCosts). Only with learn_shadows_beside.
   std::array<ShadowSides, 2> shadow_sides{};
   // Per board (A, B): which squares the pieces hide from the camera. All 0: no lean.
   std::array<PieceLeans, 2> leans_over{};
