@@ -240,8 +240,8 @@ TEST(LearntLooks, ShadedSidesOfCreamPiecesAreNotShadows) {
 cv::Mat with_area_lit(const cv::Mat& image, const calibration::Board& board, double x0, double y0,
                       double x1, double y1, int levels) {
   std::vector<cv::Point> outline;
-  for (const cv::Point2d corner : {cv::Point2d{x0, y0}, cv::Point2d{x1, y0}, cv::Point2d{x1, y1},
-                                   cv::Point2d{x0, y1}}) {
+  for (const cv::Point2d corner :
+       {cv::Point2d{x0, y0}, cv::Point2d{x1, y0}, cv::Point2d{x1, y1}, cv::Point2d{x0, y1}}) {
     const cv::Point2d at = board.to_image(corner);
     outline.emplace_back(cvRound(at.x), cvRound(at.y));
   }
