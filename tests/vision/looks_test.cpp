@@ -349,7 +349,7 @@ TEST(ShadowSide, RankSixOrThreeDarkerThanTheMiddleSaysWhichWayShadowsFall) {
   EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({5}, 12.0), 32, true), 1);
   EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({2}, 12.0), 32, true), -1);
   EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({}, 0.0), 32, true), 0);
-  EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({5}, kShadowRankLumaDrop / 2), 32, true), 0);
+  EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({5}, kShadowLumaDrop / 2), 32, true), 0);
   // The middle ranks darkened, or both outer ones (a lamp's hot spot between them): no side.
   EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({3}, 12.0), 32, true), 0);
   EXPECT_EQ(shadow_rank_side(board_with_shaded_ranks({4}, 12.0), 32, true), 0);
@@ -407,7 +407,7 @@ TEST(ShadowSide, TheTableBeyondAFileDarkerBesideBothEndsSaysWhichWayShadowsFall)
   EXPECT_EQ(side(board_with_shaded_side(true, 12.0), overhead), 1);
   EXPECT_EQ(side(board_with_shaded_side(false, 12.0), overhead), -1);
   EXPECT_EQ(side(board_with_shaded_side(true, 0.0), overhead), 0);
-  EXPECT_EQ(side(board_with_shaded_side(true, kShadowRankLumaDrop / 2), overhead), 0);
+  EXPECT_EQ(side(board_with_shaded_side(true, kShadowLumaDrop / 2), overhead), 0);
   // Beside one end only: a piece's or a hand's shade, not the light's.
   EXPECT_EQ(side(board_with_shaded_side(true, 12.0, false), overhead), 0);
   // A strip beyond the frame is not read.

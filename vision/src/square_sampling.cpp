@@ -675,8 +675,8 @@ int shadow_rank_side(const cv::Mat& warped_bgr, int square_px, bool a1_is_dark) 
   // neither light falling off across the board nor a shadow over one middle rank makes a
   // side; both outer ranks darker (a hot spot in the middle) is none either.
   const double middle = std::min(rank_4, rank_5);
-  const bool rank_6_shaded = rank_6 < std::min(middle, 2 * rank_5 - rank_4) - kShadowRankLumaDrop;
-  const bool rank_3_shaded = rank_3 < std::min(middle, 2 * rank_4 - rank_5) - kShadowRankLumaDrop;
+  const bool rank_6_shaded = rank_6 < std::min(middle, 2 * rank_5 - rank_4) - kShadowLumaDrop;
+  const bool rank_3_shaded = rank_3 < std::min(middle, 2 * rank_4 - rank_5) - kShadowLumaDrop;
   if (rank_6_shaded == rank_3_shaded) return 0;
   return rank_6_shaded ? 1 : -1;
 }
@@ -684,9 +684,7 @@ int shadow_rank_side(const cv::Mat& warped_bgr, int square_px, bool a1_is_dark) 
 int shadow_file_side(const cv::Mat& frame_bgr, const calibration::Board& board,
                      const Viewpoint& view, int square_px) {
   if (frame_bgr.type() != CV_8UC3 || square_px < 4) {
-    throw std::invalid_argument(
-        "shadow_file_side: needs an 8-bit BGR frame and 4 pixels a "
-        "square or more");
+    throw std::invalid_argument("shadow_file_side: needs an 8-bit BGR frame, 4 pixels a square");
   }
   // The strips, in board units (squares) from the a-file's edge and from rank 1's.
   constexpr double kStripNear = 0.1, kStripFar = 0.4;
@@ -730,8 +728,8 @@ int shadow_file_side(const cv::Mat& frame_bgr, const calibration::Board& board,
   };
   const auto shaded = [&](double x0, double x1) {
     const double middle = mean_luma(x0, x1, 2.5, 5.5);
-    return mean_luma(x0, x1, 0.1, 1.9) < middle - kShadowRankLumaDrop &&
-           mean_luma(x0, x1, 6.1, 7.9) < middle - kShadowRankLumaDrop;
+    return mean_luma(x0, x1, 0.1, 1.9) < middle - kShadowLumaDrop &&
+           mean_luma(x0, x1, 6.1, 7.9) < middle - kShadowLumaDrop;
   };
   const bool a_side = !leaned_over(0.5, -1.0) && shaded(-kStripFar, -kStripNear);
   const bool h_side = !leaned_over(7.5, 1.0) && shaded(8 + kStripNear, 8 + kStripFar);

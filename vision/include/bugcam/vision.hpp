@@ -423,7 +423,7 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
 // Which way the light cast the pieces' shadows along the files, from a top-down view of the
 // start position (calibration::warp_board's layout, `square_px` pixels per square), as
 // calibration::BoardLooks::shadow_rank_side: +1 where the light squares of rank 6 (under the
-// shadows of rank 7 when they fall toward rank 1) are more than kShadowRankLumaDrop luma
+// shadows of rank 7 when they fall toward rank 1) are more than kShadowLumaDrop luma
 // levels darker in their middle than both ranks 4 and 5 (where no piece casts) and the line
 // through them, -1 where rank 3 is, 0 where neither or both are (a hot spot in the board's
 // middle). On the first frames of the 35 rendered clips 10 of the 70 boards showed a side, by
@@ -431,18 +431,19 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
 // The pieces of a camera's far side lean over rank 6 (or 3) as their shadows would; the
 // tracker's leans explain those readings anyway. `a1_is_dark`: the board's parity
 // (calibration::BoardAppearance::a1_is_dark). Throws std::invalid_argument for another view.
-inline constexpr double kShadowRankLumaDrop = 3.0;
+inline constexpr double kShadowLumaDrop = 3.0;
 int shadow_rank_side(const cv::Mat& warped_bgr, int square_px, bool a1_is_dark);
 
 // Which way the light cast the pieces' shadows along the ranks, from a frame of the start
 // position, as calibration::BoardLooks::shadow_file_side: +1 where the strip just beyond the
-// a-file's edge is more than kShadowRankLumaDrop luma levels darker beside both ends' two
+// a-file's edge is more than kShadowLumaDrop luma levels darker beside both ends' two
 // ranks (under the shadows of the a- and b-file pieces when they fall toward the a-file) than
 // beside ranks 3 to 6, -1 where the strip beyond the h-file is, 0 where neither or both are,
 // or a strip lies outside the frame. Those are the only shadows of the start position that
-// fall off its pieces sideways: the squares beside them all hold pieces. A strip that the
-// corner pieces lean over in `view` (a king's body reaching it) is not read: their bodies
-// darken it as a shadow would (dev 11532: both boards' outer strips, beyond their a-files).
+// fall off its pieces sideways: the squares beside them all hold pieces. A strip that a piece
+// as tall as the tallest on its corner squares would lean over in `view` is not read, and the
+// other side decides alone: their bodies darken it as a shadow would (dev 11532: both boards'
+// outer strips, beyond their a-files). Throws std::invalid_argument for another frame.
 int shadow_file_side(const cv::Mat& frame_bgr, const calibration::Board& board,
                      const Viewpoint& view, int square_px);
 
