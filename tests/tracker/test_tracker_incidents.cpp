@@ -1078,6 +1078,85 @@ TEST(TrackerIncidents, ACaptureKeptIsFoundThoughThePartnerDroppedBeforeItCame) {
   EXPECT_EQ(runs, 4);
   EXPECT_EQ(found_count, runs);
 }
+// A capture kept past the capturer's next press, then passed under a hand that stays over
+// the area until the partner drops the piece: no view shows it there, but vision watched the
+// area with no hand and no piece coming from the capture to the deadline, so the capturer kept
+// it, and the partner hid nothing (held-out 11560: 7A. Nxe4's knight, kept by White A, lay in
+// Black B's area for 1 s between the hands, and Black B was reported as hiding it). Captures
+// in the sample games whose piece the partner drops 2 to 12 s after the deadline, holding no
+// other of the type, with no drop of theirs nor other piece passed to them from 4 s before the
+// capture to the deadline, up to three.
+TEST(TrackerIncidents, ACaptureKeptThenPassedUnderAHandUntilItsDropIsFound) {
+  using bugcam::rules::PieceType;
+  int runs = 0;
+  for (const bugcam::rules::BpgnGame& game : clean_run_games()) {
+    if (runs >= 3) break;
+    const bugcam::rules::Replay replay = bugcam::rules::replay(game);
+    const std::size_t plies =
+        simulate(game, clean_run_options(), [](const SimulatedInput&) {}).truth.size();
+    for (std::size_t k = 0; k < plies && runs < 3; ++k) {
+      const PieceType type = piece_passed(replay.plies[k]);
+      if (type == PieceType::kNone) continue;
+      SimulationOptions options = clean_run_options();
+      options.injections = {{IncidentType::kCaptureNotPassed, static_cast<int>(k)}};
+      const Simulation injected = simulate(game, options, [](const SimulatedInput&) {});
+      const std::vector<TrackedMove>& truth = injected.truth;
+      const TrackedMove& capture = truth[k];
+      const std::optional<double> next_press = deadline_of(truth, k);
+      if (!next_press) continue;
+      const double deadline = *next_press;
+      const Seat partner = partner_of_mover(capture);
+      const auto drop = std::find_if(truth.begin(), truth.end(), [&](const TrackedMove& m) {
+        return m.board == partner.board && m.side == partner.color && m.move.is_drop() &&
+               m.move.piece() == type && m.t > capture.t;
+      });
+      // (A drop by the partner, or another piece passed to them, shortly before the capture's
+      // press or by the deadline puts a hand over the area, which may have brought the piece.)
+      const bool hand_by_deadline =
+          std::any_of(truth.begin(), truth.end(), [&](const TrackedMove& m) {
+            const auto j = static_cast<std::size_t>(&m - truth.data());
+            const bool partner_drops =
+                m.board == partner.board && m.side == partner.color && m.move.is_drop();
+            const bool passes_to_partner = j != k && m.board == capture.board &&
+                                           m.side == capture.side &&
+                                           piece_passed(replay.plies[j]) != PieceType::kNone;
+            return (partner_drops || passes_to_partner) && m.t > capture.t - 4.0 &&
+                   m.t < deadline + 1.0;
+          });
+      // (The drop's piece is the capture's: the partner held no other of the type then.)
+      if (hand_by_deadline || drop == truth.end() || drop->t < deadline + 2.0 ||
+          drop->t > deadline + 12.0 ||
+          replay.plies[static_cast<std::size_t>(drop - truth.begin())].before.holding(partner.color,
+                                                                                      type) != 1) {
+        continue;
+      }
+      ++runs;
+      // (The simulation shows a kept piece from 1 s after the deadline.)
+      const double covered_from = deadline + 0.8;
+      const double covered_until = drop->t;
+      const Outcome outcome =
+          run_tracker(game, options, {}, std::nullopt, [&](std::vector<SimulatedInput>& inputs) {
+            for (SimulatedInput& input : inputs) {
+              auto* o = std::get_if<HoldingsObservation>(&input);
+              if (o == nullptr || !(o->seat == partner) || o->t < covered_from ||
+                  o->t >= covered_until) {
+                continue;
+              }
+              o->occluded = true;
+            }
+          });
+      const ExpectedIncident want{IncidentType::kCaptureNotPassed, capture.board, capture.side,
+                                  capture.t};
+      EXPECT_TRUE(found(outcome, want)) << capture.ply << " dropped " << drop->ply;
+      for (const Incident& got : outcome.incidents) {
+        EXPECT_FALSE(got.type == IncidentType::kHiddenPiece && got.board == partner.board &&
+                     got.side == partner.color)
+            << capture.ply << ": " << got.detail;
+      }
+    }
+  }
+  EXPECT_EQ(runs, 3);
+}
 TEST(TrackerIncidents, HiddenPiece) {
   for (int ply = 10; ply < 40; ++ply) {
     const Outcome outcome = run_with(IncidentType::kHiddenPiece, ply);
@@ -1539,12 +1618,14 @@ TEST(TrackerIncidents, AHiddenPieceMiscountedForASecondIsOneIncident) {
   EXPECT_GE(runs.size(), 10u);
   // 4 of 16 with each hidden piece reported as its shortfall closes.
   EXPECT_EQ(reporting(runs, 1), std::ssize(runs));
-  // From before the miscount to after the second stretch: 12 of 16. In the others the first
+  // From before the miscount to after the second stretch: 11 of 16. In four the first
   // shortfall is no hidden piece (the area in doubt, or the piece taken for a capture's on its
-  // way) and the one reported is the second.
+  // way) and the one reported is the second. In one (16A) the second is not reported: a hand
+  // came over the area in it, passing another capture's piece (simulated since stop 79), and
+  // what is short after a hand is another shortfall, begun as a capture's piece was on its way.
   EXPECT_GE(std::count_if(runs.begin(), runs.end(),
                           [](const HiddenAroundASighting& r) { return r.spans_both; }),
-            std::ssize(runs) - 4);
+            std::ssize(runs) - 5);
 }
 // Guards the other way: a piece seen whole for longer than kHiddenPieceSeenAgainSeconds ends
 // the hidden piece kept back, and the next is another.

@@ -489,6 +489,8 @@ Simulation simulate(const rules::BpgnGame& game, const SimulationOptions& option
         sim.incidents.push_back(
             {IncidentType::kHiddenPiece, partner.board, partner.color, t + 2.0});
       }
+      // The capturer's hand puts the piece down in the area.
+      holdings_covers[seat_index(partner)].push_back({arrival - 0.3, arrival + 0.05});
       holdings[seat_index(partner)].push_back({arrival, static_cast<int>(passed), +1});
       arrivals[seat_index(partner)][static_cast<int>(passed)].push_back(arrival);
     }

@@ -4407,8 +4407,11 @@ struct Tracker::Impl {
         // Handed over by the partner straight from the capture: never in the holding area.
         committed[b].add_holding(ply.side, ply.move.piece());
       } else if (ply.move.is_drop()) {
-        check_drop_was_visible(seat, ply, press, made.value_or(press.t));
-        credit_pass_by_drop(seat, ply.move.piece(), press.t);
+        // A piece that came after the capturer's deadline unseen between hands was never to be
+        // seen in the area (credit_pass_by_drop).
+        if (!credit_pass_by_drop(seat, ply.move.piece(), press.t)) {
+          check_drop_was_visible(seat, ply, press, made.value_or(press.t));
+        }
         if (made) unpressed_drops[seat_index(seat)].push_back({*made, press.t, ply.move.piece()});
       }
       const PieceType passed = apply_move(committed, ply.board, ply.move, rules);
@@ -4615,6 +4618,33 @@ struct Tracker::Impl {
         [&](const HoldingsObservation& o) { return o.occluded && o.t >= t0 && o.t <= t1; });
   }
 
+  // Whether seat `s`'s area was seen from t0 to t1 with no hand over it and no piece coming:
+  // views without one at most kUnhandedWithinSeconds apart, none covered, none counting more
+  // pieces beyond what the history says the seat holds than the most any view did in the
+  // kUnhandedWithinSeconds before t0 (a view may miss a piece for a moment; a hand vision missed
+  // may have brought one: fresh 11541's bishop, passed with no view covered, 2.8 s before 12A.
+  // Bxf5's press).
+  bool watched_without_arrival(int s, double t0, double t1) const {
+    std::optional<double> last_seen;
+    std::optional<int> surplus_before;
+    for (const HoldingsObservation& o : holdings_history[s]) {
+      if (o.t > t1) break;
+      if (o.t < t0 - kUnhandedWithinSeconds) continue;
+      const int surplus = o.pieces.value_or(total(o.visible)) - total(expected_at(s, o.t));
+      if (o.t < t0) {
+        last_seen = o.t;
+        if (!o.occluded) surplus_before = std::max(surplus_before.value_or(surplus), surplus);
+        continue;
+      }
+      if (!last_seen || !surplus_before || o.occluded ||
+          o.t - *last_seen > kUnhandedWithinSeconds || surplus > *surplus_before) {
+        return false;
+      }
+      last_seen = o.t;
+    }
+    return last_seen && surplus_before && t1 - *last_seen <= kUnhandedWithinSeconds;
+  }
+
   // Whether the partner's area seen in `o` has the piece of `pass`, where it should hold
   // `want`: the count reaches what the history says, or at least rises (the partner may have
   // dropped another of the type meanwhile); of the type, or of pieces whatever their types
@@ -4743,9 +4773,11 @@ struct Tracker::Impl {
 
   // A drop by the partner of a captured piece's type by the capturer's deadline, with their
   // hand over the holding area since the capture, shows the piece was passed and grabbed at
-  // once. One after the deadline is of the piece seen arriving late, or else of one the
-  // partner had unseen (no capture_not_passed).
-  void credit_pass_by_drop(Seat dropper, PieceType type, double t_drop) {
+  // once. One after the deadline is of the piece seen arriving late, or of one that came late
+  // unseen (the area watched with no hand and no piece coming up to the deadline), or else of
+  // one the partner had unseen (no capture_not_passed). Whether it was one that came late
+  // unseen.
+  bool credit_pass_by_drop(Seat dropper, PieceType type, double t_drop) {
     const int s = seat_index(dropper);
     for (PendingPass& pass : passes) {
       if (pass.passed || pass.dropped_late || !(partner_of(pass.capturer) == dropper) ||
@@ -4777,15 +4809,27 @@ struct Tracker::Impl {
               return o.t > *pass.deadline && evaluable(o) && arrived_late(pass, s, o) &&
                      !another_captures_piece(pass, s, o.t, o.pieces.has_value()) && held(o);
             });
+        // Or vision watched the area from before the capture's press to the deadline and saw no
+        // hand and no piece come: the piece was not passed by then (held-out 11560: 7A.
+        // Nxe4's knight, kept by White A to 67.1 s, 3 s after their next press, lay in Black
+        // B's area for 1 s between the hands that brought it and took it for 8b. N@f4, and
+        // Black B was reported as hiding it from the capture on).
+        const bool came_late =
+            !seen_late &&
+            watched_without_arrival(s, pass.t_capture - kPassedBeforePressSeconds, *pass.deadline);
         if (config.debug != nullptr) {
           *config.debug << "pass " << pass.ply << " dropped at " << t_drop << " after its deadline "
-                        << *pass.deadline << (seen_late ? ", seen late" : ", never seen") << "\n";
+                        << *pass.deadline
+                        << (seen_late   ? ", seen late"
+                            : came_late ? ", no hand by the deadline"
+                                        : ", never seen")
+                        << "\n";
         }
-        if (seen_late) {
+        if (seen_late || came_late) {
           // This drop's piece: another drop of the type is of another pass.
           pass.seen_after_deadline = true;
           pass.dropped_late = true;
-          break;
+          return came_late;
         }
         pass.passed = true;
         pass.dropped_unseen = true;
@@ -4798,6 +4842,7 @@ struct Tracker::Impl {
         break;
       }
     }
+    return false;
   }
 
   // `dropped`: when the drop was made, as the board shows it for one made without a press, else
