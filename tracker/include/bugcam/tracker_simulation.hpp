@@ -1,6 +1,7 @@
 // Synthetic tracker input from a known game: what vision would report (per-square
 // occupancy and colour with misreads, hands covering the squares a move touches, holdings
-// areas) and the clock presses, with incidents injected on request. For tests, benchmarks
+// areas, covered by the hand that puts a passed piece down or takes one for a drop) and the
+// clock presses, with incidents injected on request. For tests, benchmarks
 // and tuning of the tracker; the rendered-video counterpart is `bugcam synth`.
 #pragma once
 
