@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -201,6 +202,87 @@ TEST(HoldingModel, APieceCountedOnNoBlobStaysCountedWhileTheNetworkIsLessSureOfI
             << ", first seen less sure " << first_seen_unsure << "\n";
   EXPECT_EQ(kept, held);
   EXPECT_LT(first_seen_unsure, held);
+}
+
+// The areas of SurePiecesOnNoBlobAre...DiffersFromItsEmptyLook, read against their empty look
+// (learnt from the start still) after `edit` changed what was learnt: the pieces counted on a
+// first read of the still, and on a second read of it unchanged (the strip stood still since
+// the network read it), and how many lie there.
+struct CountedTwice {
+  int first = 0;
+  int again = 0;
+  int held = 0;
+};
+CountedTwice counted_on_areas_with_pieces_on_no_blob(
+    const std::function<void(EmptyHoldingLook&)>& edit) {
+  const std::shared_ptr<const HoldingModel> model = HoldingModel::load_bundled();
+  CountedTwice counted;
+  if (model == nullptr) return counted;
+  for (const auto& [seed, player] : std::array<std::pair<std::uint64_t, std::size_t>, 4>{
+           {{3011, 0}, {3021, 2}, {3064, 0}, {3089, 2}}}) {
+    const samples::TrainingStill start = samples::render_start_still(seed, 1, 1280, 720);
+    const samples::TrainingStill still = samples::render_training_still(seed, 1, 1280, 720);
+    const calibration::Calibration c = bugcam::testing::still_calibration(still, {0.02, -0.02});
+    const calibration::Board& board = c.boards[player / 2];
+    const auto count = [&](HoldingAreaMemory& memory) {
+      const HoldingObservation seen =
+          read_holding(still.image, c.holdings[player], board, c.image_size, 128.0f, nullptr,
+                       &memory, model.get());
+      return seen.white_pieces + seen.black_pieces;
+    };
+    HoldingAreaMemory memory;
+    read_holding(start.image, c.holdings[player], board, c.image_size, 128.0f, nullptr, &memory,
+                 model.get());
+    edit(memory.empty_look);
+    counted.first += count(memory);
+    counted.again += count(memory);
+    counted.held += static_cast<int>(still.holdings[player].size());
+  }
+  return counted;
+}
+
+// Where the look is known under a third of the pieces' bases (the first frame showed the board's
+// shadows there, held-out 11563's pale pawn over the h1 rook's): most of that part differs, and
+// the network's sure pieces are counted once the strip stood still since the network read it
+// (the first read of a strip may be of a hand's shadow passing).
+TEST(HoldingModel, SurePiecesOnNoBlobWhereLittleOfTheLookIsKnownAreCountedOnAStillStrip) {
+  const CountedTwice counted = counted_on_areas_with_pieces_on_no_blob([](EmptyHoldingLook& look) {
+    for (int y = 0; y < look.known.rows; ++y) {
+      if (y % 3 != 0) look.known.row(y).setTo(0);
+    }
+  });
+  std::cout << "pieces counted with a third of the look known: first read " << counted.first
+            << ", again " << counted.again << " of " << counted.held << "\n";
+  // Measured: 3 on the first read, 20 of 22 again (22 with the whole look known).
+  EXPECT_GE(counted.again, counted.held - 2);
+  EXPECT_LT(counted.first, counted.again);
+}
+
+// A piece the network is less sure of on no blob, never counted before, is counted where the look
+// changed under most of its base and some of it as more than a shadow (held-out 11560: White A's
+// knight beside a bishop, read at 0.70, uncounted for 5 s). Of 480 areas of unseen stills (seeds
+// 3001-3120) two have such a piece: 3101's area 0 at 0.66 (96 % of its base changed, 15 %
+// solid) and 3114's area 2 at 0.61 (90 %, 18 %). Both areas still miss others: read as 5 of 7
+// and 6 of 9 (4 and 5 without).
+TEST(HoldingModel, LessSurePiecesOnNoBlobAreCountedWhereMostOfTheirBaseChanged) {
+  const std::shared_ptr<const HoldingModel> model = HoldingModel::load_bundled();
+  ASSERT_NE(model, nullptr);
+  int counted = 0;
+  for (const auto& [seed, player] :
+       std::array<std::pair<std::uint64_t, std::size_t>, 2>{{{3101, 0}, {3114, 2}}}) {
+    const samples::TrainingStill start = samples::render_start_still(seed, 1, 1280, 720);
+    const samples::TrainingStill still = samples::render_training_still(seed, 1, 1280, 720);
+    const calibration::Calibration c = bugcam::testing::still_calibration(still, {0.02, -0.02});
+    const calibration::Board& board = c.boards[player / 2];
+    HoldingAreaMemory memory;
+    read_holding(start.image, c.holdings[player], board, c.image_size, 128.0f, nullptr, &memory,
+                 model.get());
+    const HoldingObservation seen =
+        read_holding(still.image, c.holdings[player], board, c.image_size, 128.0f, nullptr, &memory,
+                     model.get());
+    counted += seen.white_pieces + seen.black_pieces;
+  }
+  EXPECT_EQ(counted, 11);
 }
 
 // A piece whose lit top and shaded base fell into two blobs: the network's piece went to one
