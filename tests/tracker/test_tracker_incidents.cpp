@@ -1021,6 +1021,56 @@ TEST(TrackerIncidents, AnAreaMiscountedForAMomentIsNoPieceComeLate) {
   EXPECT_EQ(runs, 6);
   EXPECT_EQ(blamed, 0);
 }
+// A capture of the sample games whose piece the capturer keeps past their next press on the
+// board (injected), as the injection times the game.
+struct KeptCapture {
+  const bugcam::rules::BpgnGame* game = nullptr;
+  const bugcam::rules::Replay* replay = nullptr;
+  SimulationOptions options;
+  std::vector<TrackedMove> truth;
+  std::size_t k = 0;                                                // the capture is truth[k]
+  bugcam::rules::PieceType type = bugcam::rules::PieceType::kNone;  // what it passes
+  double deadline = 0.0;                                            // the capturer's next press
+  Seat partner;
+  const TrackedMove& capture() const { return truth[k]; }
+  // The partner's first drop after the capture matching `which`, or truth.end().
+  std::vector<TrackedMove>::const_iterator partners_drop(
+      const std::function<bool(const TrackedMove&)>& which) const {
+    return std::find_if(truth.begin(), truth.end(), [&](const TrackedMove& m) {
+      return m.board == partner.board && m.side == partner.color && m.move.is_drop() &&
+             m.t > capture().t && which(m);
+    });
+  }
+};
+// Offers `try_one` each capture of the sample games with a next press, in order, until it has
+// taken `most` (returned true for them). Returns how many it took.
+int for_kept_captures(int most, const std::function<bool(const KeptCapture&)>& try_one) {
+  int taken = 0;
+  for (const bugcam::rules::BpgnGame& game : clean_run_games()) {
+    if (taken >= most) break;
+    const bugcam::rules::Replay replay = bugcam::rules::replay(game);
+    const std::size_t plies =
+        simulate(game, clean_run_options(), [](const SimulatedInput&) {}).truth.size();
+    for (std::size_t k = 0; k < plies && taken < most; ++k) {
+      KeptCapture kept;
+      kept.type = piece_passed(replay.plies[k]);
+      if (kept.type == bugcam::rules::PieceType::kNone) continue;
+      kept.game = &game;
+      kept.replay = &replay;
+      kept.k = k;
+      kept.options = clean_run_options();
+      kept.options.injections = {{IncidentType::kCaptureNotPassed, static_cast<int>(k)}};
+      kept.truth = simulate(game, kept.options, [](const SimulatedInput&) {}).truth;
+      const std::optional<double> next_press = deadline_of(kept.truth, k);
+      if (!next_press) continue;
+      kept.deadline = *next_press;
+      kept.partner = partner_of_mover(kept.capture());
+      if (try_one(kept)) ++taken;
+    }
+  }
+  return taken;
+}
+
 // A capture kept until after the capturer's next move, the partner dropping a piece from
 // their area in between, before the kept one comes: counted from the view after the drop,
 // the piece is still seen to come late (held-out 11452: Black B dropped a knight 0.2 s after
@@ -1030,51 +1080,31 @@ TEST(TrackerIncidents, AnAreaMiscountedForAMomentIsNoPieceComeLate) {
 // from 1 s after that drop; up to four.
 TEST(TrackerIncidents, ACaptureKeptIsFoundThoughThePartnerDroppedBeforeItCame) {
   using bugcam::rules::PieceType;
-  int runs = 0;
   int found_count = 0;
-  for (const bugcam::rules::BpgnGame& game : clean_run_games()) {
-    if (runs >= 4) break;
-    const bugcam::rules::Replay replay = bugcam::rules::replay(game);
-    const std::size_t plies =
-        simulate(game, clean_run_options(), [](const SimulatedInput&) {}).truth.size();
-    for (std::size_t k = 0; k < plies && runs < 4; ++k) {
-      const PieceType type = piece_passed(replay.plies[k]);
-      if (type == PieceType::kNone) continue;
-      SimulationOptions options = clean_run_options();
-      options.injections = {{IncidentType::kCaptureNotPassed, static_cast<int>(k)}};
-      // The times as the injection leaves them.
-      const Simulation injected = simulate(game, options, [](const SimulatedInput&) {});
-      const std::vector<TrackedMove>& truth = injected.truth;
-      const TrackedMove& capture = truth[k];
-      const std::optional<double> next_press = deadline_of(truth, k);
-      if (!next_press) continue;
-      const double deadline = *next_press;
-      const Seat partner = partner_of_mover(capture);
-      const auto drop = std::find_if(truth.begin(), truth.end(), [&](const TrackedMove& m) {
-        return m.board == partner.board && m.side == partner.color && m.move.is_drop() &&
-               m.move.piece() != type && m.t > deadline + 0.2 && m.t < deadline + 2.5;
-      });
-      // (A drop of the kept piece's type meanwhile may be of that piece: credit_pass_by_drop.)
-      const bool type_dropped = std::any_of(truth.begin(), truth.end(), [&](const TrackedMove& m) {
-        return m.board == partner.board && m.side == partner.color && m.move.is_drop() &&
-               m.move.piece() == type && m.t > capture.t;
-      });
-      if (drop == truth.end() || type_dropped) continue;
-      ++runs;
-      // (The simulation shows a kept piece from 1 s after the deadline.)
-      const Outcome outcome = run_tracker(
-          game, options, {}, std::nullopt,
-          piece_kept_and_piece_early(partner, type, deadline + 0.9, drop->t + 1.0, type, 0.0, 0.0));
-      const ExpectedIncident want{IncidentType::kCaptureNotPassed, capture.board, capture.side,
-                                  capture.t};
-      if (found(outcome, want)) {
-        ++found_count;
-      } else {
-        std::cout << capture.ply << " (dropped " << drop->ply << " " << drop->san
-                  << ") not found\n";
-      }
+  const int runs = for_kept_captures(4, [&](const KeptCapture& kept) {
+    const auto drop = kept.partners_drop([&](const TrackedMove& m) {
+      return m.move.piece() != kept.type && m.t > kept.deadline + 0.2 && m.t < kept.deadline + 2.5;
+    });
+    // (A drop of the kept piece's type meanwhile may be of that piece: credit_pass_by_drop.)
+    const bool type_dropped = kept.partners_drop([&](const TrackedMove& m) {
+      return m.move.piece() == kept.type;
+    }) != kept.truth.end();
+    if (drop == kept.truth.end() || type_dropped) return false;
+    // (The simulation shows a kept piece from 1 s after the deadline.)
+    const Outcome outcome =
+        run_tracker(*kept.game, kept.options, {}, std::nullopt,
+                    piece_kept_and_piece_early(kept.partner, kept.type, kept.deadline + 0.9,
+                                               drop->t + 1.0, kept.type, 0.0, 0.0));
+    const TrackedMove& capture = kept.capture();
+    const ExpectedIncident want{IncidentType::kCaptureNotPassed, capture.board, capture.side,
+                                capture.t};
+    if (found(outcome, want)) {
+      ++found_count;
+    } else {
+      std::cout << capture.ply << " (dropped " << drop->ply << " " << drop->san << ") not found\n";
     }
-  }
+    return true;
+  });
   EXPECT_EQ(runs, 4);
   EXPECT_EQ(found_count, runs);
 }
@@ -1088,73 +1118,54 @@ TEST(TrackerIncidents, ACaptureKeptIsFoundThoughThePartnerDroppedBeforeItCame) {
 // capture to the deadline, up to three.
 TEST(TrackerIncidents, ACaptureKeptThenPassedUnderAHandUntilItsDropIsFound) {
   using bugcam::rules::PieceType;
-  int runs = 0;
-  for (const bugcam::rules::BpgnGame& game : clean_run_games()) {
-    if (runs >= 3) break;
-    const bugcam::rules::Replay replay = bugcam::rules::replay(game);
-    const std::size_t plies =
-        simulate(game, clean_run_options(), [](const SimulatedInput&) {}).truth.size();
-    for (std::size_t k = 0; k < plies && runs < 3; ++k) {
-      const PieceType type = piece_passed(replay.plies[k]);
-      if (type == PieceType::kNone) continue;
-      SimulationOptions options = clean_run_options();
-      options.injections = {{IncidentType::kCaptureNotPassed, static_cast<int>(k)}};
-      const Simulation injected = simulate(game, options, [](const SimulatedInput&) {});
-      const std::vector<TrackedMove>& truth = injected.truth;
-      const TrackedMove& capture = truth[k];
-      const std::optional<double> next_press = deadline_of(truth, k);
-      if (!next_press) continue;
-      const double deadline = *next_press;
-      const Seat partner = partner_of_mover(capture);
-      const auto drop = std::find_if(truth.begin(), truth.end(), [&](const TrackedMove& m) {
-        return m.board == partner.board && m.side == partner.color && m.move.is_drop() &&
-               m.move.piece() == type && m.t > capture.t;
-      });
-      // (A drop by the partner, or another piece passed to them, shortly before the capture's
-      // press or by the deadline puts a hand over the area, which may have brought the piece.)
-      const bool hand_by_deadline =
-          std::any_of(truth.begin(), truth.end(), [&](const TrackedMove& m) {
-            const auto j = static_cast<std::size_t>(&m - truth.data());
-            const bool partner_drops =
-                m.board == partner.board && m.side == partner.color && m.move.is_drop();
-            const bool passes_to_partner = j != k && m.board == capture.board &&
-                                           m.side == capture.side &&
-                                           piece_passed(replay.plies[j]) != PieceType::kNone;
-            return (partner_drops || passes_to_partner) && m.t > capture.t - 4.0 &&
-                   m.t < deadline + 1.0;
-          });
-      // (The drop's piece is the capture's: the partner held no other of the type then.)
-      if (hand_by_deadline || drop == truth.end() || drop->t < deadline + 2.0 ||
-          drop->t > deadline + 12.0 ||
-          replay.plies[static_cast<std::size_t>(drop - truth.begin())].before.holding(partner.color,
-                                                                                      type) != 1) {
-        continue;
-      }
-      ++runs;
-      // (The simulation shows a kept piece from 1 s after the deadline.)
-      const double covered_from = deadline + 0.8;
-      const double covered_until = drop->t;
-      const Outcome outcome =
-          run_tracker(game, options, {}, std::nullopt, [&](std::vector<SimulatedInput>& inputs) {
-            for (SimulatedInput& input : inputs) {
-              auto* o = std::get_if<HoldingsObservation>(&input);
-              if (o == nullptr || !(o->seat == partner) || o->t < covered_from ||
-                  o->t >= covered_until) {
-                continue;
-              }
-              o->occluded = true;
-            }
-          });
-      const ExpectedIncident want{IncidentType::kCaptureNotPassed, capture.board, capture.side,
-                                  capture.t};
-      EXPECT_TRUE(found(outcome, want)) << capture.ply << " dropped " << drop->ply;
-      for (const Incident& got : outcome.incidents) {
-        EXPECT_FALSE(got.type == IncidentType::kHiddenPiece && got.board == partner.board &&
-                     got.side == partner.color)
-            << capture.ply << ": " << got.detail;
-      }
+  const int runs = for_kept_captures(3, [&](const KeptCapture& kept) {
+    const TrackedMove& capture = kept.capture();
+    const std::vector<TrackedMove>& truth = kept.truth;
+    const auto drop =
+        kept.partners_drop([&](const TrackedMove& m) { return m.move.piece() == kept.type; });
+    // (A drop by the partner, or another piece passed to them, shortly before the capture's
+    // press or by the deadline puts a hand over the area, which may have brought the piece.)
+    const bool hand_by_deadline =
+        std::any_of(truth.begin(), truth.end(), [&](const TrackedMove& m) {
+          const auto j = static_cast<std::size_t>(&m - truth.data());
+          const bool partner_drops =
+              m.board == kept.partner.board && m.side == kept.partner.color && m.move.is_drop();
+          const bool passes_to_partner = j != kept.k && m.board == capture.board &&
+                                         m.side == capture.side &&
+                                         piece_passed(kept.replay->plies[j]) != PieceType::kNone;
+          return (partner_drops || passes_to_partner) && m.t > capture.t - 4.0 &&
+                 m.t < kept.deadline + 1.0;
+        });
+    // (The drop's piece is the capture's: the partner held no other of the type then.)
+    if (hand_by_deadline || drop == truth.end() || drop->t < kept.deadline + 2.0 ||
+        drop->t > kept.deadline + 12.0 ||
+        kept.replay->plies[static_cast<std::size_t>(drop - truth.begin())].before.holding(
+            kept.partner.color, kept.type) != 1) {
+      return false;
     }
-  }
+    // (The simulation shows a kept piece from 1 s after the deadline.)
+    const double covered_from = kept.deadline + 0.8;
+    const double covered_until = drop->t;
+    const Outcome outcome = run_tracker(*kept.game, kept.options, {}, std::nullopt,
+                                        [&](std::vector<SimulatedInput>& inputs) {
+                                          for (SimulatedInput& input : inputs) {
+                                            auto* o = std::get_if<HoldingsObservation>(&input);
+                                            if (o != nullptr && o->seat == kept.partner &&
+                                                o->t >= covered_from && o->t < covered_until) {
+                                              o->occluded = true;
+                                            }
+                                          }
+                                        });
+    const ExpectedIncident want{IncidentType::kCaptureNotPassed, capture.board, capture.side,
+                                capture.t};
+    EXPECT_TRUE(found(outcome, want)) << capture.ply << " dropped " << drop->ply;
+    for (const Incident& got : outcome.incidents) {
+      EXPECT_FALSE(got.type == IncidentType::kHiddenPiece && got.board == kept.partner.board &&
+                   got.side == kept.partner.color)
+          << capture.ply << ": " << got.detail;
+    }
+    return true;
+  });
   EXPECT_EQ(runs, 3);
 }
 TEST(TrackerIncidents, HiddenPiece) {

@@ -128,23 +128,49 @@ TEST(HoldingModel, CountsTheHeldPiecesOfUnseenStillsBetterThanTheBlobs) {
   EXPECT_GE(network_exact, blobs_exact + 3);
 }
 
+// An area of an unseen still (seed, player) and the start still of the same look, read with the
+// holding network as a recording reads them: against the empty look learnt from the start still.
+struct StillArea {
+  samples::TrainingStill start;
+  samples::TrainingStill still;
+  calibration::Calibration calibration;
+  std::size_t player = 0;
+
+  StillArea(std::uint64_t seed, std::size_t area)
+      : start(samples::render_start_still(seed, 1, 1280, 720)),
+        still(samples::render_training_still(seed, 1, 1280, 720)),
+        calibration(bugcam::testing::still_calibration(still, {0.02, -0.02})),
+        player(area) {}
+  HoldingObservation read(const cv::Mat& image, HoldingAreaMemory& memory,
+                          const HoldingModel& model) const {
+    return read_holding(image, calibration.holdings[player], calibration.boards[player / 2],
+                        calibration.image_size, 128.0f, nullptr, &memory, &model);
+  }
+  // A memory that has read the start still: the empty look learnt.
+  HoldingAreaMemory learnt(const HoldingModel& model) const {
+    HoldingAreaMemory memory;
+    read(start.image, memory, model);
+    return memory;
+  }
+  // The pieces counted on the still.
+  int count(HoldingAreaMemory& memory, const HoldingModel& model) const {
+    const HoldingObservation seen = read(still.image, memory, model);
+    return seen.white_pieces + seen.black_pieces;
+  }
+  int held() const { return static_cast<int>(still.holdings[player].size()); }
+};
+
 // An area of an unseen still (seed, player) read with the holding network against its empty
 // look, learnt from the start still of the same look as a recording learns it: counted
 // exactly, and not taken for an arm.
 void expect_counted_exactly_against_the_empty_look(std::uint64_t seed, std::size_t player) {
   const std::shared_ptr<const HoldingModel> model = HoldingModel::load_bundled();
   ASSERT_NE(model, nullptr);
-  const samples::TrainingStill start = samples::render_start_still(seed, 1, 1280, 720);
-  const samples::TrainingStill still = samples::render_training_still(seed, 1, 1280, 720);
-  const calibration::Calibration c = bugcam::testing::still_calibration(still, {0.02, -0.02});
-  const calibration::Board& board = c.boards[player / 2];
-  HoldingAreaMemory memory;
-  read_holding(start.image, c.holdings[player], board, c.image_size, 128.0f, nullptr, &memory,
-               model.get());
-  const HoldingObservation seen = read_holding(still.image, c.holdings[player], board, c.image_size,
-                                               128.0f, nullptr, &memory, model.get());
+  const StillArea area(seed, player);
+  HoldingAreaMemory memory = area.learnt(*model);
+  const HoldingObservation seen = area.read(area.still.image, memory, *model);
   EXPECT_FALSE(seen.occluded) << "seed " << seed << ", area " << player;
-  EXPECT_EQ(seen.white_pieces + seen.black_pieces, static_cast<int>(still.holdings[player].size()))
+  EXPECT_EQ(seen.white_pieces + seen.black_pieces, area.held())
       << "seed " << seed << ", area " << player;
 }
 
@@ -175,19 +201,9 @@ TEST(HoldingModel, APieceCountedOnNoBlobStaysCountedWhileTheNetworkIsLessSureOfI
   int held = 0, kept = 0, first_seen_unsure = 0;
   for (const auto& [seed, player] : std::array<std::pair<std::uint64_t, std::size_t>, 4>{
            {{3011, 0}, {3021, 2}, {3064, 0}, {3089, 2}}}) {
-    const samples::TrainingStill start = samples::render_start_still(seed, 1, 1280, 720);
-    const samples::TrainingStill still = samples::render_training_still(seed, 1, 1280, 720);
-    const calibration::Calibration c = bugcam::testing::still_calibration(still, {0.02, -0.02});
-    const calibration::Board& board = c.boards[player / 2];
-    const auto count = [&](HoldingAreaMemory& memory) {
-      const HoldingObservation seen =
-          read_holding(still.image, c.holdings[player], board, c.image_size, 128.0f, nullptr,
-                       &memory, model.get());
-      return seen.white_pieces + seen.black_pieces;
-    };
-    HoldingAreaMemory memory;
-    read_holding(start.image, c.holdings[player], board, c.image_size, 128.0f, nullptr, &memory,
-                 model.get());
+    const StillArea area(seed, player);
+    const auto count = [&](HoldingAreaMemory& memory) { return area.count(memory, *model); };
+    HoldingAreaMemory memory = area.learnt(*model);
     held += count(memory);
     // The strip unchanged, the network's reading is kept: made less sure.
     for (HoldingNetPiece& piece : memory.network.pieces) {
@@ -220,23 +236,12 @@ CountedTwice counted_on_areas_with_pieces_on_no_blob(
   if (model == nullptr) return counted;
   for (const auto& [seed, player] : std::array<std::pair<std::uint64_t, std::size_t>, 4>{
            {{3011, 0}, {3021, 2}, {3064, 0}, {3089, 2}}}) {
-    const samples::TrainingStill start = samples::render_start_still(seed, 1, 1280, 720);
-    const samples::TrainingStill still = samples::render_training_still(seed, 1, 1280, 720);
-    const calibration::Calibration c = bugcam::testing::still_calibration(still, {0.02, -0.02});
-    const calibration::Board& board = c.boards[player / 2];
-    const auto count = [&](HoldingAreaMemory& memory) {
-      const HoldingObservation seen =
-          read_holding(still.image, c.holdings[player], board, c.image_size, 128.0f, nullptr,
-                       &memory, model.get());
-      return seen.white_pieces + seen.black_pieces;
-    };
-    HoldingAreaMemory memory;
-    read_holding(start.image, c.holdings[player], board, c.image_size, 128.0f, nullptr, &memory,
-                 model.get());
+    const StillArea area(seed, player);
+    HoldingAreaMemory memory = area.learnt(*model);
     edit(memory.empty_look);
-    counted.first += count(memory);
-    counted.again += count(memory);
-    counted.held += static_cast<int>(still.holdings[player].size());
+    counted.first += area.count(memory, *model);
+    counted.again += area.count(memory, *model);
+    counted.held += area.held();
   }
   return counted;
 }
@@ -270,17 +275,9 @@ TEST(HoldingModel, LessSurePiecesOnNoBlobAreCountedWhereMostOfTheirBaseChanged) 
   int counted = 0;
   for (const auto& [seed, player] :
        std::array<std::pair<std::uint64_t, std::size_t>, 2>{{{3101, 0}, {3114, 2}}}) {
-    const samples::TrainingStill start = samples::render_start_still(seed, 1, 1280, 720);
-    const samples::TrainingStill still = samples::render_training_still(seed, 1, 1280, 720);
-    const calibration::Calibration c = bugcam::testing::still_calibration(still, {0.02, -0.02});
-    const calibration::Board& board = c.boards[player / 2];
-    HoldingAreaMemory memory;
-    read_holding(start.image, c.holdings[player], board, c.image_size, 128.0f, nullptr, &memory,
-                 model.get());
-    const HoldingObservation seen =
-        read_holding(still.image, c.holdings[player], board, c.image_size, 128.0f, nullptr, &memory,
-                     model.get());
-    counted += seen.white_pieces + seen.black_pieces;
+    const StillArea area(seed, player);
+    HoldingAreaMemory memory = area.learnt(*model);
+    counted += area.count(memory, *model);
   }
   EXPECT_EQ(counted, 11);
 }
