@@ -1022,7 +1022,8 @@ TEST(TrackerIncidents, AnAreaMiscountedForAMomentIsNoPieceComeLate) {
   EXPECT_EQ(blamed, 0);
 }
 // A capture of the sample games whose piece the capturer keeps past their next press on the
-// board (injected), as the injection times the game.
+// board (injected), as the injection times the game. Valid only while for_kept_captures offers
+// it (`replay` is its loop's).
 struct KeptCapture {
   const bugcam::rules::BpgnGame* game = nullptr;
   const bugcam::rules::Replay* replay = nullptr;
@@ -1115,7 +1116,7 @@ TEST(TrackerIncidents, ACaptureKeptIsFoundThoughThePartnerDroppedBeforeItCame) {
 // Black B's area for 1 s between the hands, and Black B was reported as hiding it). Captures
 // in the sample games whose piece the partner drops 2 to 12 s after the deadline, holding no
 // other of the type, with no drop of theirs nor other piece passed to them from 4 s before the
-// capture to the deadline, up to three.
+// capture to 1 s after the deadline, up to three.
 TEST(TrackerIncidents, ACaptureKeptThenPassedUnderAHandUntilItsDropIsFound) {
   using bugcam::rules::PieceType;
   const int runs = for_kept_captures(3, [&](const KeptCapture& kept) {

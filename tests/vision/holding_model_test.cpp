@@ -230,17 +230,15 @@ struct CountedTwice {
   int held = 0;
 };
 CountedTwice counted_on_areas_with_pieces_on_no_blob(
-    const std::function<void(EmptyHoldingLook&)>& edit) {
-  const std::shared_ptr<const HoldingModel> model = HoldingModel::load_bundled();
+    const HoldingModel& model, const std::function<void(EmptyHoldingLook&)>& edit) {
   CountedTwice counted;
-  if (model == nullptr) return counted;
   for (const auto& [seed, player] : std::array<std::pair<std::uint64_t, std::size_t>, 4>{
            {{3011, 0}, {3021, 2}, {3064, 0}, {3089, 2}}}) {
     const StillArea area(seed, player);
-    HoldingAreaMemory memory = area.learnt(*model);
+    HoldingAreaMemory memory = area.learnt(model);
     edit(memory.empty_look);
-    counted.first += area.count(memory, *model);
-    counted.again += area.count(memory, *model);
+    counted.first += area.count(memory, model);
+    counted.again += area.count(memory, model);
     counted.held += area.held();
   }
   return counted;
@@ -251,11 +249,14 @@ CountedTwice counted_on_areas_with_pieces_on_no_blob(
 // the network's sure pieces are counted once the strip stood still since the network read it
 // (the first read of a strip may be of a hand's shadow passing).
 TEST(HoldingModel, SurePiecesOnNoBlobWhereLittleOfTheLookIsKnownAreCountedOnAStillStrip) {
-  const CountedTwice counted = counted_on_areas_with_pieces_on_no_blob([](EmptyHoldingLook& look) {
-    for (int y = 0; y < look.known.rows; ++y) {
-      if (y % 3 != 0) look.known.row(y).setTo(0);
-    }
-  });
+  const std::shared_ptr<const HoldingModel> model = HoldingModel::load_bundled();
+  ASSERT_NE(model, nullptr);
+  const CountedTwice counted =
+      counted_on_areas_with_pieces_on_no_blob(*model, [](EmptyHoldingLook& look) {
+        for (int y = 0; y < look.known.rows; ++y) {
+          if (y % 3 != 0) look.known.row(y).setTo(0);
+        }
+      });
   std::cout << "pieces counted with a third of the look known: first read " << counted.first
             << ", again " << counted.again << " of " << counted.held << "\n";
   // Measured: 3 on the first read, 20 of 22 again (22 with the whole look known).
@@ -263,8 +264,9 @@ TEST(HoldingModel, SurePiecesOnNoBlobWhereLittleOfTheLookIsKnownAreCountedOnASti
   EXPECT_LT(counted.first, counted.again);
 }
 
-// A piece the network is less sure of on no blob, never counted before, is counted where the look
-// changed under most of its base and some of it as more than a shadow (held-out 11560: White A's
+// A piece the network is less sure of on no blob, never counted before, is counted on a strip
+// that stood still since the network read it where the look changed under most of its base and
+// some of it as more than a shadow (held-out 11560: White A's
 // knight beside a bishop, read at 0.70, uncounted for 5 s). Of 480 areas of unseen stills (seeds
 // 3001-3120) two have such a piece: 3101's area 0 at 0.66 (96 % of its base changed, 15 %
 // solid) and 3114's area 2 at 0.61 (90 %, 18 %). Both areas still miss others: read as 5 of 7
@@ -272,14 +274,17 @@ TEST(HoldingModel, SurePiecesOnNoBlobWhereLittleOfTheLookIsKnownAreCountedOnASti
 TEST(HoldingModel, LessSurePiecesOnNoBlobAreCountedWhereMostOfTheirBaseChanged) {
   const std::shared_ptr<const HoldingModel> model = HoldingModel::load_bundled();
   ASSERT_NE(model, nullptr);
-  int counted = 0;
+  int first = 0, again = 0;
   for (const auto& [seed, player] :
        std::array<std::pair<std::uint64_t, std::size_t>, 2>{{{3101, 0}, {3114, 2}}}) {
     const StillArea area(seed, player);
     HoldingAreaMemory memory = area.learnt(*model);
-    counted += area.count(memory, *model);
+    first += area.count(memory, *model);
+    again += area.count(memory, *model);
   }
-  EXPECT_EQ(counted, 11);
+  // Not on the first read of the still: the strip had just changed (a hand's shadow passing).
+  EXPECT_EQ(first, 9);
+  EXPECT_EQ(again, 11);
 }
 
 // A piece whose lit top and shaded base fell into two blobs: the network's piece went to one

@@ -4618,19 +4618,26 @@ struct Tracker::Impl {
         [&](const HoldingsObservation& o) { return o.occluded && o.t >= t0 && o.t <= t1; });
   }
 
-  // Whether seat `s`'s area was seen from t0 to t1 with no hand over it and no piece coming:
-  // views without one at most kUnhandedWithinSeconds apart, none covered, none counting more
-  // pieces beyond what the history says the seat holds than the most any view did in the
-  // kUnhandedWithinSeconds before t0 (a view may miss a piece for a moment; a hand vision missed
+  // Whether seat `s`, the partner of `pass`'s capturer, was seen with no hand over their area
+  // and no piece coming from kPassedBeforePressSeconds before the capture's press to its
+  // deadline: views without one at most kUnhandedWithinSeconds apart, one at least after the
+  // press, none covered, none counting more pieces beyond what the history says the seat holds
+  // (less the pass's own piece, held from its press) than the most any view did in the
+  // kUnhandedWithinSeconds before (a view may miss a piece for a moment; a hand vision missed
   // may have brought one: fresh 11541's bishop, passed with no view covered, 2.8 s before 12A.
   // Bxf5's press).
-  bool watched_without_arrival(int s, double t0, double t1) const {
+  bool watched_without_arrival(int s, const PendingPass& pass) const {
+    const double t0 = pass.t_capture - kPassedBeforePressSeconds;
+    const double t1 = *pass.deadline;
     std::optional<double> last_seen;
     std::optional<int> surplus_before;
+    bool seen_after_press = false;
     for (const HoldingsObservation& o : holdings_history[s]) {
       if (o.t > t1) break;
       if (o.t < t0 - kUnhandedWithinSeconds) continue;
-      const int surplus = o.pieces.value_or(total(o.visible)) - total(expected_at(s, o.t));
+      const int pass_piece = o.t >= pass.t_capture ? 1 : 0;
+      const int surplus =
+          o.pieces.value_or(total(o.visible)) - total(expected_at(s, o.t)) + pass_piece;
       if (o.t < t0) {
         last_seen = o.t;
         if (!o.occluded) surplus_before = std::max(surplus_before.value_or(surplus), surplus);
@@ -4641,8 +4648,9 @@ struct Tracker::Impl {
         return false;
       }
       last_seen = o.t;
+      seen_after_press = seen_after_press || pass_piece == 1;
     }
-    return last_seen && surplus_before && t1 - *last_seen <= kUnhandedWithinSeconds;
+    return seen_after_press && t1 - *last_seen <= kUnhandedWithinSeconds;
   }
 
   // Whether the partner's area seen in `o` has the piece of `pass`, where it should hold
@@ -4814,9 +4822,7 @@ struct Tracker::Impl {
         // Nxe4's knight, kept by White A to 67.1 s, 3 s after their next press, lay in Black
         // B's area for 1 s between the hands that brought it and took it for 8b. N@f4, and
         // Black B was reported as hiding it from the capture on).
-        const bool came_late =
-            !seen_late &&
-            watched_without_arrival(s, pass.t_capture - kPassedBeforePressSeconds, *pass.deadline);
+        const bool came_late = !seen_late && watched_without_arrival(s, pass);
         if (config.debug != nullptr) {
           *config.debug << "pass " << pass.ply << " dropped at " << t_drop << " after its deadline "
                         << *pass.deadline

@@ -88,9 +88,10 @@ constexpr double kLookKnownAtLeast = 0.1;
 // taken for a hidden piece; a knight at 0.85, missed in one frame, then 0.52 for 9 s).
 constexpr float kNetworkAloneKeptAtLeast = 0.5f;
 constexpr int kCountedAloneFrames = 5;
-// ... and at least that sure where the look differs under at least kNetworkAloneChanged of the
-// base, and at least kNetworkAloneSolid of it as more than a shadow (held-out 11560: White A's
-// knight beside a bishop, no blob, read at 0.70, 88 % of its base changed and 19 % solid; only
+// ... and at least that sure, on a strip that stood still, where the look differs under at least
+// kNetworkAloneChanged of the base's known part, and at least kNetworkAloneSolid of it as more
+// than a shadow (held-out 11560: White A's knight beside a bishop, no blob, read at 0.70, 88 %
+// of its base changed and 19 % solid; only
 // the bishop counted for 5 s, and its drop, 9A. N@h5, was reported as of a hidden piece).
 constexpr double kNetworkAloneChanged = 0.6;
 constexpr double kNetworkAloneSolid = 0.1;
@@ -657,7 +658,8 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
   // cast into the strip, which the network can take for pieces, are in the look. So each
   // blob kept holds the network's pieces whose middle lies on it or within a base's radius,
   // or, where the network finds none there, its own parts; pieces of the network on no blob
-  // kept are counted only where sure and on a base's worth of change from the look. Without
+  // kept are counted only where sure and on a base's worth of change from the look (less sure,
+  // or on less change, on a strip that stood still: see kNetworkAloneAtLeast). Without
   // the look, the network's pieces are counted as they are. Not on an area an arm covers: its
   // counts say nothing then (the tracker takes none), and hands over the areas are what makes
   // the network read most often.
@@ -734,10 +736,10 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
           const LookChange change =
               look_change(*empty_look, in_view, look_scales, look_rests, solid, at, reach,
                           look_scale_limit, look_rest_limit);
-          // Less sure still where the look changed under most of the base, and some of it more
-          // than a shadow changes it.
-          const bool base_changed =
-              change.differing >= kNetworkAloneChanged && change.solid >= kNetworkAloneSolid;
+          // ... or where the look changed under most of the base's known part, and some of it
+          // more than a shadow changes it.
+          const bool base_changed = !read_now && change.differing >= kNetworkAloneChanged &&
+                                    change.solid >= kNetworkAloneSolid;
           const float at_least =
               kept_place || base_changed ? kNetworkAloneKeptAtLeast : kNetworkAloneAtLeast;
           // Over the disc, or over most of where the look is known under little of it, on a
