@@ -89,11 +89,10 @@ constexpr double kLookKnownAtLeast = 0.1;
 constexpr float kNetworkAloneKeptAtLeast = 0.5f;
 constexpr int kCountedAloneFrames = 5;
 // ... and at least that sure, on a strip that stood still, where the look differs under at least
-// kNetworkAloneChanged of the base's known part, and at least kNetworkAloneSolid of it as more
-// than a shadow (held-out 11560: White A's knight beside a bishop, no blob, read at 0.70, 88 %
-// of its base changed and 19 % solid; only
-// the bishop counted for 5 s, and its drop, 9A. N@h5, was reported as of a hidden piece).
-constexpr double kNetworkAloneChanged = 0.6;
+// kNetworkAloneDifferingWhereKnown of the base's known part, and at least kNetworkAloneSolid of
+// that part as more than a shadow (held-out 11560: White A's knight beside a bishop, no blob,
+// read at 0.70, 88 % of its base changed and 19 % solid; only the bishop counted for 5 s, and
+// its drop, 9A. N@h5, was reported as of a hidden piece).
 constexpr double kNetworkAloneSolid = 0.1;
 
 // The holding network reads an area's strip again when more than this share of a piece's base
@@ -736,17 +735,16 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
           const LookChange change =
               look_change(*empty_look, in_view, look_scales, look_rests, solid, at, reach,
                           look_scale_limit, look_rest_limit);
-          // ... or where the look changed under most of the base's known part, and some of it
-          // more than a shadow changes it.
-          const bool base_changed = !read_now && change.differing >= kNetworkAloneChanged &&
-                                    change.solid >= kNetworkAloneSolid;
+          // On a strip that stood still, most of the base's known part changed (some of the
+          // base known).
+          const bool mostly_changed = !read_now && change.known >= kLookKnownAtLeast &&
+                                      change.differing >= kNetworkAloneDifferingWhereKnown;
+          // ... and some of it more than a shadow changes it: less sure still.
+          const bool base_changed = mostly_changed && change.solid >= kNetworkAloneSolid;
           const float at_least =
               kept_place || base_changed ? kNetworkAloneKeptAtLeast : kNetworkAloneAtLeast;
-          // Over the disc, or over most of where the look is known under little of it, on a
-          // strip that stood still.
-          const bool differs = change.known * change.differing >= kNetworkAloneDiffering ||
-                               (change.known >= kLookKnownAtLeast &&
-                                change.differing >= kNetworkAloneDifferingWhereKnown && !read_now);
+          const bool differs =
+              change.known * change.differing >= kNetworkAloneDiffering || mostly_changed;
           if (piece.confidence < at_least || !differs) continue;
           if (before) {
             found_again[*before] = true;
