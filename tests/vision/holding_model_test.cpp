@@ -351,6 +351,35 @@ TEST(HoldingModel, AStripIsReadAgainOnlyWhenItChanged) {
 // over the areas were what made the network read most often. A dark sleeve painted in over the
 // area's edge farthest from the board flags it covered, and the network's reading of the
 // still before stays as it was.
+// A band across `area`'s edge farthest from `board`'s middle, `wide` squares wide, from a
+// square beyond that edge's middle to `in` squares inside it: where an arm comes in.
+std::vector<cv::Point> band_from_far_edge(const calibration::HoldingArea& area,
+                                          const calibration::Board& board, double wide, double in) {
+  const cv::Point2d board_middle = board.to_image({4, 4});
+  cv::Point2d area_middle(0, 0);
+  for (const cv::Point2d& p : area.region) area_middle += p * 0.25;
+  std::size_t far_edge = 0;
+  double farthest = -1;
+  for (std::size_t e = 0; e < 4; ++e) {
+    const cv::Point2d m = (area.region[e] + area.region[(e + 1) % 4]) * 0.5;
+    const double d = cv::norm(m - board_middle);
+    if (d > farthest) {
+      farthest = d;
+      far_edge = e;
+    }
+  }
+  const cv::Point2d edge_middle = (area.region[far_edge] + area.region[(far_edge + 1) % 4]) * 0.5;
+  const cv::Point2d along_edge = area.region[(far_edge + 1) % 4] - area.region[far_edge];
+  const cv::Point2d along = along_edge * (1.0 / cv::norm(along_edge));
+  const cv::Point2d inwards =
+      (area_middle - edge_middle) * (1.0 / cv::norm(area_middle - edge_middle));
+  const double square = board.square_size_px();
+  const cv::Point2d outer = edge_middle - inwards * square;
+  const cv::Point2d inner = edge_middle + inwards * (in * square);
+  const cv::Point2d half_width = along * (0.5 * wide * square);
+  return {outer - half_width, outer + half_width, inner + half_width, inner - half_width};
+}
+
 TEST(HoldingModel, AnAreaAnArmCoversIsNotReadByTheNetwork) {
   const std::shared_ptr<const HoldingModel> model = HoldingModel::load_bundled();
   ASSERT_NE(model, nullptr);
@@ -372,36 +401,49 @@ TEST(HoldingModel, AnAreaAnArmCoversIsNotReadByTheNetwork) {
   ASSERT_FALSE(read_strip.empty());
 
   // The sleeve: 1.2 squares wide, from a square beyond the far edge's middle to 1.5 squares in.
-  const cv::Point2d board_middle = board.to_image({4, 4});
-  cv::Point2d area_middle(0, 0);
-  for (const cv::Point2d& p : area.region) area_middle += p * 0.25;
-  std::size_t far_edge = 0;
-  double farthest = -1;
-  for (std::size_t e = 0; e < 4; ++e) {
-    const cv::Point2d m = (area.region[e] + area.region[(e + 1) % 4]) * 0.5;
-    const double d = cv::norm(m - board_middle);
-    if (d > farthest) {
-      farthest = d;
-      far_edge = e;
-    }
-  }
-  const cv::Point2d edge_middle = (area.region[far_edge] + area.region[(far_edge + 1) % 4]) * 0.5;
-  const cv::Point2d along_edge = area.region[(far_edge + 1) % 4] - area.region[far_edge];
-  const cv::Point2d along = along_edge * (1.0 / cv::norm(along_edge));
-  const cv::Point2d inwards =
-      (area_middle - edge_middle) * (1.0 / cv::norm(area_middle - edge_middle));
-  const double square = board.square_size_px();
-  const cv::Point2d outer = edge_middle - inwards * square;
-  const cv::Point2d inner = edge_middle + inwards * (1.5 * square);
-  const cv::Point2d half_width = along * (0.6 * square);
-  const std::vector<cv::Point> sleeve{outer - half_width, outer + half_width, inner + half_width,
-                                      inner - half_width};
+  const std::vector<cv::Point> sleeve = band_from_far_edge(area, board, 1.2, 1.5);
   cv::Mat covered = still.image.clone();
   cv::fillConvexPoly(covered, sleeve, cv::Scalar(45, 40, 38), cv::LINE_AA);
 
   EXPECT_TRUE(read(covered).occluded);
   EXPECT_EQ(cv::norm(memory.network.strip, read_strip, cv::NORM_INF), 0.0)
       << "the network read the covered area";
+}
+
+// A hand over an area whose skin reads as the table, as a pale hand on a tan table does,
+// shows by its shadow: shade coming in over the area's far edge, far larger than a held
+// piece's, flags the area occluded (held-out 11572: White A's hand passing a pawn to Black B's
+// area, and Black B's taking it, read as 2 to 6 pieces for 3.5 s, never flagged; the pawn's
+// drop was reported as of a hidden piece): here the table darkened to 70 % over 2.5 squares
+// along the edge and 1.5 in. A shadow the size of a held piece's (0.6 by 0.3) does not.
+TEST(HoldingModel, AHandsShadowComingInOverTheFarEdgeFlagsTheAreaOccluded) {
+  const std::shared_ptr<const HoldingModel> model = HoldingModel::load_bundled();
+  ASSERT_NE(model, nullptr);
+  for (const std::uint64_t seed : {3011u, 3021u, 3064u}) {
+    for (const std::size_t player : {0u, 2u}) {
+      const StillArea area(seed, player);
+      const calibration::HoldingArea& region = area.calibration.holdings[player];
+      const calibration::Board& board = area.calibration.boards[player / 2];
+      ASSERT_EQ(region.region.size(), 4u);
+      const auto shaded = [&](double wide, double in) {
+        cv::Mat mask = cv::Mat::zeros(area.still.image.size(), CV_8U);
+        cv::fillConvexPoly(mask, band_from_far_edge(region, board, wide, in), cv::Scalar(255),
+                           cv::LINE_AA);
+        cv::Mat dark;
+        area.still.image.convertTo(dark, -1, 0.7);
+        cv::Mat image = area.still.image.clone();
+        dark.copyTo(image, mask);
+        return image;
+      };
+      HoldingAreaMemory memory = area.learnt(*model);
+      EXPECT_FALSE(area.read(area.still.image, memory, *model).occluded)
+          << "seed " << seed << ", area " << player;
+      EXPECT_TRUE(area.read(shaded(2.5, 1.5), memory, *model).occluded)
+          << "seed " << seed << ", area " << player;
+      EXPECT_FALSE(area.read(shaded(0.6, 0.3), memory, *model).occluded)
+          << "seed " << seed << ", area " << player << ": a piece's shadow";
+    }
+  }
 }
 
 }  // namespace

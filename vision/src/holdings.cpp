@@ -44,6 +44,12 @@ constexpr double kBaseRadius = 0.33;
 // An arm reaching over a holding area crosses its outer edge over at least this many squares
 // (a wrist is about 5 cm; squares are 5-6 cm).
 constexpr double kArmWidth = 0.8;
+// A hand over or beside a holding area casts a shadow over it far larger than a held piece's:
+// one that comes in over the strip's outer edges like an arm (kArmWidth), with more than this
+// many pieces' worth of shadow, is a hand there, though the hand itself may read as table (a
+// pale hand on a tan table: held-out 11572's areas exact on 85.7 % of the frames not flagged,
+// 93.2 % with this; none of the frames without hands flagged, before or after).
+constexpr double kHandShadowPieces = 2.5;
 // How fast the empty look of a holding area follows the light, per frame read, where the strip
 // shows table close to it (a shadow or a pale piece differs more and is not followed).
 constexpr float kEmptyLookRate = 0.02f;
@@ -293,6 +299,57 @@ bool has_notch_deeper_than(const cv::Mat& labels, int label, const cv::Rect& box
   // Depths are fixed point, 8 fractional bits.
   return std::any_of(defects.begin(), defects.end(),
                      [&](const cv::Vec4i& d) { return d[3] / 256.0 > min_depth; });
+}
+
+// The strip's edge nearest its pixel (x, y): 0 top, 1 right, 2 bottom, 3 left.
+std::size_t nearest_strip_edge(int x, int y, cv::Size size) {
+  const std::array<int, 4> to_edge{y, size.width - 1 - x, size.height - 1 - y, x};
+  return static_cast<std::size_t>(std::min_element(to_edge.begin(), to_edge.end()) -
+                                  to_edge.begin());
+}
+
+// Whether a hand's shadow comes in over the strip's outer edges (not `board_edge`): a region
+// of what differs from the empty look (`mask`) and of table darker than it (`look_scales`
+// under 1 - `darker`, where the look is `known`) that crosses the rim (`rim_inner` unset) for
+// more than kArmWidth squares of `s` pixels and holds more than kHandShadowPieces times
+// `single` pixels of shadow.
+bool hand_shadow_comes_in(const cv::Mat& mask, const cv::Mat& look_scales, float darker,
+                          const cv::Mat& known, const cv::Mat& rim_inner, std::size_t board_edge,
+                          double s, double single) {
+  cv::Mat shade(mask.size(), CV_8U, cv::Scalar(0));
+  for (int y = 0; y < mask.rows; ++y) {
+    const float* scale = look_scales.ptr<float>(y);
+    const uchar* k = known.ptr<uchar>(y);
+    const uchar* m = mask.ptr<uchar>(y);
+    uchar* out = shade.ptr<uchar>(y);
+    for (int x = 0; x < mask.cols; ++x) {
+      if (k[x] != 0 && m[x] == 0 && scale[x] < 1.0f - darker) out[x] = 255;
+    }
+  }
+  cv::Mat region = shade | mask;
+  cv::morphologyEx(region, region, cv::MORPH_OPEN,
+                   cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(3, 3)));
+  cv::Mat labels;
+  const int n = cv::connectedComponents(region, labels, 8, CV_32S);
+  std::vector<int> outer(static_cast<std::size_t>(n), 0), shaded(static_cast<std::size_t>(n), 0);
+  for (int y = 0; y < labels.rows; ++y) {
+    const int* l = labels.ptr<int>(y);
+    const uchar* sh = shade.ptr<uchar>(y);
+    const uchar* i = rim_inner.ptr<uchar>(y);
+    const uchar* k = known.ptr<uchar>(y);
+    for (int x = 0; x < labels.cols; ++x) {
+      if (l[x] == 0) continue;
+      const auto label = static_cast<std::size_t>(l[x]);
+      if (sh[x] != 0) ++shaded[label];
+      if (i[x] == 0 && k[x] != 0 && nearest_strip_edge(x, y, mask.size()) != board_edge) {
+        ++outer[label];
+      }
+    }
+  }
+  for (std::size_t label = 1; label < outer.size(); ++label) {
+    if (outer[label] > kArmWidth * s && shaded[label] > kHandShadowPieces * single) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -596,12 +653,14 @@ HoldingObservation read_holding(const cv::Mat& frame_bgr, const calibration::Hol
         if (l[x] == 0) continue;
         if (solid_line[x] != 0) ++solid_pixels[static_cast<std::size_t>(l[x])];
         if (i[x] != 0 || known[x] == 0) continue;
-        const std::array<double, 4> to_edge{static_cast<double>(y), width - 1.0 - x,
-                                            height - 1.0 - y, static_cast<double>(x)};
-        const auto nearest_edge = static_cast<std::size_t>(
-            std::min_element(to_edge.begin(), to_edge.end()) - to_edge.begin());
-        if (nearest_edge != board_edge) ++outer_edge_pixels[static_cast<std::size_t>(l[x])];
+        if (nearest_strip_edge(x, y, crop.size()) != board_edge) {
+          ++outer_edge_pixels[static_cast<std::size_t>(l[x])];
+        }
       }
+    }
+    if (hand_shadow_comes_in(mask, look_scales, look_scale_limit, empty_look->known, rim_inner,
+                             board_edge, s, single)) {
+      result.occluded = true;
     }
   }
   // A blob along the board-side edge (only where the board's pieces lean towards the strip).
