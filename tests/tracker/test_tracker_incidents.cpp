@@ -1672,6 +1672,18 @@ std::optional<std::size_t> capture_giving(const std::vector<TrackedMove>& truth,
   return given;
 }
 
+// The hidden pieces `outcome` reports, each printed with game `g`'s drop `drop` it follows.
+int hidden_pieces_reported(const Outcome& outcome, std::size_t g, const TrackedMove& drop) {
+  int hidden = 0;
+  for (const Incident& got : outcome.incidents) {
+    if (got.type != IncidentType::kHiddenPiece) continue;
+    ++hidden;
+    std::cout << "game " << g << " " << drop.ply << " " << drop.san << ": " << got.t << "-"
+              << got.t_end << " " << got.detail << "\n";
+  }
+  return hidden;
+}
+
 TEST(TrackerIncidents, ADropMadeAtOnceWithoutAPressIsNoHiddenPiece) {
   int runs = 0;
   int hidden = 0;
@@ -1709,20 +1721,16 @@ TEST(TrackerIncidents, ADropMadeAtOnceWithoutAPressIsNoHiddenPiece) {
       const Outcome outcome = run_tracker(game, unpressed, {}, std::nullopt, grabbed_as_it_came);
       if (outcome.sim.incidents.empty()) continue;
       ++runs;
-      for (const Incident& got : outcome.incidents) {
-        if (got.type != IncidentType::kHiddenPiece) continue;
-        ++hidden;
-        std::cout << "game " << g << " " << drop.ply << " " << drop.san << ": " << got.t << "-"
-                  << got.t_end << " " << got.detail << "\n";
-      }
+      hidden += hidden_pieces_reported(outcome, g, drop);
     }
   }
   EXPECT_GE(runs, 10);
   EXPECT_EQ(hidden, 0);
 }
 // A capture's piece passed before its press, counted in the partner's area, then taken in
-// hand with no hand seen and dropped within 3 s of the press (held-out 11572: 6b. P@h3 0.1 s
-// after 10A. Qxf3's press, its pawn counted until 1 s before it) was visible: no hidden piece.
+// hand with no hand seen and dropped within 3 s of the press (as held-out 11572's 6b. P@h3,
+// 0.1 s after 10A. Qxf3's press, whose pawn was passed 3 s before it) was visible: no hidden
+// piece.
 TEST(TrackerIncidents, APiecePassedBeforeItsCapturesPressAndTakenUnseenWasVisible) {
   int runs = 0;
   int hidden = 0;
@@ -1776,12 +1784,7 @@ TEST(TrackerIncidents, APiecePassedBeforeItsCapturesPressAndTakenUnseenWasVisibl
       const Outcome outcome =
           run_tracker(game, options, {}, std::nullopt, passed_early_taken_unseen);
       ++runs;
-      for (const Incident& got : outcome.incidents) {
-        if (got.type != IncidentType::kHiddenPiece) continue;
-        ++hidden;
-        std::cout << "game " << g << " " << drop.ply << " " << drop.san << ": " << got.t << "-"
-                  << got.t_end << " " << got.detail << "\n";
-      }
+      hidden += hidden_pieces_reported(outcome, g, drop);
     }
   }
   EXPECT_GE(runs, 10);

@@ -4883,9 +4883,9 @@ struct Tracker::Impl {
         if (*o.pieces >= total(expected_at(s, o.t))) visible = true;
       }
     }
-    // Passed before the capture's press and taken in hand before it (held-out 11572: 6b. P@h3
-    // 0.1 s after 10A. Qxf3's press, its pawn counted 1 s before that press and grabbed unseen):
-    // a view then showing more than was held is the piece lying there.
+    // Passed before the capture's press and taken in hand before it, the hand unseen (as
+    // held-out 11572's 6b. P@h3, 0.1 s after 10A. Qxf3's press, whose pawn was passed 3 s
+    // before it): a view in those 3 s showing more than was held is the piece lying there.
     for (const HoldingsObservation& o : holdings_history[s]) {
       if (visible || o.t >= since) break;
       if (o.occluded || o.t < since - kPassedBeforePressSeconds) continue;
