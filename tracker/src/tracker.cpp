@@ -4885,12 +4885,15 @@ struct Tracker::Impl {
     }
     // Passed before the capture's press and taken in hand before it, the hand unseen (as
     // held-out 11572's 6b. P@h3, 0.1 s after 10A. Qxf3's press, whose pawn was passed 3 s
-    // before it): a view in those 3 s showing more than was held is the piece lying there.
+    // before it): a view in those 3 s showing more than was held then, and all that was held
+    // once the piece came, is the piece lying there (not another capture's passed early).
+    const std::array<int, 5> with_it = expected_at(s, since);
     for (const HoldingsObservation& o : holdings_history[s]) {
       if (visible || o.t >= since) break;
       if (o.occluded || o.t < since - kPassedBeforePressSeconds) continue;
       const std::array<int, 5> held = expected_at(s, o.t);
-      visible = o.visible[type] > held[type] || (o.pieces && *o.pieces > total(held));
+      visible = (o.visible[type] > held[type] && o.visible[type] >= with_it[type]) ||
+                (o.pieces && *o.pieces > total(held) && *o.pieces >= total(with_it));
     }
     const std::optional<Shortfall>& open = shortfalls[s][counted ? kAnyType : type];
     if (!observed || visible || (open && dropped - open->start >= config.hidden_piece_seconds) ||
