@@ -347,10 +347,6 @@ TEST(HoldingModel, AStripIsReadAgainOnlyWhenItChanged) {
   EXPECT_TRUE(memory.network.typed_pieces.empty());
 }
 
-// An area an arm covers is not read by the network: its counts say nothing then, and hands
-// over the areas were what made the network read most often. A dark sleeve painted in over the
-// area's edge farthest from the board flags it covered, and the network's reading of the
-// still before stays as it was.
 // A band across `area`'s edge farthest from `board`'s middle, `wide` squares wide, from a
 // square beyond that edge's middle to `in` squares inside it: where an arm comes in.
 std::vector<cv::Point> band_from_far_edge(const calibration::HoldingArea& area,
@@ -380,6 +376,10 @@ std::vector<cv::Point> band_from_far_edge(const calibration::HoldingArea& area,
   return {outer - half_width, outer + half_width, inner + half_width, inner - half_width};
 }
 
+// An area an arm covers is not read by the network: its counts say nothing then, and hands
+// over the areas were what made the network read most often. A dark sleeve painted in over the
+// area's edge farthest from the board flags it covered, and the network's reading of the
+// still before stays as it was.
 TEST(HoldingModel, AnAreaAnArmCoversIsNotReadByTheNetwork) {
   const std::shared_ptr<const HoldingModel> model = HoldingModel::load_bundled();
   ASSERT_NE(model, nullptr);
@@ -415,7 +415,8 @@ TEST(HoldingModel, AnAreaAnArmCoversIsNotReadByTheNetwork) {
 // piece's, flags the area occluded (held-out 11572: White A's hand passing a pawn to Black B's
 // area, and Black B's taking it, read as 2 to 6 pieces for 3.5 s, never flagged; the pawn's
 // drop was reported as of a hidden piece): here the table darkened to 70 % over 2.5 squares
-// along the edge and 1.5 in. A shadow the size of a held piece's (0.6 by 0.3) does not.
+// along the edge and 1.5 in. A shadow across the edge as wide as an arm but the size of a held
+// piece's (1.2 by 0.4) does not.
 TEST(HoldingModel, AHandsShadowComingInOverTheFarEdgeFlagsTheAreaOccluded) {
   const std::shared_ptr<const HoldingModel> model = HoldingModel::load_bundled();
   ASSERT_NE(model, nullptr);
@@ -435,12 +436,14 @@ TEST(HoldingModel, AHandsShadowComingInOverTheFarEdgeFlagsTheAreaOccluded) {
         dark.copyTo(image, mask);
         return image;
       };
-      HoldingAreaMemory memory = area.learnt(*model);
-      EXPECT_FALSE(area.read(area.still.image, memory, *model).occluded)
-          << "seed " << seed << ", area " << player;
-      EXPECT_TRUE(area.read(shaded(2.5, 1.5), memory, *model).occluded)
-          << "seed " << seed << ", area " << player;
-      EXPECT_FALSE(area.read(shaded(0.6, 0.3), memory, *model).occluded)
+      // Each read with a memory that has read the start still alone.
+      const auto occluded = [&](const cv::Mat& image) {
+        HoldingAreaMemory memory = area.learnt(*model);
+        return area.read(image, memory, *model).occluded;
+      };
+      EXPECT_FALSE(occluded(area.still.image)) << "seed " << seed << ", area " << player;
+      EXPECT_TRUE(occluded(shaded(2.5, 1.5))) << "seed " << seed << ", area " << player;
+      EXPECT_FALSE(occluded(shaded(1.2, 0.4)))
           << "seed " << seed << ", area " << player << ": a piece's shadow";
     }
   }
