@@ -46,13 +46,14 @@ constexpr double kBaseRadius = 0.33;
 constexpr double kArmWidth = 0.8;
 // A hand over or beside a holding area casts a shadow over it far larger than a held piece's:
 // one that comes in over the strip's outer edges like an arm (kArmWidth), with more than this
-// many pieces' worth of shadow in the strip's part away from the board, is a hand there,
-// though the hand itself may read as table (a pale hand on a tan table). Held-out 11572's areas
-// were exact on 85.7 % of the frames not flagged, 93.8 % with this (1.25: 94.8 %, 2.0: 90.8 %); no
-// frame without hands was flagged, before or after. Counted over the whole strip, the board's
-// pieces' shadows by its board-side edge joined a band of shade an arm wide but a piece deep
-// into one of 3.9 pieces' worth (seed 3021's area 2).
-constexpr double kHandShadowPieces = 1.5;
+// many pieces' worth of shadow, is a hand there, though the hand itself may read as table (a
+// pale hand on a tan table). Held-out 11572's areas were exact on 85.7 % of the frames not
+// flagged, 93.2 % with this; no frame without hands was flagged, before or after. Counted in
+// the strip's part away from the board only, over 1.5 pieces' worth (93.8 %), more frames
+// with hands near were flagged, and development 11560's capture kept and passed between hands
+// was lost: a view of the partner's area flagged so lay in the window the tracker needs
+// watched without a hand (`watched_without_arrival`).
+constexpr double kHandShadowPieces = 2.5;
 // How fast the empty look of a holding area follows the light, per frame read, where the strip
 // shows table close to it (a shadow or a pale piece differs more and is not followed).
 constexpr float kEmptyLookRate = 0.02f;
@@ -315,8 +316,7 @@ std::size_t nearest_strip_edge(int x, int y, cv::Size size) {
 // of what the piece mask holds (`mask`: what differs from the empty look where it is known)
 // and of table darker than the look (`look_scales` under 1 - `darker`, where it is `known`)
 // that crosses the rim (`rim_inner` unset, the look known) for more than kArmWidth squares of
-// `s` pixels and holds more than kHandShadowPieces times `single` pixels of shadow nearer the
-// outer edges than the board's (the board's pieces cast theirs from that side).
+// `s` pixels and holds more than kHandShadowPieces times `single` pixels of shadow.
 bool hand_shadow_comes_in(const cv::Mat& mask, const cv::Mat& look_scales, float darker,
                           const cv::Mat& known, const cv::Mat& rim_inner, std::size_t board_edge,
                           double s, double single) {
@@ -344,9 +344,10 @@ bool hand_shadow_comes_in(const cv::Mat& mask, const cv::Mat& look_scales, float
     for (int x = 0; x < labels.cols; ++x) {
       if (l[x] == 0) continue;
       const auto label = static_cast<std::size_t>(l[x]);
-      const bool outer_part = nearest_strip_edge(x, y, mask.size()) != board_edge;
-      if (sh[x] != 0 && outer_part) ++shaded[label];
-      if (i[x] == 0 && k[x] != 0 && outer_part) ++outer[label];
+      if (sh[x] != 0) ++shaded[label];
+      if (i[x] == 0 && k[x] != 0 && nearest_strip_edge(x, y, mask.size()) != board_edge) {
+        ++outer[label];
+      }
     }
   }
   for (std::size_t label = 1; label < outer.size(); ++label) {
