@@ -4872,8 +4872,21 @@ struct Tracker::Impl {
     bool observed = false;
     bool visible = false;
     bool counted = false;
+    const std::array<int, 5> with_it = expected_at(s, since);
     for (const HoldingsObservation& o : holdings_history[s]) {
-      if (o.occluded || o.t < since || o.t > dropped) continue;
+      if (o.occluded || o.t > dropped) continue;
+      if (o.t < since) {
+        // Passed before the capture's press and taken in hand before it, the hand unseen (as
+        // held-out 11572's 6b. P@h3, 0.1 s after 10A. Qxf3's press, whose pawn was passed 3 s
+        // before it): a view in those 3 s showing more than was held then, and all that was
+        // held once the piece came, is the piece lying there (not another capture's passed
+        // early).
+        if (visible || o.t < since - kPassedBeforePressSeconds) continue;
+        const std::array<int, 5> held = expected_at(s, o.t);
+        visible = (o.visible[type] > held[type] && o.visible[type] >= with_it[type]) ||
+                  (o.pieces && *o.pieces > total(held) && *o.pieces >= total(with_it));
+        continue;
+      }
       observed = true;
       // Seen as its type, or (where vision counts the pieces whatever their types) every
       // piece held, the dropped one among them, seen.
@@ -4882,18 +4895,6 @@ struct Tracker::Impl {
         counted = true;
         if (*o.pieces >= total(expected_at(s, o.t))) visible = true;
       }
-    }
-    // Passed before the capture's press and taken in hand before it, the hand unseen (as
-    // held-out 11572's 6b. P@h3, 0.1 s after 10A. Qxf3's press, whose pawn was passed 3 s
-    // before it): a view in those 3 s showing more than was held then, and all that was held
-    // once the piece came, is the piece lying there (not another capture's passed early).
-    const std::array<int, 5> with_it = expected_at(s, since);
-    for (const HoldingsObservation& o : holdings_history[s]) {
-      if (visible || o.t >= since) break;
-      if (o.occluded || o.t < since - kPassedBeforePressSeconds) continue;
-      const std::array<int, 5> held = expected_at(s, o.t);
-      visible = (o.visible[type] > held[type] && o.visible[type] >= with_it[type]) ||
-                (o.pieces && *o.pieces > total(held) && *o.pieces >= total(with_it));
     }
     const std::optional<Shortfall>& open = shortfalls[s][counted ? kAnyType : type];
     if (!observed || visible || (open && dropped - open->start >= config.hidden_piece_seconds) ||
