@@ -413,6 +413,43 @@ TEST(TrackerIncidents, MoveWithoutPressIsTimedAfterItsSquareWhereTheArmWentUnnam
   EXPECT_EQ(after_square, runs);
   EXPECT_GE(by_arm, runs);
 }
+// The answer to a move made without a press was pressed while its clock stood, so no log
+// times it. It is timed by the answerer's own reach to the clock, learned from their timed
+// presses: the simulation presses 0.1 s after the hand leaves, where vision names the arm
+// until then. A fixed kReachToClockSeconds (0.25 s) after the arm left times it 0.15 s late
+// (held-out 11584's White B, whose arm is named until the press: 7B. h3 0.225 s early).
+TEST(TrackerIncidents, AnAnswerPressedWhileTheClockStoodIsTimedByTheSeatsOwnReach) {
+  SimulationOptions options = clean_run_options();
+  options.holdings = false;
+  options.own_arms_after = 0.1;
+  int runs = 0;
+  int on_time = 0;
+  for (const int ply : {14, 20, 26, 32}) {
+    options.injections = {{IncidentType::kMoveWithoutPress, ply, true}};
+    const Outcome outcome = run_tracker(clean_run_games()[0], options);
+    ASSERT_EQ(outcome.sim.incidents.size(), 1u);
+    const TrackedMove* unpressed = unpressed_move(outcome);
+    ASSERT_NE(unpressed, nullptr);
+    // The opponent's next move on the board, its press never sent.
+    const TrackedMove* answer = nullptr;
+    for (const TrackedMove& truth : outcome.sim.truth) {
+      if (truth.board == unpressed->board && truth.side != unpressed->side &&
+          truth.t > unpressed->t && (answer == nullptr || truth.t < answer->t)) {
+        answer = &truth;
+      }
+    }
+    ASSERT_NE(answer, nullptr);
+    for (const TrackedMove& got : outcome.committed) {
+      if (got.ply != answer->ply || got.board != answer->board || got.san != answer->san) continue;
+      ++runs;
+      std::cout << "ply " << ply << ": answer " << got.ply << " " << got.san << " pressed at "
+                << answer->t << ", timed " << got.t << "\n";
+      if (std::abs(got.t - answer->t) <= 0.05) ++on_time;
+    }
+  }
+  EXPECT_GE(runs, 3);
+  EXPECT_EQ(on_time, runs);
+}
 // Pressed late at each ply in turn (plies 8 to 57 of the first clean-run game): how many of
 // the runs that were late presses recorded the unpressed move as the one made first (its
 // squares: drop types are guessed without the holding areas). `cover_late_move`: the late

