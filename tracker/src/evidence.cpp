@@ -210,20 +210,24 @@ const Run* BoardEvidence::run_after(int square, const Run& run) const {
 std::array<std::optional<BoardEvidence::SquareReading>, 64> BoardEvidence::readings_at(
     double t, double before) const {
   std::array<std::optional<SquareReading>, 64> out;
-  for (int s = 0; s < 64; ++s) {
-    const Run* run = run_at(s, t, before);
-    if (run == nullptr || run->frames == 0) continue;
-    SquareReading& reading = out[s].emplace();
-    reading.state = run->mean_state();
-    reading.weight = std::min(kMaxReadings, run->frames / kFramesPerReading);
-    const std::array<std::array<double, 3>, 3> reads = confusion(s);
-    for (int state = 0; state < 3; ++state) {
-      double p = 0.0;
-      for (int r = 0; r < 3; ++r) p += reads[state][r] * run->sum[r] / run->frames;
-      reading.l[state] = reading.weight * std::log(kFloor + (1.0 - 3.0 * kFloor) * p);
-    }
-  }
+  for (int s = 0; s < 64; ++s) out[s] = reading_at(s, t, before);
   return out;
+}
+
+std::optional<BoardEvidence::SquareReading> BoardEvidence::reading_at(int square, double t,
+                                                                      double before) const {
+  const Run* run = run_at(square, t, before);
+  if (run == nullptr || run->frames == 0) return std::nullopt;
+  SquareReading reading;
+  reading.state = run->mean_state();
+  reading.weight = std::min(kMaxReadings, run->frames / kFramesPerReading);
+  const std::array<std::array<double, 3>, 3> reads = confusion(square);
+  for (int state = 0; state < 3; ++state) {
+    double p = 0.0;
+    for (int r = 0; r < 3; ++r) p += reads[state][r] * run->sum[r] / run->frames;
+    reading.l[state] = reading.weight * std::log(kFloor + (1.0 - 3.0 * kFloor) * p);
+  }
+  return reading;
 }
 
 bool BoardEvidence::hand_still_over(double since) const {

@@ -114,6 +114,8 @@ class BoardEvidence {
   // the run that covers `t`, else of the first run starting after `t` and before `before`,
   // if any.
   std::array<std::optional<SquareReading>, 64> readings_at(double t, double before) const;
+  // ... of one square.
+  std::optional<SquareReading> reading_at(int square, double t, double before) const;
   // The run used for square `s` at time `t` (as readings_at chooses), if any.
   const Run* run_at(int square, double t, double before) const;
   // The run after `run` (one of square `s`'s runs) on that square, if any.

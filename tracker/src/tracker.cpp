@@ -3125,7 +3125,21 @@ struct Tracker::Impl {
       beside[b] = beside_costs(evidence[b], config.shadow_sides[static_cast<std::size_t>(b)]);
     }
     out.beside = beside[b] ? &*beside[b] : nullptr;
-    const auto readings = evidence[b].readings_at(evidence_t, before);
+    auto readings = evidence[b].readings_at(evidence_t, before);
+    // A piece of the presser's knocked over as they moved and stood up again before the
+    // board's next press (a restoration noted by now) stood all along: the press reads it from
+    // its restoration on, not lying. Development 11498: f7's pawn knocked over as 8a. P@e7 was
+    // made, read empty at the press and stood up 1.5 s after it; the illegal f7-e7 was
+    // recorded and the disturbance missed. Not the opponent's piece: their answer taking back
+    // on the square the presser took on restores it too.
+    for (const Restoration& r : restorations) {
+      if (r.board != press.board || r.restored <= evidence_t || r.restored >= before ||
+          r.altered.since > evidence_t + kDisturbedPressAfterSeconds) {
+        continue;
+      }
+      auto stood = evidence[b].reading_at(r.square, r.restored, before);
+      if (stood && stood->state == state_of(press.side)) readings[r.square] = stood;
+    }
     const detail::BoardEvidence::Changes news =
         evidence[b].changes(press.previous_press_t, evidence_t, before);
     out.touched = news.touched;
