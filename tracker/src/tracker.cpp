@@ -4633,6 +4633,19 @@ struct Tracker::Impl {
     }
     return counts;
   }
+  // What seat `s`'s area should show at `t`: expected_at, less the pieces of drops made without
+  // a press by then that a later press recorded (the committed history holds them until that
+  // press: short_of_an_unpressed_drop). Development 11539: 7B. B@e5, made at 54.9 s and
+  // recorded at 67.9 s, kept the bishop expected beside the knight 10a. Bxg5 passed, and the
+  // one piece seen (the knight, read as a bishop) did not count for 8B. N@g5+, reported hidden.
+  std::array<int, 5> expected_in_area(int s, double t) const {
+    std::array<int, 5> counts = expected_at(s, t);
+    for (const UnpressedDrop& drop : unpressed_drops[s]) {
+      int& held = counts[static_cast<std::size_t>(drop.type)];
+      if (t >= drop.made && t < drop.pressed && held > 0) --held;
+    }
+    return counts;
+  }
 
   // Whether what seat `s` holds at `t` is in doubt (Impl::doubt_since).
   bool holdings_in_doubt(int s, double t) const {
@@ -4929,7 +4942,7 @@ struct Tracker::Impl {
     bool observed = false;
     bool visible = false;
     bool counted = false;
-    const std::array<int, 5> with_it = expected_at(s, since);
+    const std::array<int, 5> with_it = expected_in_area(s, since);
     for (const HoldingsObservation& o : holdings_history[s]) {
       if (o.occluded || o.t > dropped) continue;
       if (o.t < since) {
@@ -4939,7 +4952,7 @@ struct Tracker::Impl {
         // held once the piece came, is the piece lying there (not another capture's passed
         // early).
         if (visible || o.t < since - kPassedBeforePressSeconds) continue;
-        const std::array<int, 5> held = expected_at(s, o.t);
+        const std::array<int, 5> held = expected_in_area(s, o.t);
         visible = (o.visible[type] > held[type] && o.visible[type] >= with_it[type]) ||
                   (o.pieces && *o.pieces > total(held) && *o.pieces >= total(with_it));
         continue;
@@ -4950,7 +4963,7 @@ struct Tracker::Impl {
       if (o.visible[type] > 0) visible = true;
       if (o.pieces) {
         counted = true;
-        if (*o.pieces >= total(expected_at(s, o.t))) visible = true;
+        if (*o.pieces >= total(expected_in_area(s, o.t))) visible = true;
       }
     }
     const std::optional<Shortfall>& open = shortfalls[s][counted ? kAnyType : type];
