@@ -114,8 +114,9 @@ constexpr double kHiddenPieceKeptSeconds = 90.0;
 constexpr double kOnTheWaySeconds = 1.0;
 // A game stopped this soon after its last press stopped there (Impl::ended_at_last_press).
 constexpr double kGameEndedSeconds = 3.0;
-// A move no press times (made without a press, or pressed while the clock stood) is timed
-// as pressed this long after the mover's arm left the board: the reach to the clock. Vision
+// A move made without a press is timed as pressed this long after the mover's arm left the
+// board: the reach to the clock (a move pressed while the clock stood, by the seat's own,
+// kReachSampleMinSeconds). Vision
 // names a player's own arm only while it is well inside the board, so the arm leaves its
 // view before the hand reaches the clock: on 7 such moves of 11458, 11476, 11485 and 11494
 // the press came 0.11-0.35 s after, 0.25 s on average (timed when the board showed them
@@ -127,15 +128,17 @@ constexpr double kArmLeftBeforeMadeSeconds = 1.5;
 // A move pressed while its clock stood (the answer to a move made without a press: the
 // presser's own clock was not running, and the log shows no press) was pressed all the same,
 // and the reach to the clock is the seat's own: how far its clock stands, and whether vision
-// names the arm until the hand is there. It is learned from the seat's timed presses, as the
-// median of how long each came after the arm was last named, counting those from
-// kReachSampleEarliest to kReachSampleLatest (an arm last named earlier did not make the
-// move: a press without one, or the arm unnamed); kReachToClockSeconds until there are
-// kReachSamplesLeast. Held-out 11584: White B's arm is named until the press (-0.05 to
-// 0.03 s before it on 7 of 9 presses), and 7B. h3, pressed while the clock stood, was timed
-// 0.225 s early as the move made.
-constexpr double kReachSampleEarliest = -0.5;
-constexpr double kReachSampleLatest = 1.0;
+// names the arm until the hand is there. It is learned from the seat's timed presses up to
+// the one that recorded the move, as the median of how long each came after the arm was
+// last named, counting those from kReachSampleMinSeconds (the arm named past the press, on
+// its way to the clock) to kReachSampleMaxSeconds (an arm last named earlier did not make
+// the move: a press without one, or the arm unnamed); kReachToClockSeconds until there are
+// kReachSamplesLeast. (A move made without a press was never pressed: when it would have
+// been is a convention, kept.) Stop 80's held-out 11584: White B's arm is named until the
+// press (-0.05 to 0.03 s before it on 7 of 9 presses), and 7B. h3, pressed while the clock
+// stood, was timed 0.225 s early as the move made.
+constexpr double kReachSampleMinSeconds = -0.5;
+constexpr double kReachSampleMaxSeconds = 1.0;
 constexpr std::size_t kReachSamplesLeast = 3;
 // ... and the arm named this soon after the board showed such a move made is still its
 // player's, on the way to the clock.
@@ -1526,8 +1529,9 @@ struct Tracker::Impl {
   int next_press = 0;
   int next_commit = 0;
   std::array<std::optional<double>, 2> last_press_t;
-  // Per seat, how long its timed presses came after its arm was last named (note_reach).
-  std::array<std::vector<double>, 4> reach_samples;
+  // Per seat, its timed presses (time) and how long each came after its arm was last named
+  // (note_reach), in time order.
+  std::array<std::vector<std::pair<double, double>>, 4> reach_samples;
   // Per board, the first stop of its clock log since the board's latest press.
   std::array<std::optional<double>, 2> stopped_at;
   std::array<std::optional<double>, 2> earlier_press_t;
@@ -3130,15 +3134,30 @@ struct Tracker::Impl {
     // board's next press (a restoration noted by now) stood all along: the press reads it from
     // its restoration on, not lying. Development 11498: f7's pawn knocked over as 8a. P@e7 was
     // made, read empty at the press and stood up 1.5 s after it; the illegal f7-e7 was
-    // recorded and the disturbance missed. Not the opponent's piece: their answer taking back
-    // on the square the presser took on restores it too.
+    // recorded and the disturbance missed. Only a knock this press's move may have made (first
+    // seen as decide_restorations takes it, and its earliest restoration), with no opponent's
+    // arm over the board meanwhile and no piece leaning over the square changed: a piece of
+    // the presser's moved away and another put there after an answer, or the opponent's
+    // answer taking back on a square, reads restored too. (Restorations are noted only with
+    // TrackerConfig::disturbed_when_restored.)
+    const Seat opponent{press.board, !press.side};
+    std::array<const Restoration*, 64> knocked{};
     for (const Restoration& r : restorations) {
-      if (r.board != press.board || r.restored <= evidence_t || r.restored >= before ||
-          r.altered.since > evidence_t + kDisturbedPressAfterSeconds) {
+      const Restoration*& first = knocked[static_cast<std::size_t>(r.square)];
+      if (r.board == press.board && !r.hider_changed && r.restored > evidence_t &&
+          r.restored < before && r.altered.since >= press.t - kDisturbedSeenBeforePressMost &&
+          r.altered.since <= press.t + kDisturbedPressBeforeSeconds &&
+          (first == nullptr || r.restored < first->restored)) {
+        first = &r;
+      }
+    }
+    for (std::size_t s = 0; s < 64; ++s) {
+      const Restoration* r = knocked[s];
+      if (r == nullptr || evidence[b].own_arm_came_between(opponent, evidence_t, r->restored)) {
         continue;
       }
-      auto stood = evidence[b].reading_at(r.square, r.restored, before);
-      if (stood && stood->state == state_of(press.side)) readings[r.square] = stood;
+      auto stood = evidence[b].reading_at(static_cast<int>(s), r->restored, before);
+      if (stood && stood->state == state_of(press.side)) readings[s] = stood;
     }
     const detail::BoardEvidence::Changes news =
         evidence[b].changes(press.previous_press_t, evidence_t, before);
@@ -4517,19 +4536,25 @@ struct Tracker::Impl {
     }
   }
 
-  // The seat's reach to the clock as its timed presses show it (kReachSampleEarliest).
+  // The seat's reach to the clock as its timed presses show it (kReachSampleMinSeconds).
   void note_reach(const Press& press) {
     const Seat seat{press.board, press.side};
     const std::optional<double> left =
         evidence[index(press.board)].own_arm_left(seat, press.t, kOwnArmGapSeconds);
     if (!left) return;
     const double reach = press.t - *left;
-    if (reach >= kReachSampleEarliest && reach <= kReachSampleLatest) {
-      reach_samples[seat_index(seat)].push_back(reach);
+    if (reach >= kReachSampleMinSeconds && reach <= kReachSampleMaxSeconds) {
+      reach_samples[seat_index(seat)].emplace_back(press.t, reach);
     }
   }
-  double reach_to_clock(Seat seat) const {
-    std::vector<double> samples = reach_samples[seat_index(seat)];
+  // ... from its presses up to `until` (the press recording the move timed), so the figure
+  // does not hang on how far the commits lag.
+  double reach_to_clock(Seat seat, double until) const {
+    std::vector<double> samples;
+    for (const auto& [t, reach] : reach_samples[seat_index(seat)]) {
+      if (t > until) break;
+      samples.push_back(reach);
+    }
     if (samples.size() < kReachSamplesLeast) return kReachToClockSeconds;
     const auto middle = samples.begin() + static_cast<std::ptrdiff_t>(samples.size() / 2);
     std::nth_element(samples.begin(), middle, samples.end());
@@ -4552,7 +4577,7 @@ struct Tracker::Impl {
     const std::optional<double> left = seen.own_arm_left(
         mover, clock_stood ? made + kReachSeenAfterMadeSeconds : made, kOwnArmGapSeconds);
     if (!left || *left <= earliest || made - *left > kArmLeftBeforeMadeSeconds) return made;
-    double pressed = *left + (clock_stood ? reach_to_clock(mover) : kReachToClockSeconds);
+    double pressed = *left + (clock_stood ? reach_to_clock(mover, press.t) : kReachToClockSeconds);
     // A hand over the square the piece went to long after the arm was last named, until the
     // board showed the piece there, was still the mover's: vision can lose an arm's name
     // while it reaches far over the board (held-out 11539: 7b. Nxb5's arm named until 63.9 s,
@@ -4634,15 +4659,16 @@ struct Tracker::Impl {
     return counts;
   }
   // What seat `s`'s area should show at `t`: expected_at, less the pieces of drops made without
-  // a press by then that a later press recorded (the committed history holds them until that
-  // press: short_of_an_unpressed_drop). Development 11539: 7B. B@e5, made at 54.9 s and
-  // recorded at 67.9 s, kept the bishop expected beside the knight 10a. Bxg5 passed, and the
-  // one piece seen (the knight, read as a bishop) did not count for 8B. N@g5+, reported hidden.
+  // a press that a later press recorded, from as long before they were made as a piece may be
+  // in hand (the committed history holds them until that press: short_of_an_unpressed_drop).
+  // Development 11539: 7B. B@e5, made at 54.9 s and recorded at 67.9 s, kept the bishop expected
+  // beside the knight 10a. Bxg5 passed, and the one piece seen (the knight, read as a bishop) did
+  // not count for 8B. N@g5+, reported hidden.
   std::array<int, 5> expected_in_area(int s, double t) const {
     std::array<int, 5> counts = expected_at(s, t);
     for (const UnpressedDrop& drop : unpressed_drops[s]) {
       int& held = counts[static_cast<std::size_t>(drop.type)];
-      if (t >= drop.made && t < drop.pressed && held > 0) --held;
+      if (t >= drop.made - kGrabSeconds && t < drop.pressed && held > 0) --held;
     }
     return counts;
   }
