@@ -115,12 +115,11 @@ constexpr double kOnTheWaySeconds = 1.0;
 // A game stopped this soon after its last press stopped there (Impl::ended_at_last_press).
 constexpr double kGameEndedSeconds = 3.0;
 // A move made without a press is timed as pressed this long after the mover's arm left the
-// board: the reach to the clock (a move pressed while the clock stood, by the seat's own,
-// kReachSampleMinSeconds). Vision
-// names a player's own arm only while it is well inside the board, so the arm leaves its
-// view before the hand reaches the clock: on 7 such moves of 11458, 11476, 11485 and 11494
-// the press came 0.11-0.35 s after, 0.25 s on average (timed when the board showed them
-// made: up to 0.45 s off).
+// board: the reach to the clock (a move pressed while its clock stood is timed by the seat's
+// own reach: kReachSampleMinSeconds). Vision names a player's own arm only while it is well
+// inside the board, so the arm leaves its view before the hand reaches the clock: on 7 such
+// moves of 11458, 11476, 11485 and 11494 the press came 0.11-0.35 s after, 0.25 s on average
+// (timed when the board showed them made: up to 0.45 s off).
 constexpr double kReachToClockSeconds = 0.25;
 // ... where the arm left at most this long before the board showed the move made (a square
 // read late after a hand); an arm that left earlier was another visit.
