@@ -1490,7 +1490,6 @@ TEST(TrackerIncidents, ADropsPieceCountedBesideAnUnpressedDropsIsNotHidden) {
       if (sim.incidents.size() != 1) continue;
       const std::vector<TrackedMove> mover = unpressed_movers_moves(sim, sim.incidents.front(), 2);
       if (mover.size() < 2 || !mover[1].move.is_drop()) continue;
-      const bugcam::rules::PieceType second = mover[1].move.piece();
       // The second drop's piece came by a capture made after the first drop.
       const bool passed_after =
           std::any_of(sim.truth.begin(), sim.truth.end(), [&](const TrackedMove& m) {
@@ -1516,8 +1515,7 @@ TEST(TrackerIncidents, ADropsPieceCountedBesideAnUnpressedDropsIsNotHidden) {
         if (got.type != IncidentType::kHiddenPiece) continue;
         ++hidden;
         std::cout << "game " << g << " ply " << ply << " then " << mover[1].ply << " "
-                  << mover[1].san << " (" << static_cast<int>(second) << "): " << got.detail
-                  << "\n";
+                  << mover[1].san << ": " << got.detail << "\n";
       }
     }
   }

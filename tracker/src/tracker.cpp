@@ -1298,6 +1298,13 @@ struct Alteration {
   std::uint64_t hiders_read = 0, hiders_white = 0, hiders_black = 0;
 };
 
+// Whether a move pressed at `t` may be the one whose hand made the knock first seen at
+// `altered` (kDisturbedPressBeforeSeconds, kDisturbedSeenBeforePressMost).
+bool knock_of_press_at(const Alteration& altered, double t) {
+  return t >= altered.since - kDisturbedPressBeforeSeconds &&
+         t <= altered.since + kDisturbedSeenBeforePressMost;
+}
+
 // A square seen altered and then restored, waiting for the moves around it to be decided.
 struct Restoration {
   BoardId board = BoardId::kA;
@@ -1952,7 +1959,6 @@ struct Tracker::Impl {
     std::erase_if(restorations, [&](const Restoration& r) {
       const int b = index(r.board);
       const double first = r.altered.since - kDisturbedPressBeforeSeconds;
-      const double beside_until = r.altered.since + kDisturbedSeenBeforePressMost;
       const double moves_until = r.restored + kDisturbedPressAfterSeconds;
       if (!at_end &&
           (!committed_press_t[b] || *committed_press_t[b] <= moves_until || r.hiders_unread != 0)) {
@@ -1969,7 +1975,7 @@ struct Tracker::Impl {
         }
       }
       for (const PressedMove& m : recent_moves[b]) {
-        if (m.t < first || m.t > beside_until) continue;
+        if (!knock_of_press_at(r.altered, m.t)) continue;
         const Move move = m.ply.move;
         if (king_step(move.to(), r.square) ||
             (!move.is_drop() && king_step(move.from(), r.square))) {
@@ -3133,19 +3139,18 @@ struct Tracker::Impl {
     // board's next press (a restoration noted by now) stood all along: the press reads it from
     // its restoration on, not lying. Development 11498: f7's pawn knocked over as 8a. P@e7 was
     // made, read empty at the press and stood up 1.5 s after it; the illegal f7-e7 was
-    // recorded and the disturbance missed. Only a knock this press's move may have made (first
-    // seen as decide_restorations takes it, and its earliest restoration), with no opponent's
-    // arm over the board meanwhile and no piece leaning over the square changed: a piece of
-    // the presser's moved away and another put there after an answer, or the opponent's
-    // answer taking back on a square, reads restored too. (Restorations are noted only with
+    // recorded and the disturbance missed. Only a knock this press's move may have made
+    // (knock_of_press_at, as decide_restorations takes it; its earliest restoration), with no
+    // opponent's arm over the board meanwhile and no piece leaning over the square changed: a piece
+    // of the presser's moved away and another put there after an answer, or the opponent's answer
+    // taking back on a square, reads restored too. (Restorations are noted only with
     // TrackerConfig::disturbed_when_restored.)
     const Seat opponent{press.board, !press.side};
     std::array<const Restoration*, 64> knocked{};
     for (const Restoration& r : restorations) {
       const Restoration*& first = knocked[static_cast<std::size_t>(r.square)];
       if (r.board == press.board && !r.hider_changed && r.restored > evidence_t &&
-          r.restored < before && r.altered.since >= press.t - kDisturbedSeenBeforePressMost &&
-          r.altered.since <= press.t + kDisturbedPressBeforeSeconds &&
+          r.restored < before && knock_of_press_at(r.altered, press.t) &&
           (first == nullptr || r.restored < first->restored)) {
         first = &r;
       }
