@@ -89,6 +89,12 @@ constexpr double kHoldingsSteadySeconds = 0.3;
 constexpr double kUndecidedPassSeconds = 30.0;
 // How long before its press a capture's piece may already lie in the partner's area.
 constexpr double kPassedBeforePressSeconds = 3.0;
+// The partner's area is looked at up to this long after a press for the piece its capture
+// passed, in this many views at least (Impl::arrival_term) ...
+constexpr double kArrivalLookSeconds = 1.5;
+constexpr int kArrivalSeenViews = 2;
+// ... counted against the last view this long at most before the capture could be made.
+constexpr double kArrivalBaselineSeconds = 3.0;
 // A piece seen to arrive in the partner's area after the deadline has arrived once no view
 // has undone it for this long (Impl::late_arrival_undone).
 constexpr double kLateHeldSeconds = 1.0;
@@ -945,6 +951,17 @@ struct UnseenDrop {
   std::uint64_t tied = 0;  // the squares whose drops of the piece tied with it
 };
 
+// A capture's piece expected in the capturer's partner's holding area, weighed once the
+// views after its press are in (Impl::weigh_capture_arrivals).
+struct PendingArrival {
+  double t = 0.0;     // the capture's press
+  double from = 0.0;  // the earliest view that may show the piece
+  Seat receiver;
+  int before = 0;  // pieces the receiver held before the capture, and after it
+  int after = 0;
+  friend bool operator==(const PendingArrival&, const PendingArrival&) = default;
+};
+
 // A drop made before the partner's capture that gives its piece is on the record: the
 // capture was made first but pressed after the drop, or made without a press (held-out 11206:
 // 11A. Bxh5 unpressed, 8b. B@d6 pressed at once, 12A. Ne2 pressed). The piece is lent to the
@@ -969,6 +986,8 @@ struct Hypothesis {
   std::array<std::optional<UnseenDrop>, 2> unseen_drop;
   // Drops on credit not yet committed; at most one open.
   std::vector<Loan> loans;
+  // Captures whose piece's arrival in the partner's area has yet to be weighed.
+  std::vector<PendingArrival> arrivals;
   // For the trace (TrackerConfig::debug_truth): per board, how many true plies this history
   // has followed; nullopt once it has left them.
   std::optional<std::array<int, 2>> truth_followed = std::array<int, 2>{0, 0};
@@ -2473,6 +2492,7 @@ struct Tracker::Impl {
     const HoldingsObservation* seen_after = holdings_after(press);
 
     relocate_unseen_drops(press, counted_before);
+    weigh_capture_arrivals();
     const std::array<int, 64> cover = covers(b, evidence_t, before);
     std::vector<Candidate> candidates;
     int order = 0;
@@ -2797,6 +2817,7 @@ struct Tracker::Impl {
       if (!changes_nothing) child.premove[b].reset();
       child.unseen_drop = parent.unseen_drop;
       child.loans = parent.loans;
+      child.arrivals = parent.arrivals;
       child.unseen_drop[b] = unseen_drop_of(c, candidates, parent, press);
       auto node = std::make_shared<Node>();
       node->parent = parent.head;
@@ -2849,6 +2870,7 @@ struct Tracker::Impl {
           if (ply.premoved) child.premove[b] = ply;
           node->plies.push_back(std::move(ply));
         }
+        expect_arrivals(parent, child, b, press);
       }
       if (tracing_truth()) {
         std::vector<std::pair<int, std::string>> plies;
@@ -3371,6 +3393,95 @@ struct Tracker::Impl {
         }
       }
       if (!repays) c.score += kUnrepaidLoanPrior;
+    }
+  }
+
+  // A capture passes its piece to the capturer's partner at once (000 art. 1.6 allows until
+  // the capturer's next move, and players rarely wait): the partner's area around the press
+  // tells a capture from a move that took nothing, which the board may not (a drop vision did
+  // not see, taken at once: held-out 11583's 13A. B@f7+ and 13a. Kxf7). Once the views up to
+  // kArrivalLookSeconds after a capture's press are in, each hypothesis holding it gains what
+  // arrival_term says. (At the capture's own press those views are often not in yet: the
+  // opponent's answer lets the press be decided.) Re-sorted, the best first, as the beam is
+  // kept: the first few hypotheses are the ones expanded further.
+  void weigh_capture_arrivals() {
+    if (!config.capture_arrivals) return;
+    bool weighed = false;
+    // Most hypotheses await the same arrivals: each is weighed once.
+    std::vector<std::pair<PendingArrival, double>> terms;
+    for (Hypothesis& h : beam) {
+      std::erase_if(h.arrivals, [&](const PendingArrival& a) {
+        if (latest_t < a.t + kArrivalLookSeconds + kHoldingsSteadySeconds) return false;
+        auto known = std::find_if(terms.begin(), terms.end(),
+                                  [&](const auto& term) { return term.first == a; });
+        if (known == terms.end()) known = terms.insert(terms.end(), {a, arrival_term(a)});
+        h.score += known->second;
+        weighed = true;
+        return true;
+      });
+    }
+    if (weighed) {
+      std::stable_sort(beam.begin(), beam.end(),
+                       [](const Hypothesis& x, const Hypothesis& y) { return x.score > y.score; });
+    }
+  }
+
+  // kHoldingsWeight if the receiver's area was seen to gain the capture's piece: a count above
+  // the last view before the capture could have been made, by what the capture adds, in
+  // kArrivalSeenViews views. Counted against that view, not the history's holdings: a piece
+  // hidden or missed for long leaves every count short. No arrival seen weighs nothing: the
+  // piece may be grabbed as it comes, hidden, or passed late, and the capture is made all the
+  // same (a penalty for it lost 3 moves where a simulated partner hid the piece at once).
+  double arrival_term(const PendingArrival& a) const {
+    const int s = seat_index(a.receiver);
+    const std::vector<std::pair<double, int>> views =
+        holdings_counts(s, a.from - kArrivalBaselineSeconds, a.t + kArrivalLookSeconds);
+    const auto first =
+        std::find_if(views.begin(), views.end(), [&](const auto& v) { return v.first >= a.from; });
+    if (first == views.begin()) return 0.0;  // nothing seen before the capture
+    const int baseline = std::prev(first)->second;
+    const auto seen = std::count_if(first, views.end(), [&](const auto& v) {
+      return v.second >= baseline + (a.after - a.before);
+    });
+    if (config.debug != nullptr) {
+      *config.debug << "  arrival of capture at " << a.t << " for " << seat_name(a.receiver)
+                    << ": seen in " << seen << " views over " << baseline << " pieces\n";
+    }
+    return seen >= kArrivalSeenViews ? kHoldingsWeight : 0.0;
+  }
+
+  // Seat `s`'s steady views from t0 to t1 with no hand near, as (time, pieces counted).
+  std::vector<std::pair<double, int>> holdings_counts(int s, double t0, double t1) const {
+    std::vector<std::pair<double, int>> out;
+    for (const HoldingsObservation& o : holdings_history[static_cast<std::size_t>(s)]) {
+      if (o.t < t0) continue;
+      if (o.t > t1) break;
+      if (o.occluded || hand_over_holdings(s, o.t - kHoldingsHandMarginSeconds,
+                                           o.t + kHoldingsHandMarginSeconds)) {
+        continue;
+      }
+      if (o.pieces) {
+        out.emplace_back(o.t, *o.pieces);
+      } else if (types_agree_with_count(o)) {
+        out.emplace_back(o.t, total(o.visible));
+      }
+    }
+    return out;
+  }
+
+  // What the child of `parent` whose boards are `child` (after a press on board `b`) awaits in
+  // the partner board's holding areas.
+  static void expect_arrivals(const Hypothesis& parent, Hypothesis& child, int b,
+                              const Press& press) {
+    const auto o = static_cast<std::size_t>(1 - b);
+    for (const Color colour : {Color::kWhite, Color::kBlack}) {
+      const int before = total(held_by(parent.boards[o], colour));
+      const int after = total(held_by(child.boards[o], colour));
+      if (after <= before) continue;
+      const double from = std::max(press.previous_press_t.value_or(-kInfinity),
+                                   press.t - kPassedBeforePressSeconds);
+      child.arrivals.push_back(
+          {press.t, from, Seat{static_cast<BoardId>(o), colour}, before, after});
     }
   }
 

@@ -286,6 +286,10 @@ struct TrackerConfig {
   // board that a hand touched since the previous press: the arm's far end, where the hand put
   // the piece (see Candidate::reach in tracker.cpp); off for comparison.
   bool prefer_drops_at_arms_reach = true;
+  // Tell a capture from a move that took nothing by the captured piece's arrival in the
+  // capturer's partner's holding area around the press (see weigh_capture_arrivals in
+  // tracker.cpp); off for comparison.
+  bool capture_arrivals = true;
   // Learn where on each board an empty square beside a piece reads as a piece (its shadow)
   // and take such readings for that (see BesideCosts in tracker.cpp); off for comparison.
   bool learn_shadows_beside = true;
