@@ -214,6 +214,9 @@ constexpr int kTiedPlainMoves = 4;
 // starts this far behind the one it came from: where the piece reads only there, it gains
 // much more.
 constexpr double kRelocatedDropPrior = -1.0;
+// What each holding is set to while a relocated drop's board replays the moves since it (the
+// drops among them were made): the holdings are then set to what the board holds.
+constexpr int kReplayHolding = 16;
 // A drop of a piece the dropper does not hold yet (a Loan): rarer than one held, which
 // explains the same squares; the type reading tells them apart (held-out 11206: B@d6 read
 // bishop 0.996, the knight held 2e-6).
@@ -941,9 +944,9 @@ void pass_turn(std::array<Position, 2>& boards, PassedFrom& passed_from, int b) 
 }
 
 // A drop that vision did not see land: drops of the piece onto other squares fit exactly as
-// well, and the beam kept only a few of them. Held per board until the board's next
-// press, where a square among those that now reads the dropper's colour puts it there
-// (Impl::relocate_unseen_drops).
+// well, and the beam kept only a few of them. Held per board until it is committed, or the
+// board's next unseen drop; at each press on the board a square among those that now reads
+// the dropper's colour, or a hand covered, may put it there (Impl::relocate_unseen_drops).
 struct UnseenDrop {
   int press = 0;           // the drop's press
   Position before;         // the board before the drop: where else it was legal
@@ -957,8 +960,10 @@ struct PendingArrival {
   double t = 0.0;     // the capture's press
   double from = 0.0;  // the earliest view that may show the piece
   Seat receiver;
-  int before = 0;  // pieces the receiver held before the capture, and after it
-  int after = 0;
+  // How many pieces the receiver's area should gain over the views before `from`: the
+  // capture's, and those of the history's earlier captures for the receiver that may have
+  // come since.
+  int rise = 0;
   friend bool operator==(const PendingArrival&, const PendingArrival&) = default;
 };
 
@@ -982,7 +987,7 @@ struct Hypothesis {
   PassedFrom passed_from;
   // Per board, a premove on the boards whose mover has yet to press (see NodeKind::kPremove).
   std::array<std::optional<PlyRecord>, 2> premove;
-  // Per board, the board's latest press if it was an unseen drop.
+  // Per board, the board's latest unseen drop, while it may be relocated.
   std::array<std::optional<UnseenDrop>, 2> unseen_drop;
   // Drops on credit not yet committed; at most one open.
   std::vector<Loan> loans;
@@ -2491,8 +2496,11 @@ struct Tracker::Impl {
     const HoldingsFalls fell = holdings_falls(press);
     const HoldingsObservation* seen_after = holdings_after(press);
 
-    relocate_unseen_drops(press, counted_before);
+    relocate_unseen_drops(press, counted_before, seen_on_board.touched);
     weigh_capture_arrivals();
+    // Best first, as the beam is kept: the first few hypotheses are expanded further.
+    std::stable_sort(beam.begin(), beam.end(),
+                     [](const Hypothesis& x, const Hypothesis& y) { return x.score > y.score; });
     const std::array<int, 64> cover = covers(b, evidence_t, before);
     std::vector<Candidate> candidates;
     int order = 0;
@@ -2818,7 +2826,13 @@ struct Tracker::Impl {
       child.unseen_drop = parent.unseen_drop;
       child.loans = parent.loans;
       child.arrivals = parent.arrivals;
-      child.unseen_drop[b] = unseen_drop_of(c, candidates, parent, press);
+      // An unseen drop stays relocatable until it is committed, unless this press's move is
+      // another or a resync took the board as seen.
+      if (std::optional<UnseenDrop> unseen = unseen_drop_of(c, candidates, parent, press)) {
+        child.unseen_drop[b] = unseen;
+      } else if (c.kind == NodeKind::kResync) {
+        child.unseen_drop[b].reset();
+      }
       auto node = std::make_shared<Node>();
       node->parent = parent.head;
       node->press = press.index;
@@ -2835,6 +2849,7 @@ struct Tracker::Impl {
           node->resync_move = built.illegal_move;
           if (built.legal) node->plies.push_back(*built.legal);
         }
+        expect_arrivals(parent, child, b, press);
       } else if (c.kind == NodeKind::kPressWithoutMove) {
         pass_turn(child.boards, child.passed_from, b);
       } else if (c.kind == NodeKind::kPremoveCompleted) {
@@ -2991,13 +3006,18 @@ struct Tracker::Impl {
   // square, and the beam kept a few of them in the order moves are generated. When the
   // dropped piece is read only later (held-out 11205: the network read the white pawn dropped
   // on light f5 as empty for five seconds; P@a3 was kept, and the pawn's showing at Black's
-  // next press was explained by moves never made), each hypothesis holding such a drop
-  // gains a twin with the drop on a tied square read empty at the previous press and the
-  // dropper's colour now. At the board's next press only: after it, the board's later moves
-  // were chosen around the drop where it was. `counted_before`: counted_readings before this
-  // press's.
+  // next press was explained by moves never made), or a later move starts from its square or
+  // takes it there (development 11597: 10B. P@e4, e4 read empty until 11B. exd5; 11583: 13A.
+  // B@f7+, f7 read empty until 13a. Kxf7, B@f8 kept), each hypothesis holding such a drop not
+  // yet committed gains a twin with the drop on a tied square now empty that reads the
+  // dropper's colour, having read empty at the previous press, or that a hand covered since
+  // the previous press (`touched_now`: a move from it or onto it). The board's moves since the
+  // drop are played again from there, and a twin whose moves no longer play, or take other
+  // pieces, is not made.
+  // `counted_before`: counted_readings before this press's.
   void relocate_unseen_drops(const Press& press,
-                             const std::array<CountedReading, 64>& counted_before) {
+                             const std::array<CountedReading, 64>& counted_before,
+                             std::uint64_t touched_now) {
     const rules::RuleSet& rules = *config.rules;
     const int b = index(press.board);
     std::uint64_t read_empty_then = 0;
@@ -3018,23 +3038,48 @@ struct Tracker::Impl {
       if (drop.press < next_commit) continue;  // the record has it where it is
       const Node* node = node_at(beam[h].head, drop.press);
       if (!one_move(node) || node->plies[0].move != drop.move) continue;
-      const Position now = beam[h].boards[b];  // a copy: the beam grows below
+      const std::optional<std::vector<const Node*>> later =
+          later_moves(beam[h].head, drop.press, b);
+      if (!later || (!config.relocate_drops_later && !later->empty())) continue;
+      const Position& now = beam[h].boards[b];
       const Color dropper = drop.before.side_to_move();
-      const Square from = drop.move.to();
-      const rules::Piece piece = now.piece_at(from);
-      if (piece != rules::Piece{dropper, drop.move.piece()}) continue;
-      std::uint64_t squares = drop.tied & read_empty_then &
-                              read_now[dropper == Color::kWhite ? 0 : 1] & ~now.occupied();
+      // Squares now read as the dropper's piece, or a hand covered since the previous press.
+      std::uint64_t squares = drop.tied & ~now.occupied() &
+                              ((read_empty_then & read_now[dropper == Color::kWhite ? 0 : 1]) |
+                               (config.relocate_drops_later ? touched_now : 0));
       for (; squares != 0; squares &= squares - 1) {
         const Square to = std::countr_zero(squares);
         const Move moved = Move::drop(drop.move.piece(), to);
         if (!drop.before.is_legal(moved, rules)) continue;
-        // From the board before the drop (a rook dropped on its corner may castle), holding
-        // what the board holds now.
+        // From the board before the drop (a rook dropped on its corner may castle), the board's
+        // moves since replayed, holding what the board holds now.
         Hypothesis twin = beam[h];
         Position& board = twin.boards[b];
         board = drop.before;
+        for (const Color c : {Color::kWhite, Color::kBlack}) {
+          for (int t = 0; t < 5; ++t)
+            board.set_holding(c, static_cast<PieceType>(t), kReplayHolding);
+        }
+        std::vector<std::pair<int, std::vector<PlyRecord>>> replayed;
+        replayed.emplace_back(drop.press, node->plies);
+        replayed.back().second[0].move = moved;
+        replayed.back().second[0].san = rules::to_san(board, moved, rules);
         board.make(moved, rules);
+        bool replays = true;
+        for (const Node* n : *later) {
+          replayed.emplace_back(n->press, n->plies);
+          for (PlyRecord& ply : replayed.back().second) {
+            if (!board.is_legal(ply.move, rules) ||
+                detail::passed_by(board, ply.move) != ply.captured) {
+              replays = false;
+              break;
+            }
+            ply.san = rules::to_san(board, ply.move, rules);
+            board.make(ply.move, rules);
+          }
+          if (!replays) break;
+        }
+        if (!replays) continue;
         for (const Color c : {Color::kWhite, Color::kBlack}) {
           for (int t = 0; t < 5; ++t) {
             const auto type = static_cast<PieceType>(t);
@@ -3048,23 +3093,43 @@ struct Tracker::Impl {
         const std::uint64_t key = mix(state_key(twin.boards), drop.press);
         if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
         keys.push_back(key);
-        twin.head = with_drop_moved(beam[h].head, drop.press, drop.before, moved, rules);
+        twin.head = with_plies_replaced(beam[h].head, replayed);
         beam.push_back(std::move(twin));
       }
     }
   }
 
-  // The history `head` with the drop at press `press` replaced by `moved` (`head` has a
-  // one-move node at `press`).
-  static NodePtr with_drop_moved(const NodePtr& head, int press, const Position& before, Move moved,
-                                 const rules::RuleSet& rules) {
-    auto copy = std::make_shared<Node>(*head);
-    if (head->press == press) {
-      copy->plies[0].move = moved;
-      copy->plies[0].san = rules::to_san(before, moved, rules);
-    } else {
-      copy->parent = with_drop_moved(head->parent, press, before, moved, rules);
+  // The nodes of board `b` after press `press` in `head`'s history, oldest first, if each is
+  // a plain move or sequence of moves that can be played again (no premove, press without a
+  // move or resync).
+  std::optional<std::vector<const Node*>> later_moves(const NodePtr& head, int press, int b) const {
+    std::vector<const Node*> out;
+    for (const Node* n = head.get(); n != nullptr && n->press > press; n = n->parent.get()) {
+      const auto on = std::find_if(uncommitted.begin(), uncommitted.end(),
+                                   [&](const Press& q) { return q.index == n->press; });
+      if (on == uncommitted.end()) return std::nullopt;
+      if (index(on->board) != b) continue;
+      if ((n->kind != NodeKind::kMove && n->kind != NodeKind::kUnpressedMoves) ||
+          n->plies.empty()) {
+        return std::nullopt;
+      }
+      out.push_back(n);
     }
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+
+  // The history `head` with the plies of the nodes at the presses of `replaced` replaced
+  // (each press has a node in it).
+  static NodePtr with_plies_replaced(
+      const NodePtr& head, const std::vector<std::pair<int, std::vector<PlyRecord>>>& replaced) {
+    const int oldest = replaced.front().first;
+    if (head->press < oldest) return head;
+    auto copy = std::make_shared<Node>(*head);
+    for (const auto& [press, plies] : replaced) {
+      if (press == head->press) copy->plies = plies;
+    }
+    if (head->press > oldest) copy->parent = with_plies_replaced(head->parent, replaced);
     return copy;
   }
 
@@ -3402,50 +3467,51 @@ struct Tracker::Impl {
   // not see, taken at once: held-out 11583's 13A. B@f7+ and 13a. Kxf7). Once the views up to
   // kArrivalLookSeconds after a capture's press are in, each hypothesis holding it gains what
   // arrival_term says. (At the capture's own press those views are often not in yet: the
-  // opponent's answer lets the press be decided.) Re-sorted, the best first, as the beam is
-  // kept: the first few hypotheses are the ones expanded further.
+  // opponent's answer lets the press be decided.) All of them once the footage has ended.
   void weigh_capture_arrivals() {
     if (!config.capture_arrivals) return;
-    bool weighed = false;
     // Most hypotheses await the same arrivals: each is weighed once.
     std::vector<std::pair<PendingArrival, double>> terms;
     for (Hypothesis& h : beam) {
-      std::erase_if(h.arrivals, [&](const PendingArrival& a) {
-        if (latest_t < a.t + kArrivalLookSeconds + kHoldingsSteadySeconds) return false;
+      std::vector<PendingArrival> waiting;
+      for (const PendingArrival& a : h.arrivals) {
+        if (!finished && latest_t < a.t + kArrivalLookSeconds + kHoldingsSteadySeconds) {
+          waiting.push_back(a);
+          continue;
+        }
         auto known = std::find_if(terms.begin(), terms.end(),
                                   [&](const auto& term) { return term.first == a; });
         if (known == terms.end()) known = terms.insert(terms.end(), {a, arrival_term(a)});
         h.score += known->second;
-        weighed = true;
-        return true;
-      });
-    }
-    if (weighed) {
-      std::stable_sort(beam.begin(), beam.end(),
-                       [](const Hypothesis& x, const Hypothesis& y) { return x.score > y.score; });
+      }
+      h.arrivals = std::move(waiting);
     }
   }
 
-  // kHoldingsWeight if the receiver's area was seen to gain the capture's piece: a count above
-  // the last view before the capture could have been made, by what the capture adds, in
-  // kArrivalSeenViews views. Counted against that view, not the history's holdings: a piece
-  // hidden or missed for long leaves every count short. No arrival seen weighs nothing: the
-  // piece may be grabbed as it comes, hidden, or passed late, and the capture is made all the
-  // same (a penalty for it lost 3 moves where a simulated partner hid the piece at once).
+  // kHoldingsWeight if the receiver's area was seen to gain the capture's piece: in
+  // kArrivalSeenViews views from `a.from` on, a count above the most any view counted in the
+  // kArrivalBaselineSeconds before by `a.rise`. Counted against those views, not the history's
+  // holdings: a piece hidden or missed for long leaves every count short. No arrival seen
+  // weighs nothing: the piece may be grabbed as it comes, hidden, or passed late, and the
+  // capture is made all the same (a penalty for it lost 3 moves where a simulated partner hid
+  // the piece at once).
   double arrival_term(const PendingArrival& a) const {
     const int s = seat_index(a.receiver);
     const std::vector<std::pair<double, int>> views =
         holdings_counts(s, a.from - kArrivalBaselineSeconds, a.t + kArrivalLookSeconds);
-    const auto first =
-        std::find_if(views.begin(), views.end(), [&](const auto& v) { return v.first >= a.from; });
-    if (first == views.begin()) return 0.0;  // nothing seen before the capture
-    const int baseline = std::prev(first)->second;
-    const auto seen = std::count_if(first, views.end(), [&](const auto& v) {
-      return v.second >= baseline + (a.after - a.before);
-    });
+    std::optional<int> baseline;
+    int seen = 0;
+    for (const auto& [t, pieces] : views) {
+      if (t < a.from) {
+        baseline = std::max(baseline.value_or(pieces), pieces);
+      } else if (baseline && pieces >= *baseline + a.rise) {
+        ++seen;
+      }
+    }
     if (config.debug != nullptr) {
-      *config.debug << "  arrival of capture at " << a.t << " for " << seat_name(a.receiver)
-                    << ": seen in " << seen << " views over " << baseline << " pieces\n";
+      *config.debug << "  arrival of the piece captured at " << a.t << " for "
+                    << seat_name(a.receiver) << ": seen in " << seen << " views over "
+                    << baseline.value_or(-1) << " pieces\n";
     }
     return seen >= kArrivalSeenViews ? kHoldingsWeight : 0.0;
   }
@@ -3469,19 +3535,24 @@ struct Tracker::Impl {
     return out;
   }
 
-  // What the child of `parent` whose boards are `child` (after a press on board `b`) awaits in
-  // the partner board's holding areas.
-  static void expect_arrivals(const Hypothesis& parent, Hypothesis& child, int b,
-                              const Press& press) {
+  // What `child`, the hypothesis after `parent` at `press` on board `b`, awaits in the
+  // partner board's holding areas.
+  void expect_arrivals(const Hypothesis& parent, Hypothesis& child, int b,
+                       const Press& press) const {
+    if (!config.capture_arrivals) return;
     const auto o = static_cast<std::size_t>(1 - b);
+    const double from =
+        std::max(press.previous_press_t.value_or(-kInfinity), press.t - kPassedBeforePressSeconds);
     for (const Color colour : {Color::kWhite, Color::kBlack}) {
-      const int before = total(held_by(parent.boards[o], colour));
-      const int after = total(held_by(child.boards[o], colour));
-      if (after <= before) continue;
-      const double from = std::max(press.previous_press_t.value_or(-kInfinity),
-                                   press.t - kPassedBeforePressSeconds);
-      child.arrivals.push_back(
-          {press.t, from, Seat{static_cast<BoardId>(o), colour}, before, after});
+      const Seat receiver{static_cast<BoardId>(o), colour};
+      const int gained =
+          total(held_by(child.boards[o], colour)) - total(held_by(parent.boards[o], colour));
+      if (gained <= 0) continue;
+      int earlier = 0;
+      for (const PendingArrival& a : parent.arrivals) {
+        if (a.receiver == receiver && a.t >= from - kArrivalBaselineSeconds) earlier += a.rise;
+      }
+      child.arrivals.push_back({press.t, from, receiver, gained + earlier});
     }
   }
 
@@ -5541,6 +5612,7 @@ struct Tracker::Impl {
   // read before the hand has left, a from-square still read as the piece).
   void score_final_readings() {
     if (beam.empty()) return;
+    weigh_capture_arrivals();
     // A loan still open: the partner board never pressed again to record the capture.
     for (Hypothesis& h : beam) {
       if (has_open_loan(h.loans)) h.score += kUnrepaidLoanPrior;

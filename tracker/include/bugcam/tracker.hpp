@@ -290,6 +290,11 @@ struct TrackerConfig {
   // capturer's partner's holding area around the press (see weigh_capture_arrivals in
   // tracker.cpp); off for comparison.
   bool capture_arrivals = true;
+  // Move a drop vision did not see, while it is not committed, to another square its drop
+  // tied with once a hand covers that square or it reads as the dropper's piece, the board's moves
+  // since played again (see relocate_unseen_drops in tracker.cpp); off, only at the board's
+  // next press and where the square reads as the dropper's piece, for comparison.
+  bool relocate_drops_later = true;
   // Learn where on each board an empty square beside a piece reads as a piece (its shadow)
   // and take such readings for that (see BesideCosts in tracker.cpp); off for comparison.
   bool learn_shadows_beside = true;
