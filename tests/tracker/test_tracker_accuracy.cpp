@@ -1,5 +1,6 @@
 // The tracker on noisy observations of real games, as vision would give them: the issue's
 // measurement of 20 clips (10 FICS, 10 chess.com games, each cut to 40-80 plies).
+#include <functional>
 #include <optional>
 
 #include <gtest/gtest.h>
@@ -82,6 +83,39 @@ SimulationOptions drop_test_options() {
   options.max_plies = 60;
   options.holdings = false;
   return options;
+}
+
+// An edit of the footage: `drop`'s piece reads empty from 2.5 s before its press until
+// `until` (whatever else stands there is seen), and the arm that made it covers the eight
+// squares around while it covers the drop's square.
+std::function<void(std::vector<SimulatedInput>&)> read_empty_under_an_arm(TrackedMove drop,
+                                                                          double until) {
+  return [drop, until](std::vector<SimulatedInput>& inputs) {
+    const int file = bugcam::rules::file_of(drop.move.to());
+    const int rank = bugcam::rules::rank_of(drop.move.to());
+    const bool white = drop.side == Color::kWhite;
+    for (SimulatedInput& input : inputs) {
+      auto* seen = std::get_if<BoardObservation>(&input);
+      if (seen == nullptr || seen->board != drop.board || seen->t < drop.t - 2.5 ||
+          seen->t > until) {
+        continue;
+      }
+      SquareEvidence& square = seen->squares[drop.move.to()];
+      if (square.occluded && seen->t <= drop.t + 0.05) {
+        for (int df = -1; df <= 1; ++df) {
+          for (int dr = -1; dr <= 1; ++dr) {
+            if (file + df < 0 || file + df > 7 || rank + dr < 0 || rank + dr > 7) continue;
+            seen->squares[static_cast<std::size_t>(
+                              bugcam::rules::make_square(file + df, rank + dr))]
+                .occluded = true;
+          }
+        }
+      }
+      const float own = white ? square.white : square.black;
+      const float other = white ? square.black : square.white;
+      if (!square.occluded && own > square.empty && own > other) square = SquareEvidence{};
+    }
+  };
 }
 
 TEST(TrackerAccuracy, TwentyClipsWithThreePercentMisreads) {
@@ -436,35 +470,7 @@ TEST(TrackerAccuracy, ADropReadEmptyAndCapturedAtOnceIsWhereThePieceWasTaken) {
         continue;
       }
       ++drops;
-      const int file = bugcam::rules::file_of(drop.move.to());
-      const int rank = bugcam::rules::rank_of(drop.move.to());
-      const bool white = drop.side == Color::kWhite;
-      const auto unseen = [&](std::vector<SimulatedInput>& inputs) {
-        for (SimulatedInput& input : inputs) {
-          auto* seen = std::get_if<BoardObservation>(&input);
-          if (seen == nullptr || seen->board != drop.board || seen->t < drop.t - 2.5 ||
-              seen->t > capture.t) {
-            continue;
-          }
-          SquareEvidence& square = seen->squares[drop.move.to()];
-          if (square.occluded && seen->t <= drop.t + 0.05) {
-            // The arm over the eight squares around while it covers the drop's square.
-            for (int df = -1; df <= 1; ++df) {
-              for (int dr = -1; dr <= 1; ++dr) {
-                if (file + df < 0 || file + df > 7 || rank + dr < 0 || rank + dr > 7) continue;
-                seen->squares[static_cast<std::size_t>(
-                                  bugcam::rules::make_square(file + df, rank + dr))]
-                    .occluded = true;
-              }
-            }
-          }
-          // The dropped piece reads empty; the capturer, once there, is seen.
-          const float own = white ? square.white : square.black;
-          const float other = white ? square.black : square.white;
-          const bool shows_dropped = own > square.empty && own > other;
-          if (!square.occluded && shows_dropped) square = SquareEvidence{};
-        }
-      };
+      const auto unseen = read_empty_under_an_arm(drop, capture.t);
       std::array<bool, 2> here{};
       for (const bool weighed : {false, true}) {
         TrackerConfig config;
@@ -520,33 +526,7 @@ TEST(TrackerAccuracy, ADropReadEmptyUntilItsPieceMovesOnIsWhereItWasMade) {
       }
       if (!moved_on) continue;
       ++drops;
-      const int file = bugcam::rules::file_of(drop.move.to());
-      const int rank = bugcam::rules::rank_of(drop.move.to());
-      const bool white = drop.side == Color::kWhite;
-      const auto unseen = [&](std::vector<SimulatedInput>& inputs) {
-        for (SimulatedInput& input : inputs) {
-          auto* seen = std::get_if<BoardObservation>(&input);
-          if (seen == nullptr || seen->board != drop.board || seen->t < drop.t - 2.5 ||
-              seen->t > moved_on->t) {
-            continue;
-          }
-          SquareEvidence& square = seen->squares[drop.move.to()];
-          if (square.occluded && seen->t <= drop.t + 0.05) {
-            // The arm over the eight squares around while it covers the drop's square.
-            for (int df = -1; df <= 1; ++df) {
-              for (int dr = -1; dr <= 1; ++dr) {
-                if (file + df < 0 || file + df > 7 || rank + dr < 0 || rank + dr > 7) continue;
-                seen->squares[static_cast<std::size_t>(
-                                  bugcam::rules::make_square(file + df, rank + dr))]
-                    .occluded = true;
-              }
-            }
-          }
-          const float own = white ? square.white : square.black;
-          const float other = white ? square.black : square.white;
-          if (!square.occluded && own > square.empty && own > other) square = SquareEvidence{};
-        }
-      };
+      const auto unseen = read_empty_under_an_arm(drop, moved_on->t);
       std::array<bool, 2> here{};
       for (const bool later : {false, true}) {
         TrackerConfig config;

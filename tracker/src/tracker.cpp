@@ -960,9 +960,9 @@ struct PendingArrival {
   double t = 0.0;     // the capture's press
   double from = 0.0;  // the earliest view that may show the piece
   Seat receiver;
-  // How many pieces the receiver's area should gain over the views before `from`: the
-  // capture's, and those of the history's earlier captures for the receiver that may have
-  // come since.
+  // How many pieces the capture adds to the receiver's area. (Counting the history's earlier
+  // captures for the receiver whose pieces may come in the same views too gave a simulated
+  // clip a false hidden piece: where they came before, the views before count them.)
   int rise = 0;
   friend bool operator==(const PendingArrival&, const PendingArrival&) = default;
 };
@@ -3548,11 +3548,7 @@ struct Tracker::Impl {
       const int gained =
           total(held_by(child.boards[o], colour)) - total(held_by(parent.boards[o], colour));
       if (gained <= 0) continue;
-      int earlier = 0;
-      for (const PendingArrival& a : parent.arrivals) {
-        if (a.receiver == receiver && a.t >= from - kArrivalBaselineSeconds) earlier += a.rise;
-      }
-      child.arrivals.push_back({press.t, from, receiver, gained + earlier});
+      child.arrivals.push_back({press.t, from, receiver, gained});
     }
   }
 
