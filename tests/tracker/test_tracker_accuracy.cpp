@@ -118,6 +118,30 @@ std::function<void(std::vector<SimulatedInput>&)> read_empty_under_an_arm(Tracke
   };
 }
 
+// How often drops were recorded onto their square with a TrackerConfig switch off and on, and
+// how many were lost (recorded so off, not on).
+struct SwitchedCounts {
+  std::array<int, 2> found{};  // [on]
+  int lost = 0;
+};
+
+// Records `game` with `edit` made to the footage, the switch `set` off and on, and counts
+// whether `drop` was recorded onto its square.
+void count_on_its_square(const bugcam::rules::BpgnGame& game, const SimulationOptions& options,
+                         const TrackedMove& drop,
+                         const std::function<void(std::vector<SimulatedInput>&)>& edit,
+                         const std::function<void(TrackerConfig&, bool)>& set,
+                         SwitchedCounts& counts) {
+  std::array<bool, 2> here{};
+  for (const bool on : {false, true}) {
+    TrackerConfig config;
+    set(config, on);
+    here[on] = dropped_on_its_square(run_tracker(game, options, config, std::nullopt, edit), drop);
+    counts.found[on] += here[on] ? 1 : 0;
+  }
+  counts.lost += here[0] && !here[1] ? 1 : 0;
+}
+
 TEST(TrackerAccuracy, TwentyClipsWithThreePercentMisreads) {
   const Totals t = run_clips(std::getenv("MISREAD") ? std::atof(std::getenv("MISREAD")) : 0.03);
   ASSERT_EQ(t.games, 20);
@@ -453,8 +477,7 @@ TEST(TrackerAccuracy, ADropReadEmptyAndCapturedAtOnceIsWhereThePieceWasTaken) {
   SimulationOptions options = drop_test_options();
   options.holdings = true;
   int drops = 0;
-  std::array<int, 2> found{};  // [arrivals weighed]
-  int lost = 0;                // recorded onto its square without, not with
+  SwitchedCounts counts;
   for (std::size_t g = 0; g < 16 && g < games.size(); ++g) {
     const Simulation plain = simulate(games[g], options, [](const SimulatedInput&) {});
     for (std::size_t k = 4; k < plain.truth.size(); ++k) {
@@ -470,24 +493,17 @@ TEST(TrackerAccuracy, ADropReadEmptyAndCapturedAtOnceIsWhereThePieceWasTaken) {
         continue;
       }
       ++drops;
-      const auto unseen = read_empty_under_an_arm(drop, capture.t);
-      std::array<bool, 2> here{};
-      for (const bool weighed : {false, true}) {
-        TrackerConfig config;
-        config.capture_arrivals = weighed;
-        const auto outcome = run_tracker(games[g], options, config, std::nullopt, unseen);
-        here[weighed] = dropped_on_its_square(outcome, drop);
-        found[weighed] += here[weighed] ? 1 : 0;
-      }
-      lost += here[0] && !here[1] ? 1 : 0;
+      count_on_its_square(
+          games[g], options, drop, read_empty_under_an_arm(drop, capture.t),
+          [](TrackerConfig& config, bool on) { config.capture_arrivals = on; }, counts);
     }
   }
-  std::cout << drops << " drops read empty and captured at once: " << found[0]
-            << " recorded onto their square, " << found[1] << " with the arrivals weighed, " << lost
-            << " lost\n";
+  std::cout << drops << " drops read empty and captured at once: " << counts.found[0]
+            << " recorded onto their square, " << counts.found[1] << " with the arrivals weighed, "
+            << counts.lost << " lost\n";
   ASSERT_GE(drops, 5);
-  EXPECT_GT(found[1], found[0]);
-  EXPECT_EQ(lost, 0);
+  EXPECT_GT(counts.found[1], counts.found[0]);
+  EXPECT_EQ(counts.lost, 0);
 }
 
 // A drop that vision reads empty under an arm that covered the squares around it, until the
@@ -503,8 +519,7 @@ TEST(TrackerAccuracy, ADropReadEmptyUntilItsPieceMovesOnIsWhereItWasMade) {
   const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
   const SimulationOptions options = drop_test_options();
   int drops = 0;
-  std::array<int, 2> found{};  // [relocated later]
-  int lost = 0;                // recorded onto its square without, not with
+  SwitchedCounts counts;
   for (std::size_t g = 0; g < 16 && g < games.size(); ++g) {
     const Simulation plain = simulate(games[g], options, [](const SimulatedInput&) {});
     for (std::size_t k = 4; k < plain.truth.size(); ++k) {
@@ -526,23 +541,16 @@ TEST(TrackerAccuracy, ADropReadEmptyUntilItsPieceMovesOnIsWhereItWasMade) {
       }
       if (!moved_on) continue;
       ++drops;
-      const auto unseen = read_empty_under_an_arm(drop, moved_on->t);
-      std::array<bool, 2> here{};
-      for (const bool later : {false, true}) {
-        TrackerConfig config;
-        config.relocate_drops_later = later;
-        const auto outcome = run_tracker(games[g], options, config, std::nullopt, unseen);
-        here[later] = dropped_on_its_square(outcome, drop);
-        found[later] += here[later] ? 1 : 0;
-      }
-      lost += here[0] && !here[1] ? 1 : 0;
+      count_on_its_square(
+          games[g], options, drop, read_empty_under_an_arm(drop, moved_on->t),
+          [](TrackerConfig& config, bool on) { config.relocate_drops_later = on; }, counts);
     }
   }
-  std::cout << drops << " drops read empty until their piece moved on: " << found[0]
-            << " recorded onto their square, " << found[1] << " relocated later, " << lost
-            << " lost\n";
+  std::cout << drops << " drops read empty until their piece moved on: " << counts.found[0]
+            << " recorded onto their square, " << counts.found[1] << " relocated later, "
+            << counts.lost << " lost\n";
   ASSERT_GE(drops, 5);
-  EXPECT_GT(found[1], found[0]);
-  EXPECT_EQ(lost, 0);
+  EXPECT_GT(counts.found[1], counts.found[0]);
+  EXPECT_EQ(counts.lost, 0);
 }
 }  // namespace
