@@ -93,7 +93,7 @@ constexpr double kPassedBeforePressSeconds = 3.0;
 // passed, in this many views at least (Impl::arrival_term) ...
 constexpr double kArrivalLookSeconds = 1.5;
 constexpr int kArrivalSeenViews = 2;
-// ... counted against the last view this long at most before the capture could be made.
+// ... counted against the most any view counted this long before the capture could be made.
 constexpr double kArrivalBaselineSeconds = 3.0;
 // A piece seen to arrive in the partner's area after the deadline has arrived once no view
 // has undone it for this long (Impl::late_arrival_undone).
@@ -3464,7 +3464,7 @@ struct Tracker::Impl {
   // A capture passes its piece to the capturer's partner at once (000 art. 1.6 allows until
   // the capturer's next move, and players rarely wait): the partner's area around the press
   // tells a capture from a move that took nothing, which the board may not (a drop vision did
-  // not see, taken at once: held-out 11583's 13A. B@f7+ and 13a. Kxf7). Once the views up to
+  // not see, taken at once: development 11583's 13A. B@f7+ and 13a. Kxf7). Once the views up to
   // kArrivalLookSeconds after a capture's press are in, each hypothesis holding it gains what
   // arrival_term says. (At the capture's own press those views are often not in yet: the
   // opponent's answer lets the press be decided.) All of them once the footage has ended.
