@@ -3041,7 +3041,7 @@ struct Tracker::Impl {
       const std::optional<std::vector<const Node*>> later =
           later_moves(beam[h].head, drop.press, b);
       if (!later || (!config.relocate_drops_later && !later->empty())) continue;
-      const Position& now = beam[h].boards[b];
+      const Position now = beam[h].boards[b];  // a copy: the beam grows below
       const Color dropper = drop.before.side_to_move();
       // Squares now read as the dropper's piece, or a hand covered since the previous press.
       std::uint64_t squares = drop.tied & ~now.occupied() &
