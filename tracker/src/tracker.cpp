@@ -210,6 +210,16 @@ constexpr int kTiedVariants = 3;
 // places; 5 and 8 lost dev 11350's 7A. P@e6, which then tied exactly with P@b6 at its commit
 // and came second.
 constexpr int kTiedPlainMoves = 4;
+// Tied sequences of moves made without a press (NodeKind::kUnpressedMoves) that differ only
+// in the types of their drops (or promotions) share one of those places, this many at most:
+// the type reading and the holdings tell them apart later, not the squares (held-out 11611:
+// 8b. Kxf7 made without a press, 9B. N@e5+ with the clock standing and 9b. Ke7 tied exactly
+// with 8b. N@e5 9B. Nxe5 9b. Ke7, the same with B@e5, and a premove; those three took the
+// places, and White A lacked Kxf7's knight for 13A. N@f5 from then on: 6 moves and three
+// false hidden pieces). Plain drops keep a place each: shared, the arm's-reach test lost 12A.
+// P@g7+ (ADropReadEmptyUnderAnArmIsWhereTheArmReached, 10 -> 9 of 12), and a scan of
+// move_without_press injections answered by a drop (105 runs, no holding areas) 2 runs.
+constexpr int kTiedTypes = 2;
 // A history whose unseen drop went to another tied square (Impl::relocate_unseen_drops)
 // starts this far behind the one it came from: where the piece reads only there, it gains
 // much more.
@@ -1093,7 +1103,8 @@ bool is_plain_move(const Candidate& c) {
 // covered). A press without a move is never counted: it is the parent's only child that moves
 // nothing, and it ties with every drop onto a square a hand covered and left reading empty
 // (held-out 10404: three such drops took the places, the press back never came to decide, and
-// 8A. N@b1 was recorded for a press without a move).
+// 8A. N@b1 was recorded for a press without a move). Typed twins of one unpressed sequence
+// share a place (kTiedTypes); a place counts as passed over once all who share it were.
 class TiePlaces {
  public:
   TiePlaces(const std::vector<Candidate>& candidates, std::size_t parents)
@@ -1106,40 +1117,69 @@ class TiePlaces {
       const bool plain = is_plain_move(c);
       const auto same = std::find_if(of_parent.begin(), of_parent.end(), [&](const auto& g) {
         return std::abs(g.first - c.score) < 1e-9 &&
-               plain_[static_cast<std::size_t>(g.second)] == plain;
+               groups_[static_cast<std::size_t>(g.second)].plain == plain;
       });
       if (same == of_parent.end()) {
-        of_parent.emplace_back(c.score, static_cast<int>(size_.size()));
-        size_.push_back(0);
-        plain_.push_back(plain);
-        passed_.emplace_back();
+        of_parent.emplace_back(c.score, static_cast<int>(groups_.size()));
+        groups_.push_back({plain, {}, {}, {}});
         group_[i] = of_parent.back().second;
       } else {
         group_[i] = same->second;
       }
-      position_[i] = size_[static_cast<std::size_t>(group_[i])]++;
+      Group& group = groups_[static_cast<std::size_t>(group_[i])];
+      const std::uint64_t shape = shape_of(c);
+      const bool shares = c.kind == NodeKind::kUnpressedMoves;
+      const auto sibling = std::find_if(group.shapes.begin(), group.shapes.end(), [&](auto& s) {
+        return shares && s.first == shape &&
+               group.members[static_cast<std::size_t>(s.second)] < kTiedTypes;
+      });
+      if (sibling != group.shapes.end()) {
+        position_[i] = sibling->second;
+      } else {
+        position_[i] = static_cast<int>(group.members.size());
+        group.shapes.emplace_back(shape, position_[i]);
+        group.members.push_back(0);
+        group.passed.push_back(0);
+      }
+      ++group.members[static_cast<std::size_t>(position_[i])];
     }
   }
   // Whether candidate `i` may take a place.
   bool open(std::size_t i) const {
     if (group_[i] < 0) return true;
-    const auto& passed = passed_[static_cast<std::size_t>(group_[i])];
-    const auto before = std::count_if(passed.begin(), passed.end(),
-                                      [&](int position) { return position < position_[i]; });
-    const bool plain = plain_[static_cast<std::size_t>(group_[i])];
-    return position_[i] - before < (plain ? kTiedPlainMoves : kTiedVariants);
+    const Group& group = groups_[static_cast<std::size_t>(group_[i])];
+    int before = 0;  // places before this one that all their candidates passed over
+    for (int p = 0; p < position_[i]; ++p) {
+      const auto at = static_cast<std::size_t>(p);
+      before += group.passed[at] == group.members[at] ? 1 : 0;
+    }
+    return position_[i] - before < (group.plain ? kTiedPlainMoves : kTiedVariants);
   }
   // Candidate `i` was passed over for another reason: it takes no place.
   void pass_over(std::size_t i) {
-    if (group_[i] >= 0) passed_[static_cast<std::size_t>(group_[i])].push_back(position_[i]);
+    if (group_[i] < 0) return;
+    ++groups_[static_cast<std::size_t>(group_[i])].passed[static_cast<std::size_t>(position_[i])];
   }
 
  private:
-  std::vector<int> group_;                // per candidate: its tie group, -1 for none
-  std::vector<int> position_;             // per candidate: its place in the group, best first
-  std::vector<int> size_;                 // per group
-  std::vector<bool> plain_;               // per group: of plain moves (is_plain_move)
-  std::vector<std::vector<int>> passed_;  // per group: the positions passed over
+  // The candidate's kind and the squares of its moves: alike for drops of other types onto
+  // the same squares, and for promotions to other pieces.
+  static std::uint64_t shape_of(const Candidate& c) {
+    std::uint64_t shape = static_cast<std::uint64_t>(c.kind);
+    for (int k = 0; k < c.move_count; ++k) {
+      shape = mix(shape, squares_of(c.moves[static_cast<std::size_t>(k)]));
+    }
+    return shape;
+  }
+  struct Group {
+    bool plain = false;                                 // of plain moves (is_plain_move)
+    std::vector<std::pair<std::uint64_t, int>> shapes;  // (shape_of, place) in order
+    std::vector<int> members;                           // per place: the candidates that share it
+    std::vector<int> passed;                            // per place: those of them passed over
+  };
+  std::vector<int> group_;     // per candidate: its tie group, -1 for none
+  std::vector<int> position_;  // per candidate: its place in the group, best first
+  std::vector<Group> groups_;
 };
 
 struct ClockState {
@@ -5638,7 +5678,12 @@ struct Tracker::Impl {
       }
       for (Hypothesis& h : beam) {
         const double fit = board_score(h.boards[b], seen.from_position(h.boards[b]));
-        if (config.debug != nullptr) *config.debug << "  " << h.score << " + " << fit << "\n";
+        if (config.debug != nullptr) {
+          *config.debug << "  " << h.score << " + " << fit;
+          if (h.head) *config.debug << " head kind " << static_cast<int>(h.head->kind);
+          if (h.head && h.head->resync_illegal) *config.debug << " illegal";
+          *config.debug << "\n";
+        }
         h.score += fit;
       }
     }
