@@ -211,14 +211,11 @@ constexpr int kTiedVariants = 3;
 // and came second.
 constexpr int kTiedPlainMoves = 4;
 // Tied sequences of moves made without a press (NodeKind::kUnpressedMoves) that differ only
-// in the types of their drops (or promotions) share one of those places, this many at most:
-// the type reading and the holdings tell them apart later, not the squares (held-out 11611:
-// 8b. Kxf7 made without a press, 9B. N@e5+ with the clock standing and 9b. Ke7 tied exactly
-// with 8b. N@e5 9B. Nxe5 9b. Ke7, the same with B@e5, and a premove; those three took the
-// places, and White A lacked Kxf7's knight for 13A. N@f5 from then on: 6 moves and three
-// false hidden pieces). Plain drops keep a place each: shared, the arm's-reach test lost 12A.
-// P@g7+ (ADropReadEmptyUnderAnArmIsWhereTheArmReached, 10 -> 9 of 12), and a scan of
-// move_without_press injections answered by a drop (105 runs, no holding areas) 2 runs.
+// in their drops' (or promotions') types share a place, this many at most: the type reading
+// and the holdings tell them apart later, not the squares (held-out 11611: 8b. Kxf7 unpressed,
+// 9B. N@e5+ and 9b. Ke7 tied with 8b. N@e5 9B. Nxe5 9b. Ke7, its B@e5 twin and a premove, which
+// took the places; 6 moves and three false hidden pieces lost). Not plain drops: sharing those
+// cost 12A. P@g7+ in ADropReadEmptyUnderAnArmIsWhereTheArmReached.
 constexpr int kTiedTypes = 2;
 // A history whose unseen drop went to another tied square (Impl::relocate_unseen_drops)
 // starts this far behind the one it came from: where the piece reads only there, it gains
@@ -1093,8 +1090,8 @@ bool is_plain_move(const Candidate& c) {
 }
 
 // Children of one hypothesis that tie (within 1e-9) mostly differ where nothing was seen; of
-// each such group only the first kTiedVariants (kTiedPlainMoves for a group of plain moves,
-// which tie apart) in best-first order (the candidates sorted) may
+// each such group only the first kTiedVariants places (kTiedPlainMoves for a group of plain
+// moves, which tie apart) in best-first order (the candidates sorted) may
 // take places, whatever order beam_order brings them in, less those passed over for another
 // reason (a cap on their kind, a better path to the same boards). Before, the first to come
 // took the places: the drops beam_order keeps for typed alternatives (the unseen drops of
@@ -1104,7 +1101,8 @@ bool is_plain_move(const Candidate& c) {
 // nothing, and it ties with every drop onto a square a hand covered and left reading empty
 // (held-out 10404: three such drops took the places, the press back never came to decide, and
 // 8A. N@b1 was recorded for a press without a move). Typed twins of one unpressed sequence
-// share a place (kTiedTypes); a place counts as passed over once all who share it were.
+// share a place (kTiedTypes: their types are told apart later), which counts as passed over
+// once all who share it were.
 class TiePlaces {
  public:
   TiePlaces(const std::vector<Candidate>& candidates, std::size_t parents)
@@ -1127,17 +1125,18 @@ class TiePlaces {
         group_[i] = same->second;
       }
       Group& group = groups_[static_cast<std::size_t>(group_[i])];
-      const std::uint64_t shape = shape_of(c);
-      const bool shares = c.kind == NodeKind::kUnpressedMoves;
-      const auto sibling = std::find_if(group.shapes.begin(), group.shapes.end(), [&](auto& s) {
-        return shares && s.first == shape &&
-               group.members[static_cast<std::size_t>(s.second)] < kTiedTypes;
-      });
+      std::optional<std::uint64_t> shape;
+      if (c.kind == NodeKind::kUnpressedMoves) shape = shape_of(c);
+      const auto sibling =
+          std::find_if(group.shapes.begin(), group.shapes.end(), [&](const auto& t) {
+            return shape && t.first == *shape &&
+                   group.members[static_cast<std::size_t>(t.second)] < kTiedTypes;
+          });
       if (sibling != group.shapes.end()) {
         position_[i] = sibling->second;
       } else {
         position_[i] = static_cast<int>(group.members.size());
-        group.shapes.emplace_back(shape, position_[i]);
+        if (shape) group.shapes.emplace_back(*shape, position_[i]);
         group.members.push_back(0);
         group.passed.push_back(0);
       }
@@ -1148,12 +1147,15 @@ class TiePlaces {
   bool open(std::size_t i) const {
     if (group_[i] < 0) return true;
     const Group& group = groups_[static_cast<std::size_t>(group_[i])];
-    int before = 0;  // places before this one that all their candidates passed over
-    for (int p = 0; p < position_[i]; ++p) {
+    const int limit = group.plain ? kTiedPlainMoves : kTiedVariants;
+    // The places before this one that not all who share them were passed over, up to the limit
+    // (a group may hold hundreds of tied drops).
+    int taken = 0;
+    for (int p = 0; p < position_[i] && taken < limit; ++p) {
       const auto at = static_cast<std::size_t>(p);
-      before += group.passed[at] == group.members[at] ? 1 : 0;
+      taken += group.passed[at] < group.members[at] ? 1 : 0;
     }
-    return position_[i] - before < (group.plain ? kTiedPlainMoves : kTiedVariants);
+    return taken < limit;
   }
   // Candidate `i` was passed over for another reason: it takes no place.
   void pass_over(std::size_t i) {
@@ -1162,18 +1164,18 @@ class TiePlaces {
   }
 
  private:
-  // The candidate's kind and the squares of its moves: alike for drops of other types onto
-  // the same squares, and for promotions to other pieces.
+  // The squares of an unpressed sequence's moves (squares_of, under 2^13 each), exactly: alike
+  // for drops of other types onto the same squares, and promotions to other pieces.
   static std::uint64_t shape_of(const Candidate& c) {
-    std::uint64_t shape = static_cast<std::uint64_t>(c.kind);
+    std::uint64_t shape = static_cast<std::uint64_t>(c.move_count);
     for (int k = 0; k < c.move_count; ++k) {
-      shape = mix(shape, squares_of(c.moves[static_cast<std::size_t>(k)]));
+      shape = shape << 13 | squares_of(c.moves[static_cast<std::size_t>(k)]);
     }
     return shape;
   }
   struct Group {
     bool plain = false;                                 // of plain moves (is_plain_move)
-    std::vector<std::pair<std::uint64_t, int>> shapes;  // (shape_of, place) in order
+    std::vector<std::pair<std::uint64_t, int>> shapes;  // unpressed: (shape_of, place)
     std::vector<int> members;                           // per place: the candidates that share it
     std::vector<int> passed;                            // per place: those of them passed over
   };
@@ -5680,8 +5682,10 @@ struct Tracker::Impl {
         const double fit = board_score(h.boards[b], seen.from_position(h.boards[b]));
         if (config.debug != nullptr) {
           *config.debug << "  " << h.score << " + " << fit;
-          if (h.head) *config.debug << " head kind " << static_cast<int>(h.head->kind);
-          if (h.head && h.head->resync_illegal) *config.debug << " illegal";
+          if (h.head) {
+            *config.debug << " head kind " << static_cast<int>(h.head->kind)
+                          << (h.head->resync_illegal ? " illegal" : "");
+          }
           *config.debug << "\n";
         }
         h.score += fit;
