@@ -2541,8 +2541,7 @@ struct Tracker::Impl {
     relocate_unseen_drops(press, counted_before, seen_on_board.touched);
     weigh_capture_arrivals();
     // Best first, as the beam is kept: the first few hypotheses are expanded further.
-    std::stable_sort(beam.begin(), beam.end(),
-                     [](const Hypothesis& x, const Hypothesis& y) { return x.score > y.score; });
+    sort_beam_best_first();
     const std::array<int, 64> cover = covers(b, evidence_t, before);
     std::vector<Candidate> candidates;
     int order = 0;
@@ -3564,15 +3563,7 @@ struct Tracker::Impl {
     for (const HoldingsObservation& o : holdings_history[static_cast<std::size_t>(s)]) {
       if (o.t < t0) continue;
       if (o.t > t1) break;
-      if (o.occluded || hand_over_holdings(s, o.t - kHoldingsHandMarginSeconds,
-                                           o.t + kHoldingsHandMarginSeconds)) {
-        continue;
-      }
-      if (o.pieces) {
-        out.emplace_back(o.t, *o.pieces);
-      } else if (types_agree_with_count(o)) {
-        out.emplace_back(o.t, total(o.visible));
-      }
+      if (clear_of_hands(s, o)) out.emplace_back(o.t, o.pieces.value_or(total(o.visible)));
     }
     return out;
   }
@@ -4938,6 +4929,19 @@ struct Tracker::Impl {
         [&](const HoldingsObservation& o) { return o.occluded && o.t >= t0 && o.t <= t1; });
   }
 
+  // Whether view `o` of seat `s`'s area counts: no hand over the area in it or within
+  // kHoldingsHandMarginSeconds of it (a hand coming or going miscounts).
+  bool clear_of_hands(int s, const HoldingsObservation& o) const {
+    return !o.occluded && !hand_over_holdings(s, o.t - kHoldingsHandMarginSeconds,
+                                              o.t + kHoldingsHandMarginSeconds);
+  }
+
+  // Best first, stable: ties keep their order.
+  void sort_beam_best_first() {
+    std::stable_sort(beam.begin(), beam.end(),
+                     [](const Hypothesis& x, const Hypothesis& y) { return x.score > y.score; });
+  }
+
   // Whether seat `s`, the partner of `pass`'s capturer, was seen with no hand over their area
   // and no piece coming from kPassedBeforePressSeconds before the capture's press to its
   // deadline: views without one at most kUnhandedWithinSeconds apart, one at least after the
@@ -5119,9 +5123,7 @@ struct Tracker::Impl {
         // drop from the area tells only once evaluate_holdings has found the view to count
         // from (PendingPass::after_drop); before, the drop is taken for one of a piece unseen.
         const auto evaluable = [&](const HoldingsObservation& o) {
-          return !o.occluded && o.t < t_drop &&
-                 !hand_over_holdings(s, o.t - kHoldingsHandMarginSeconds,
-                                     o.t + kHoldingsHandMarginSeconds);
+          return o.t < t_drop && clear_of_hands(s, o);
         };
         // Not undone by a view before the drop within kLateHeldSeconds (late_arrival_undone).
         const auto held = [&](const HoldingsObservation& arrival) {
@@ -5691,8 +5693,7 @@ struct Tracker::Impl {
         h.score += fit;
       }
     }
-    std::stable_sort(beam.begin(), beam.end(),
-                     [](const Hypothesis& x, const Hypothesis& y) { return x.score > y.score; });
+    sort_beam_best_first();
     // Scores are kept relative to the best (type_doubt reads them so).
     const double best = beam.front().score;
     for (Hypothesis& h : beam) h.score -= best;
