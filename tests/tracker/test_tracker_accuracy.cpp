@@ -85,14 +85,25 @@ SimulationOptions drop_test_options() {
   return options;
 }
 
+// Flags the squares around `square` (and it) covered in `seen`: the arm over it.
+void cover_around(BoardObservation& seen, bugcam::rules::Square square) {
+  const int file = bugcam::rules::file_of(square);
+  const int rank = bugcam::rules::rank_of(square);
+  for (int df = -1; df <= 1; ++df) {
+    for (int dr = -1; dr <= 1; ++dr) {
+      if (file + df < 0 || file + df > 7 || rank + dr < 0 || rank + dr > 7) continue;
+      seen.squares[static_cast<std::size_t>(bugcam::rules::make_square(file + df, rank + dr))]
+          .occluded = true;
+    }
+  }
+}
+
 // An edit of the footage: `drop`'s piece reads empty from 2.5 s before its press until
 // `until` (whatever else stands there is seen), and the arm that made it covers the eight
 // squares around while it covers the drop's square.
 std::function<void(std::vector<SimulatedInput>&)> read_empty_under_an_arm(TrackedMove drop,
                                                                           double until) {
   return [drop, until](std::vector<SimulatedInput>& inputs) {
-    const int file = bugcam::rules::file_of(drop.move.to());
-    const int rank = bugcam::rules::rank_of(drop.move.to());
     const bool white = drop.side == Color::kWhite;
     for (SimulatedInput& input : inputs) {
       auto* seen = std::get_if<BoardObservation>(&input);
@@ -101,16 +112,7 @@ std::function<void(std::vector<SimulatedInput>&)> read_empty_under_an_arm(Tracke
         continue;
       }
       SquareEvidence& square = seen->squares[drop.move.to()];
-      if (square.occluded && seen->t <= drop.t + 0.05) {
-        for (int df = -1; df <= 1; ++df) {
-          for (int dr = -1; dr <= 1; ++dr) {
-            if (file + df < 0 || file + df > 7 || rank + dr < 0 || rank + dr > 7) continue;
-            seen->squares[static_cast<std::size_t>(
-                              bugcam::rules::make_square(file + df, rank + dr))]
-                .occluded = true;
-          }
-        }
-      }
+      if (square.occluded && seen->t <= drop.t + 0.05) cover_around(*seen, drop.move.to());
       const float own = white ? square.white : square.black;
       const float other = white ? square.black : square.white;
       if (!square.occluded && own > square.empty && own > other) square = SquareEvidence{};
@@ -121,25 +123,50 @@ std::function<void(std::vector<SimulatedInput>&)> read_empty_under_an_arm(Tracke
 // How often drops were recorded onto their square with a TrackerConfig switch off and on, and
 // how many were lost (recorded so off, not on).
 struct SwitchedCounts {
+  int drops = 0;
   std::array<int, 2> found{};  // [on]
   int lost = 0;
 };
 
-// Records `game` with `edit` made to the footage, the switch `set` off and on, and counts
-// whether `drop` was recorded onto its square.
-void count_on_its_square(const bugcam::rules::BpgnGame& game, const SimulationOptions& options,
-                         const TrackedMove& drop,
-                         const std::function<void(std::vector<SimulatedInput>&)>& edit,
-                         const std::function<void(TrackerConfig&, bool)>& set,
-                         SwitchedCounts& counts) {
-  std::array<bool, 2> here{};
-  for (const bool on : {false, true}) {
-    TrackerConfig config;
-    set(config, on);
-    here[on] = dropped_on_its_square(run_tracker(game, options, config, std::nullopt, edit), drop);
-    counts.found[on] += here[on] ? 1 : 0;
+// Each drop of the first 16 sample games for which `read_until` gives a time (from the
+// simulation's truth and the drop's index in it), recorded with the drop read empty under an
+// arm until then (read_empty_under_an_arm), the switch `set` off and on: whether it was
+// recorded onto its square.
+SwitchedCounts count_drops_on_their_square(
+    const SimulationOptions& options,
+    const std::function<std::optional<double>(const std::vector<TrackedMove>&, std::size_t)>&
+        read_until,
+    const std::function<void(TrackerConfig&, bool)>& set) {
+  const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
+  SwitchedCounts counts;
+  for (std::size_t g = 0; g < 16 && g < games.size(); ++g) {
+    const Simulation plain = simulate(games[g], options, [](const SimulatedInput&) {});
+    for (std::size_t k = 4; k < plain.truth.size(); ++k) {
+      const TrackedMove& drop = plain.truth[k];
+      if (!drop.move.is_drop()) continue;
+      const std::optional<double> until = read_until(plain.truth, k);
+      if (!until) continue;
+      ++counts.drops;
+      std::array<bool, 2> here{};
+      for (const bool on : {false, true}) {
+        TrackerConfig config;
+        set(config, on);
+        here[on] = dropped_on_its_square(run_tracker(games[g], options, config, std::nullopt,
+                                                     read_empty_under_an_arm(drop, *until)),
+                                         drop);
+        counts.found[on] += here[on] ? 1 : 0;
+      }
+      counts.lost += here[0] && !here[1] ? 1 : 0;
+    }
   }
-  counts.lost += here[0] && !here[1] ? 1 : 0;
+  return counts;
+}
+
+// The switch recorded more of at least 5 drops onto their square, and lost none.
+void expect_more_found_none_lost(const SwitchedCounts& counts) {
+  ASSERT_GE(counts.drops, 5);
+  EXPECT_GT(counts.found[1], counts.found[0]);
+  EXPECT_EQ(counts.lost, 0);
 }
 
 TEST(TrackerAccuracy, TwentyClipsWithThreePercentMisreads) {
@@ -183,16 +210,7 @@ TEST(TrackerAccuracy, ADropReadEmptyIsFoundWhereTheSquareWasSeenAltered) {
           if (seen->t < drop.t - 2.0 || (after && square.occluded)) after = false;
           if (seen->t >= drop.t - 2.0 && seen->t <= drop.t + 0.05 && square.occluded) {
             covered = true;
-            const int file = bugcam::rules::file_of(drop.move.to());
-            const int rank = bugcam::rules::rank_of(drop.move.to());
-            for (int df = -1; df <= 1; ++df) {
-              for (int dr = -1; dr <= 1; ++dr) {
-                if (file + df < 0 || file + df > 7 || rank + dr < 0 || rank + dr > 7) continue;
-                seen->squares[static_cast<std::size_t>(
-                                  bugcam::rules::make_square(file + df, rank + dr))]
-                    .occluded = true;
-              }
-            }
+            cover_around(*seen, drop.move.to());
           } else if (covered && !square.occluded) {
             covered = false;
             after = true;
@@ -473,37 +491,30 @@ TEST(TrackerAccuracy, ADropReadEmptyIsAMoveWhereThePlayersArmWasSeen) {
 // holding areas read. Measured: 22 drops, 16 recorded onto their square without the arrivals,
 // 20 with, none lost (13 and 15 before drops were relocated at later presses).
 TEST(TrackerAccuracy, ADropReadEmptyAndCapturedAtOnceIsWhereThePieceWasTaken) {
-  const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
   SimulationOptions options = drop_test_options();
   options.holdings = true;
-  int drops = 0;
-  SwitchedCounts counts;
-  for (std::size_t g = 0; g < 16 && g < games.size(); ++g) {
-    const Simulation plain = simulate(games[g], options, [](const SimulatedInput&) {});
-    for (std::size_t k = 4; k < plain.truth.size(); ++k) {
-      const TrackedMove& drop = plain.truth[k];
-      if (!drop.move.is_drop()) continue;
-      std::size_t c = k + 1;
-      while (c < plain.truth.size() && plain.truth[c].board != drop.board) ++c;
-      if (c >= plain.truth.size()) continue;
-      const TrackedMove& capture = plain.truth[c];
-      // A pawn takes only by capturing: the board tells that capture from a move.
-      if (capture.move.is_drop() || capture.move.to() != drop.move.to() ||
-          capture.san.front() < 'A' || capture.san.front() > 'Z') {
-        continue;
-      }
-      ++drops;
-      count_on_its_square(
-          games[g], options, drop, read_empty_under_an_arm(drop, capture.t),
-          [](TrackerConfig& config, bool on) { config.capture_arrivals = on; }, counts);
+  // Read empty until the drop's board's next ply, if it takes the piece on its square.
+  const auto captured_at_once = [](const std::vector<TrackedMove>& truth,
+                                   std::size_t k) -> std::optional<double> {
+    const TrackedMove& drop = truth[k];
+    std::size_t c = k + 1;
+    while (c < truth.size() && truth[c].board != drop.board) ++c;
+    if (c >= truth.size()) return std::nullopt;
+    const TrackedMove& capture = truth[c];
+    // A pawn takes only by capturing: the board tells that capture from a move.
+    if (capture.move.is_drop() || capture.move.to() != drop.move.to() ||
+        capture.san.front() < 'A' || capture.san.front() > 'Z') {
+      return std::nullopt;
     }
-  }
-  std::cout << drops << " drops read empty and captured at once: " << counts.found[0]
+    return capture.t;
+  };
+  const SwitchedCounts counts = count_drops_on_their_square(
+      options, captured_at_once,
+      [](TrackerConfig& config, bool on) { config.capture_arrivals = on; });
+  std::cout << counts.drops << " drops read empty and captured at once: " << counts.found[0]
             << " recorded onto their square, " << counts.found[1] << " with the arrivals weighed, "
             << counts.lost << " lost\n";
-  ASSERT_GE(drops, 5);
-  EXPECT_GT(counts.found[1], counts.found[0]);
-  EXPECT_EQ(counts.lost, 0);
+  expect_more_found_none_lost(counts);
 }
 
 // A drop that vision reads empty under an arm that covered the squares around it, until the
@@ -516,41 +527,27 @@ TEST(TrackerAccuracy, ADropReadEmptyAndCapturedAtOnceIsWhereThePieceWasTaken) {
 // drops, 13 recorded onto their square without, 32 with, none lost (13 with, where the
 // square had to read as changed at the press, not only covered by a hand).
 TEST(TrackerAccuracy, ADropReadEmptyUntilItsPieceMovesOnIsWhereItWasMade) {
-  const std::vector<bugcam::rules::BpgnGame> games = load_games("fics_mbprog_64.bpgn");
-  const SimulationOptions options = drop_test_options();
-  int drops = 0;
-  SwitchedCounts counts;
-  for (std::size_t g = 0; g < 16 && g < games.size(); ++g) {
-    const Simulation plain = simulate(games[g], options, [](const SimulatedInput&) {});
-    for (std::size_t k = 4; k < plain.truth.size(); ++k) {
-      const TrackedMove& drop = plain.truth[k];
-      if (!drop.move.is_drop()) continue;
-      // The dropped piece's next move, if its board's next 6 plies make one from its square
-      // and none lands there first.
-      std::optional<TrackedMove> moved_on;
-      int plies = 0;
-      for (std::size_t j = k + 1; j < plain.truth.size() && plies < 6; ++j) {
-        const TrackedMove& later = plain.truth[j];
-        if (later.board != drop.board) continue;
-        ++plies;
-        if (!later.move.is_drop() && later.move.from() == drop.move.to()) {
-          moved_on = later;
-          break;
-        }
-        if (later.move.to() == drop.move.to()) break;
-      }
-      if (!moved_on) continue;
-      ++drops;
-      count_on_its_square(
-          games[g], options, drop, read_empty_under_an_arm(drop, moved_on->t),
-          [](TrackerConfig& config, bool on) { config.relocate_drops_later = on; }, counts);
+  // Read empty until the dropped piece's next move, if its board's next 6 plies make one from
+  // its square and none lands there first.
+  const auto moved_on = [](const std::vector<TrackedMove>& truth,
+                           std::size_t k) -> std::optional<double> {
+    const TrackedMove& drop = truth[k];
+    int plies = 0;
+    for (std::size_t j = k + 1; j < truth.size() && plies < 6; ++j) {
+      const TrackedMove& later = truth[j];
+      if (later.board != drop.board) continue;
+      ++plies;
+      if (!later.move.is_drop() && later.move.from() == drop.move.to()) return later.t;
+      if (later.move.to() == drop.move.to()) break;
     }
-  }
-  std::cout << drops << " drops read empty until their piece moved on: " << counts.found[0]
+    return std::nullopt;
+  };
+  const SwitchedCounts counts = count_drops_on_their_square(
+      drop_test_options(), moved_on,
+      [](TrackerConfig& config, bool on) { config.relocate_drops_later = on; });
+  std::cout << counts.drops << " drops read empty until their piece moved on: " << counts.found[0]
             << " recorded onto their square, " << counts.found[1] << " relocated later, "
             << counts.lost << " lost\n";
-  ASSERT_GE(drops, 5);
-  EXPECT_GT(counts.found[1], counts.found[0]);
-  EXPECT_EQ(counts.lost, 0);
+  expect_more_found_none_lost(counts);
 }
 }  // namespace
