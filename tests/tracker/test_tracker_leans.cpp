@@ -379,6 +379,50 @@ TEST(TrackerLeans, ASquareSeenEmptyInFrontOfAPieceDoesNotTakeItsBodyForAMoveAway
   EXPECT_TRUE(outcome.exact);
 }
 
+// As held-out 11623: 12b. B@e7 dropped with the hand over f8, where a black bishop had stood
+// from the start; f8 then read black as before, and Be7 from f8 fitted as well, f8's reading
+// taken for the body of the pawn on f7 (a camera beyond rank 1 of the board): f8 had never
+// been empty to learn otherwise. Here 4A. P@f3 with the hand over f2, which the bishop on f1
+// hides and which was never empty either, White A's area still showing the pawn for a while.
+// The squares in front of the pawns read empty all along, so on this board a body does not
+// show: 4A. f3 costs f2's reading at that rate (lean_rate), and the drop is recorded. With
+// f2's reading at kLeanedOverReading, 4A. f3 is.
+TEST(TrackerLeans, ASquareNeverSeenEmptyTakesTheBoardsHiddenSquaresForItsOwn) {
+  const std::vector<bugcam::rules::BpgnGame> games = bugcam::rules::parse_bpgn(
+      "[Event \"lean pooled\"]\n[TimeControl \"180+0\"]\n\n"
+      "1A. e4{179.0} 1B. e4{179.5} 1a. e6{178.5} 1b. d5{179.0} 2A. d4{176.5} 2B. Nc3{177.0} "
+      "2a. d5{176.0} 2b. dxe4{176.5} 3A. Nc3{173.5} 3B. Nxe4{174.0} 3a. Nf6{173.0} 3b. Nf6{174.0} "
+      "4A. P@f3{170.0} 4B. Nxf6+{171.5} 4a. Be7{170.5} 4b. exf6{171.5} 5A. a3{167.5} 5B. d4{169.0} "
+      "5a. O-O{168.0} 5b. Bd6{169.0}\n",
+      "lean pooled");
+  ASSERT_EQ(games.size(), 1u);
+  SimulationOptions options = few_misreads(20);
+  options.holdings = true;
+  const Simulation plain = simulate(games[0], options, [](const SimulatedInput&) {});
+  ASSERT_EQ(plain.truth.size(), 20u);
+  const auto drop = std::find_if(plain.truth.begin(), plain.truth.end(),
+                                 [](const TrackedMove& m) { return m.ply == "4A"; });
+  ASSERT_NE(drop, plain.truth.end());
+  ASSERT_EQ(drop->san, "P@f3");
+  const double pressed = drop->t;
+  const auto cover_f2 = [&](std::vector<SimulatedInput>& inputs) {
+    cover_on_board_a(inputs, {*bugcam::rules::parse_square("f2")}, pressed - 1.5, pressed - 0.4);
+    for (SimulatedInput& input : inputs) {
+      auto* h = std::get_if<HoldingsObservation>(&input);
+      // The pawn still counted in White A's area for a while after the drop.
+      if (h != nullptr && h->seat.board == BoardId::kA &&
+          h->seat.color == bugcam::rules::Color::kWhite && h->t > pressed - 0.4 &&
+          h->t < pressed + 4.0 && !h->occluded) {
+        h->visible[0] = 1;
+        h->pieces = 1;
+      }
+    }
+  };
+  const Outcome outcome = run_beyond_rank_1(games[0], options, cover_f2);
+  EXPECT_EQ(recorded_san(outcome, "4A"), "P@f3");
+  EXPECT_TRUE(outcome.exact);
+}
+
 // Told from the start position which way the shadows fall (TrackerConfig::shadow_sides),
 // the tracker takes a piece read one rank that way from a piece for its shadow from the first
 // moves on, before it could learn them.

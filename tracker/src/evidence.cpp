@@ -312,13 +312,22 @@ void BoardEvidence::learn(double t0, double t1, const std::array<SquareState, 64
     }
     unlearned_.pop_front();
   }
+  lean_pool_ = {};
+  for (int s = 0; s < 64; ++s) {
+    for (std::size_t kind = 0; kind < kLeanKinds; ++kind) {
+      lean_pool_[kind][0] += lean_counts_[lean_index(s, kind)][0];
+      lean_pool_[kind][1] += lean_counts_[lean_index(s, kind)][1];
+    }
+  }
 }
 
 std::optional<double> BoardEvidence::lean_rate(int square, SquareState read, bool tall) const {
   if (read == SquareState::kEmpty) return std::nullopt;
-  const auto& cell = lean_counts_[lean_index(square, lean_kind(read, tall))];
-  if (cell[1] < kLeanMinReadings) return std::nullopt;
-  return cell[0] / cell[1];
+  const std::size_t kind = lean_kind(read, tall);
+  const auto& cell = lean_counts_[lean_index(square, kind)];
+  if (cell[1] >= kLeanMinReadings) return cell[0] / cell[1];
+  if (lean_pool_[kind][1] < kLeanMinReadings) return std::nullopt;
+  return lean_pool_[kind][0] / lean_pool_[kind][1];
 }
 
 std::optional<double> BoardEvidence::beside_rate(SquareState read, std::size_t cell_index) const {
