@@ -42,6 +42,12 @@ constexpr double kHoldingsWeight = 1.5;
 constexpr double kBoundsWeight = 0.3;
 // How many first plies a hypothesis of unpressed moves tries, best by evidence first.
 constexpr int kUnpressedBranching = 3;
+// ... and, beyond those, how many onto a square a later ply may take the piece on
+// (expand_unpressed), best first. Such moves score alike: the square reads as the later ply
+// left it (clip 11629: 9A. dxe5 unpressed, 9a. Qxd1+ pressed while its clock stood, 10A.
+// Rxd1; Qxd1+ came fourth of those, after Qf3, and Qxe5 and Qd4 within 0.02 of it, and 9a.
+// Qxa2 10A. Rxa2 was recorded, 57 of 61 moves right).
+constexpr int kUnpressedOntoBranching = 5;
 // How many of the best hypotheses try unpressed-move sequences (they are costly).
 constexpr int kUnpressedHypotheses = 4;
 // A placement this much before the opponent's press is a premove ...
@@ -3668,7 +3674,7 @@ struct Tracker::Impl {
                                        most_likely(l.whole[move.from()]) == mover;
             const bool onto = ((reached >> move.to()) & 1) != 0 &&
                               (most_likely(l.whole[move.to()]) != mover || from_refilled);
-            if (k < kUnpressedBranching || (onto && onto_kept < kUnpressedBranching)) {
+            if (k < kUnpressedBranching || (onto && onto_kept < kUnpressedOntoBranching)) {
               kept.push_back(scored[k]);
               if (k >= kUnpressedBranching) ++onto_kept;
             }
