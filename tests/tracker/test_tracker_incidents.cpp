@@ -1168,6 +1168,61 @@ TEST(TrackerIncidents, ACaptureKeptIsFoundThoughThePartnerDroppedBeforeItCame) {
   EXPECT_EQ(runs, 4);
   EXPECT_EQ(found_count, runs);
 }
+// A capture kept until after the capturer's next move, that move a capture too whose piece
+// the capturer passes before pressing: the first view after the deadline counts one piece
+// more than before the kept capture, and that is the other capture's, not the kept one
+// (clip 11632: 10a. Nxc4's bishop, passed 2.5 s before its press, was taken for 9a. gxh6's
+// pawn, which Black A kept until after 10a; the capture was not reported). Captures in the
+// sample games whose capturer's next move takes a piece of another type, with no drop by the
+// partner from the capture to the kept piece's arrival; up to four.
+TEST(TrackerIncidents, ACaptureKeptIsFoundThoughTheNextCapturesPieceCameBeforeItsPress) {
+  int found_count = 0;
+  const int runs = for_kept_captures(4, [&](const KeptCapture& kept) {
+    const auto next = std::find_if(
+        kept.truth.begin() + static_cast<std::ptrdiff_t>(kept.k) + 1, kept.truth.end(),
+        [&](const TrackedMove& m) {
+          return m.board == kept.capture().board && m.side == kept.capture().side;
+        });
+    if (next == kept.truth.end()) return false;
+    const auto j = static_cast<std::size_t>(next - kept.truth.begin());
+    const bugcam::rules::PieceType other = piece_passed(kept.replay->plies[j]);
+    if (other == bugcam::rules::PieceType::kNone || other == kept.type) return false;
+    const auto drop = kept.partners_drop([&](const TrackedMove& m) {
+      return m.t < kept.deadline + 3.0;
+    });
+    if (drop != kept.truth.end()) return false;
+    // The next capture's piece shown from 2.5 s before its press, or just after the kept
+    // capture's if that is later (the simulation shows it from 0.6 s after its press), a hand
+    // over the area from 0.6 s before the deadline to 0.5 s after, and the kept piece there
+    // from 2.5 s after (the simulation shows it from 1 s after).
+    const auto early = piece_kept_and_piece_early(
+        kept.partner, kept.type, kept.deadline + 1.0, kept.deadline + 2.5, other,
+        std::max(kept.capture().t + 0.3, kept.deadline - 2.5), kept.deadline + 0.6);
+    const auto edit = [&](std::vector<SimulatedInput>& inputs) {
+      early(inputs);
+      for (SimulatedInput& input : inputs) {
+        auto* o = std::get_if<HoldingsObservation>(&input);
+        if (o != nullptr && o->seat == kept.partner && o->t >= kept.deadline - 0.6 &&
+            o->t < kept.deadline + 0.5) {
+          o->occluded = true;
+        }
+      }
+    };
+    const Outcome outcome = run_tracker(*kept.game, kept.options, {}, std::nullopt, edit);
+    const TrackedMove& capture = kept.capture();
+    const ExpectedIncident want{IncidentType::kCaptureNotPassed, capture.board, capture.side,
+                                capture.t};
+    if (found(outcome, want)) {
+      ++found_count;
+    } else {
+      std::cout << capture.ply << " " << capture.san << " (next " << next->ply << " "
+                << next->san << ") not found\n";
+    }
+    return true;
+  });
+  EXPECT_EQ(runs, 4);
+  EXPECT_EQ(found_count, runs);
+}
 // A capture kept past the capturer's next press, then passed under a hand that stays over
 // the area until the partner drops the piece: no view shows it there, but vision watched the
 // area with no hand and no piece coming from the capture to the deadline, so the capturer kept

@@ -1285,6 +1285,7 @@ struct PendingPass {
   bool passed = false;
   std::optional<int> visible_before;  // that type in the partner's area before the capture
   std::optional<int> pieces_before;   // and pieces of any type, where counted
+  std::array<int, 5> held_before{};   // what the history said the area held then
   int frame = 0;
 };
 
@@ -4985,21 +4986,26 @@ struct Tracker::Impl {
 
   // Whether the partner's area seen in `o` has the piece of `pass`, where it should hold
   // `want`: the count reaches what the history says, or at least rises (the partner may have
-  // dropped another of the type meanwhile); of the type, or of pieces whatever their types
-  // where vision counts so (a type misread). Types read for more pieces than were counted
-  // are no evidence: one piece read as two types (held-out 10705's lone pawn, read as a pawn
-  // and a bishop, took the bishop not yet passed for passed).
+  // dropped another of the type meanwhile) by more than other captures' pieces the history
+  // says came since (clip 11632: 10a. Nxc4's bishop, passed before its press, was taken for
+  // 9a. gxh6's pawn, which Black A kept past their next move); of the type, or of pieces
+  // whatever their types where vision counts so (a type misread). Types read for more pieces
+  // than were counted are no evidence: one piece read as two types (held-out 10705's lone
+  // pawn, read as a pawn and a bishop, took the bishop not yet passed for passed).
   static bool pass_arrived(const PendingPass& pass, const HoldingsObservation& o,
                            const std::array<int, 5>& want) {
     const int type = static_cast<int>(pass.type);
+    // Beyond the pass's own piece, held in `want` from its press.
+    const int others_of_type = std::max(0, want[type] - pass.held_before[type] - 1);
+    const int others = std::max(0, total(want) - total(pass.held_before) - 1);
     if (types_agree_with_count(o)) {
       if (o.visible[type] >= want[type] ||
-          (pass.visible_before && o.visible[type] > *pass.visible_before)) {
+          (pass.visible_before && o.visible[type] > *pass.visible_before + others_of_type)) {
         return true;
       }
     }
-    return o.pieces &&
-           (*o.pieces >= total(want) || (pass.pieces_before && *o.pieces > *pass.pieces_before));
+    return o.pieces && (*o.pieces >= total(want) ||
+                        (pass.pieces_before && *o.pieces > *pass.pieces_before + others));
   }
 
   // Whether the piece of `pass` is seen to come to the partner's area (seat `s`) in `o`, a
@@ -5274,6 +5280,7 @@ struct Tracker::Impl {
           if (o.t <= pass.t_capture) {
             pass.visible_before = o.visible[type];
             pass.pieces_before = o.pieces;
+            pass.held_before = want;
             continue;
           }
           const bool arrived = pass_arrived(pass, o, want);
