@@ -1178,18 +1178,17 @@ TEST(TrackerIncidents, ACaptureKeptIsFoundThoughThePartnerDroppedBeforeItCame) {
 TEST(TrackerIncidents, ACaptureKeptIsFoundThoughTheNextCapturesPieceCameBeforeItsPress) {
   int found_count = 0;
   const int runs = for_kept_captures(4, [&](const KeptCapture& kept) {
-    const auto next = std::find_if(
-        kept.truth.begin() + static_cast<std::ptrdiff_t>(kept.k) + 1, kept.truth.end(),
-        [&](const TrackedMove& m) {
-          return m.board == kept.capture().board && m.side == kept.capture().side;
-        });
+    const auto next =
+        std::find_if(kept.truth.begin() + static_cast<std::ptrdiff_t>(kept.k) + 1, kept.truth.end(),
+                     [&](const TrackedMove& m) {
+                       return m.board == kept.capture().board && m.side == kept.capture().side;
+                     });
     if (next == kept.truth.end()) return false;
     const auto j = static_cast<std::size_t>(next - kept.truth.begin());
     const bugcam::rules::PieceType other = piece_passed(kept.replay->plies[j]);
     if (other == bugcam::rules::PieceType::kNone || other == kept.type) return false;
-    const auto drop = kept.partners_drop([&](const TrackedMove& m) {
-      return m.t < kept.deadline + 3.0;
-    });
+    const auto drop =
+        kept.partners_drop([&](const TrackedMove& m) { return m.t < kept.deadline + 3.0; });
     if (drop != kept.truth.end()) return false;
     // The next capture's piece shown from 2.5 s before its press, or just after the kept
     // capture's if that is later (the simulation shows it from 0.6 s after its press), a hand
@@ -1215,8 +1214,8 @@ TEST(TrackerIncidents, ACaptureKeptIsFoundThoughTheNextCapturesPieceCameBeforeIt
     if (found(outcome, want)) {
       ++found_count;
     } else {
-      std::cout << capture.ply << " " << capture.san << " (next " << next->ply << " "
-                << next->san << ") not found\n";
+      std::cout << capture.ply << " " << capture.san << " (next " << next->ply << " " << next->san
+                << ") not found\n";
     }
     return true;
   });
