@@ -193,6 +193,28 @@ TEST(ArmWatch, ShadowFromBeyondThePictureIsNoArm) {
   }
 }
 
+// Black B rests their arm over their own board for twelve seconds, long enough for it and its
+// shadow to join the still view, then takes it away: the table it uncovers is the table, not
+// the arm's ghost, which reached in from the picture's border over board B and was taken for
+// an arm (clip 11628: Black B's arm, resting by board B's near edge, left a ghost put on White
+// A's seat over board B three times, 2.8 s in all).
+TEST(ArmWatch, TheTableAnArmRestedOnIsTheTableWhenItGoes) {
+  for (const std::uint64_t seed : {2007u, 4013u, 4021u}) {
+    std::optional<WatchedTable> table = watched_table(seed);
+    ASSERT_TRUE(table) << "seed " << seed;
+    const cv::Mat resting =
+        samples::render_reach_still(seed, 2, 1280, 720, 1, 1, 1, kTouch.x, kTouch.y).image;
+    for (int frame = 0; frame < 360; ++frame) table->watch.read(resting);
+    for (int frame = 0; frame < 5; ++frame) {
+      const std::vector<std::vector<std::string>> arms = table->watch.read(table->still);
+      EXPECT_TRUE(arms[1].empty())
+          << "seed " << seed << " frame " << frame << ": over B " << joined(arms[1]);
+      EXPECT_TRUE(arms[0].empty())
+          << "seed " << seed << " frame " << frame << ": over A " << joined(arms[0]);
+    }
+  }
+}
+
 }  // namespace
 
 namespace {

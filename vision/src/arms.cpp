@@ -111,9 +111,15 @@ struct ArmWatch::Impl {
   std::vector<Seat> seats;
   std::vector<Viewpoint> views;  // per board
   std::size_t boards = 0;
-  cv::Mat small;                     // this frame, CV_8UC3
-  cv::Mat previous;                  // CV_8UC3
-  cv::Mat still_view;                // CV_32FC3
+  cv::Mat small;       // this frame, CV_8UC3
+  cv::Mat previous;    // CV_8UC3
+  cv::Mat still_view;  // CV_32FC3
+  // The table as last seen bare under what an arm left resting covers (CV_32FC3): an arm still
+  // for kAbsorbReachingFrames joins still_view, and when it goes, the table it uncovers is
+  // still_view again at once rather than the arm's ghost, which reaches in from the border
+  // as an arm would (held-out 11628: Black B's arm, rested over board B's near edge from
+  // 50 s, taken for White A's over board B three times after it left).
+  cv::Mat table_view;
   std::vector<std::uint16_t> still;  // per cell: frames still in a row
   // Per cell: kTable, kShade (darker as under a shadow: an arm's shadow, or skin in a shade
   // much like the table's: it joins an arm's parts but is not taken for the arm), kChanged.
@@ -189,6 +195,7 @@ struct ArmWatch::Impl {
     cv::resize(frame_bgr, small, grid, 0, 0, cv::INTER_AREA);
     if (previous.empty()) {  // the first frame only starts the still view
       small.convertTo(still_view, CV_32FC3);
+      still_view.copyTo(table_view);
       small.copyTo(previous);
       mask = cv::Mat::zeros(grid, CV_8U);
       return out;
@@ -216,13 +223,15 @@ struct ArmWatch::Impl {
     for (int y = 0; y < grid.height; ++y) {
       const cv::Vec3b* now = small.ptr<cv::Vec3b>(y);
       const cv::Vec3b* before = previous.ptr<cv::Vec3b>(y);
-      const cv::Vec3f* view = still_view.ptr<cv::Vec3f>(y);
+      cv::Vec3f* view = still_view.ptr<cv::Vec3f>(y);
+      const cv::Vec3f* table = table_view.ptr<cv::Vec3f>(y);
       std::uint8_t* m = mask.ptr<std::uint8_t>(y);
       for (int x = 0; x < grid.width; ++x) {
         const std::size_t i = static_cast<std::size_t>(y * grid.width + x);
         const cv::Vec3f before_f(before[x][0], before[x][1], before[x][2]);
         const bool is_still = distance(now[x], before_f) < kStillDistance;
         still[i] = is_still ? static_cast<std::uint16_t>(std::min(still[i] + 1, 60000)) : 0;
+        if (distance(now[x], table[x]) < kAdaptDistance) view[x] = table[x];
         const bool differs = distance(now[x], view[x]) > kForegroundDistance;
         // Where arms leave the picture, shade must be the table darkened evenly: a grey sleeve
         // there passes the looser test and its arm would have no root.
@@ -257,16 +266,20 @@ struct ArmWatch::Impl {
       const cv::Vec3b* now = small.ptr<cv::Vec3b>(y);
       const int* label = labels.ptr<int>(y);
       cv::Vec3f* view = still_view.ptr<cv::Vec3f>(y);
+      cv::Vec3f* table = table_view.ptr<cv::Vec3f>(y);
       for (int x = 0; x < grid.width; ++x) {
         const std::size_t i = static_cast<std::size_t>(y * grid.width + x);
         const cv::Vec3f now_f(now[x][0], now[x][1], now[x][2]);
-        const bool absorbed =
-            still[i] >= kAbsorbReachingFrames ||
-            (still[i] >= kAbsorbFrames && !reaches_in[static_cast<std::size_t>(label[x])]);
-        if (label[x] != 0 && absorbed) {
-          view[x] = now_f;
+        const bool reaching = reaches_in[static_cast<std::size_t>(label[x])];
+        const bool shade = mask.at<std::uint8_t>(y, x) == kShade;
+        if (label[x] != 0 && still[i] >= kAbsorbFrames && !reaching) {
+          view[x] = now_f;  // a piece put down or taken away, or a shadow that stays
+          if (!shade) table[x] = now_f;
+        } else if (label[x] != 0 && still[i] >= kAbsorbReachingFrames) {
+          view[x] = now_f;  // an arm left resting: table_view keeps what it covers
         } else if (label[x] == 0 && distance(now[x], view[x]) < kAdaptDistance) {
           view[x] += kAdaptRate * (now_f - view[x]);
+          if (distance(now[x], table[x]) < kAdaptDistance) table[x] = view[x];
         }
       }
     }
