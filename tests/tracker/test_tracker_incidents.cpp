@@ -1093,6 +1093,10 @@ struct KeptCapture {
   double deadline = 0.0;                                            // the capturer's next press
   Seat partner;
   const TrackedMove& capture() const { return truth[k]; }
+  // The incident the injection makes.
+  ExpectedIncident incident() const {
+    return {IncidentType::kCaptureNotPassed, capture().board, capture().side, capture().t};
+  }
   // The partner's first drop after the capture matching `which`, or truth.end().
   std::vector<TrackedMove>::const_iterator partners_drop(
       const std::function<bool(const TrackedMove&)>& which) const {
@@ -1155,13 +1159,11 @@ TEST(TrackerIncidents, ACaptureKeptIsFoundThoughThePartnerDroppedBeforeItCame) {
         run_tracker(*kept.game, kept.options, {}, std::nullopt,
                     piece_kept_and_piece_early(kept.partner, kept.type, kept.deadline + 0.9,
                                                drop->t + 1.0, kept.type, 0.0, 0.0));
-    const TrackedMove& capture = kept.capture();
-    const ExpectedIncident want{IncidentType::kCaptureNotPassed, capture.board, capture.side,
-                                capture.t};
-    if (found(outcome, want)) {
+    if (found(outcome, kept.incident())) {
       ++found_count;
     } else {
-      std::cout << capture.ply << " (dropped " << drop->ply << " " << drop->san << ") not found\n";
+      std::cout << kept.capture().ply << " (dropped " << drop->ply << " " << drop->san
+                << ") not found\n";
     }
     return true;
   });
@@ -1208,14 +1210,11 @@ TEST(TrackerIncidents, ACaptureKeptIsFoundThoughTheNextCapturesPieceCameBeforeIt
       }
     };
     const Outcome outcome = run_tracker(*kept.game, kept.options, {}, std::nullopt, edit);
-    const TrackedMove& capture = kept.capture();
-    const ExpectedIncident want{IncidentType::kCaptureNotPassed, capture.board, capture.side,
-                                capture.t};
-    if (found(outcome, want)) {
+    if (found(outcome, kept.incident())) {
       ++found_count;
     } else {
-      std::cout << capture.ply << " " << capture.san << " (next " << next->ply << " " << next->san
-                << ") not found\n";
+      std::cout << kept.capture().ply << " " << kept.capture().san << " (next " << next->ply << " "
+                << next->san << ") not found\n";
     }
     return true;
   });
@@ -1270,9 +1269,7 @@ TEST(TrackerIncidents, ACaptureKeptThenPassedUnderAHandUntilItsDropIsFound) {
                                             }
                                           }
                                         });
-    const ExpectedIncident want{IncidentType::kCaptureNotPassed, capture.board, capture.side,
-                                capture.t};
-    EXPECT_TRUE(found(outcome, want)) << capture.ply << " dropped " << drop->ply;
+    EXPECT_TRUE(found(outcome, kept.incident())) << capture.ply << " dropped " << drop->ply;
     for (const Incident& got : outcome.incidents) {
       EXPECT_FALSE(got.type == IncidentType::kHiddenPiece && got.board == kept.partner.board &&
                    got.side == kept.partner.color)
