@@ -57,6 +57,9 @@ constexpr double kBesideMinReadings = 300.0;
 // and counted at most (older frames are scaled down: the light may change).
 constexpr double kLeanMinReadings = 60.0;
 constexpr double kLeanCountCap = 900.0;
+// Frames of the board's empty squares hidden so before their pooled rate is trusted (ten
+// seconds; two on one square say little of the others).
+constexpr double kLeanPoolMinReadings = 300.0;
 // Frames kept for learning at most, should commits stop coming.
 constexpr double kUnlearnedSeconds = 120.0;
 
@@ -325,9 +328,13 @@ std::optional<double> BoardEvidence::lean_rate(int square, SquareState read, boo
   if (read == SquareState::kEmpty) return std::nullopt;
   const std::size_t kind = lean_kind(read, tall);
   const auto& cell = lean_counts_[lean_index(square, kind)];
-  if (cell[1] >= kLeanMinReadings) return cell[0] / cell[1];
-  if (lean_pool_[kind][1] < kLeanMinReadings) return std::nullopt;
-  return lean_pool_[kind][0] / lean_pool_[kind][1];
+  const auto& pool = lean_pool_[kind];
+  if (pool[1] < kLeanPoolMinReadings) {
+    if (cell[1] < kLeanMinReadings) return std::nullopt;
+    return cell[0] / cell[1];
+  }
+  // The square's own frames, drawn towards the board's rate as by kLeanMinReadings more.
+  return (cell[0] + kLeanMinReadings * pool[0] / pool[1]) / (cell[1] + kLeanMinReadings);
 }
 
 std::optional<double> BoardEvidence::beside_rate(SquareState read, std::size_t cell_index) const {

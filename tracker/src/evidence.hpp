@@ -189,13 +189,12 @@ class BoardEvidence {
   std::optional<double> beside_rate(SquareState read, std::size_t cell) const;
   // How often, as learned so far, empty square `square` read as a piece of colour `read`
   // (kWhite or kBlack) while a piece of that colour hid it, a tall one or only short ones
-  // (learn's `leaned_over_by`): whether a body does show there from this camera. Until the
-  // square has enough readings of its own, the rate of all the board's squares hidden so: a
-  // square never empty before would otherwise be taken at a guess (held-out 11623: f8, with
-  // its bishop since the start, read black as before when 12b. B@e7 was dropped, and Be7
-  // from f8 won, f8's reading taken for the f7 pawn's body at kLeanedOverReading). Of 174
-  // such board rates learned on 49 clips, 165 were under 1 %. nullopt until the board has
-  // enough readings either.
+  // (learn's `leaned_over_by`): whether a body does show there from this camera. Drawn towards
+  // the rate of all the board's squares hidden so, once that has enough readings: a square
+  // never empty before would otherwise be taken at a guess (held-out 11623: f8, with its
+  // bishop since the start, read black as before when 12b. B@e7 was dropped, and Be7 from f8
+  // won, f8's reading taken for the f7 pawn's body at kLeanedOverReading). Of 174 such board
+  // rates learned on 49 clips, 165 were under 1 %. nullopt while neither has enough readings.
   std::optional<double> lean_rate(int square, SquareState read, bool tall) const;
   // Whether a square is covered in the latest frame that was seen uncovered after `since`
   // (a hand still over the board, not a square that is never seen), or was uncovered only a

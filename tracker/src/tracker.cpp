@@ -42,9 +42,9 @@ constexpr double kHoldingsWeight = 1.5;
 constexpr double kBoundsWeight = 0.3;
 // How many first plies a hypothesis of unpressed moves tries, best by evidence first.
 constexpr int kUnpressedBranching = 3;
-// ... and, beyond those, how many onto a square a later ply may take the piece on
-// (expand_unpressed), best first. Such moves score alike: the square reads as the later ply
-// left it (clip 11629: 9A. dxe5 unpressed, 9a. Qxd1+ pressed while its clock stood, 10A.
+// ... and, beyond those, at each ply but the last, how many onto a square a later ply may take
+// the piece on (expand_unpressed), best first. Such moves score alike: the square reads as the
+// later ply left it (clip 11629: 9A. dxe5 unpressed, 9a. Qxd1+ pressed while its clock stood, 10A.
 // Rxd1; Qxd1+ came fourth of those, after Qf3, and Qxe5 and Qd4 within 0.02 of it, and 9a.
 // Qxa2 10A. Rxa2 was recorded, 57 of 61 moves right).
 constexpr int kUnpressedOntoBranching = 5;
@@ -4986,12 +4986,12 @@ struct Tracker::Impl {
 
   // Whether the partner's area seen in `o` has the piece of `pass`, where it should hold
   // `want`: the count reaches what the history says, or at least rises (the partner may have
-  // dropped another of the type meanwhile) by more than other captures' pieces the history
-  // says came since (clip 11632: 10a. Nxc4's bishop, passed before its press, was taken for
-  // 9a. gxh6's pawn, which Black A kept past their next move); of the type, or of pieces
-  // whatever their types where vision counts so (a type misread). Types read for more pieces
-  // than were counted are no evidence: one piece read as two types (held-out 10705's lone
-  // pawn, read as a pawn and a bishop, took the bishop not yet passed for passed).
+  // dropped another of the type meanwhile) by more than the history's net gain since, its own
+  // piece aside, where that is a gain (clip 11632: 10a. Nxc4's bishop, passed before its
+  // press, was taken for 9a. gxh6's pawn, which Black A kept past their next move); of the
+  // type, or of pieces whatever their types where vision counts so (a type misread). Types read for
+  // more pieces than were counted are no evidence: one piece read as two types (held-out 10705's
+  // lone pawn, read as a pawn and a bishop, took the bishop not yet passed for passed).
   static bool pass_arrived(const PendingPass& pass, const HoldingsObservation& o,
                            const std::array<int, 5>& want) {
     const int type = static_cast<int>(pass.type);
@@ -5280,7 +5280,10 @@ struct Tracker::Impl {
           if (o.t <= pass.t_capture) {
             pass.visible_before = o.visible[type];
             pass.pieces_before = o.pieces;
-            pass.held_before = want;
+            // The history before the capture: at its press the area already holds its piece.
+            pass.held_before = o.t < pass.t_capture
+                                   ? want
+                                   : expected_at(s, std::nextafter(pass.t_capture, -kInfinity));
             continue;
           }
           const bool arrived = pass_arrived(pass, o, want);

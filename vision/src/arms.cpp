@@ -114,12 +114,14 @@ struct ArmWatch::Impl {
   cv::Mat small;       // this frame, CV_8UC3
   cv::Mat previous;    // CV_8UC3
   cv::Mat still_view;  // CV_32FC3
-  // The table as last seen bare under what an arm left resting covers (CV_32FC3): an arm still
-  // for kAbsorbReachingFrames joins still_view, and when it goes, the table it uncovers is
-  // still_view again at once rather than the arm's ghost, which reaches in from the border
-  // as an arm would (held-out 11628: Black B's arm, rested over board B's near edge from
-  // 50 s, taken for White A's over board B three times after it left).
-  cv::Mat table_view;
+  // The still view without what an arm left resting, or a shadow that stayed, laid over it
+  // (CV_32FC3): such an arm joins still_view after kAbsorbReachingFrames, and when it goes,
+  // the cells it uncovers take this view back at once rather than show the arm's ghost, which
+  // reaches in from the border as an arm would (clip 11628: Black B's arm, resting by board
+  // B's near edge from 50 s, taken for White A's over board B three times after it left).
+  // Pieces put down join it as they join still_view. Cells it covers do not follow the light
+  // meanwhile, so after a long rest under a light that changed the ghost may come back.
+  cv::Mat uncovered_view;
   std::vector<std::uint16_t> still;  // per cell: frames still in a row
   // Per cell: kTable, kShade (darker as under a shadow: an arm's shadow, or skin in a shade
   // much like the table's: it joins an arm's parts but is not taken for the arm), kChanged.
@@ -195,7 +197,7 @@ struct ArmWatch::Impl {
     cv::resize(frame_bgr, small, grid, 0, 0, cv::INTER_AREA);
     if (previous.empty()) {  // the first frame only starts the still view
       small.convertTo(still_view, CV_32FC3);
-      still_view.copyTo(table_view);
+      still_view.copyTo(uncovered_view);
       small.copyTo(previous);
       mask = cv::Mat::zeros(grid, CV_8U);
       return out;
@@ -218,20 +220,20 @@ struct ArmWatch::Impl {
   }
 
   // What differs from the still view, and whether as a shadow would; counts how long each cell
-  // is still.
+  // is still. A cell that shows uncovered_view again takes it back into the still view first.
   void update_mask() {
     for (int y = 0; y < grid.height; ++y) {
       const cv::Vec3b* now = small.ptr<cv::Vec3b>(y);
       const cv::Vec3b* before = previous.ptr<cv::Vec3b>(y);
       cv::Vec3f* view = still_view.ptr<cv::Vec3f>(y);
-      const cv::Vec3f* table = table_view.ptr<cv::Vec3f>(y);
+      const cv::Vec3f* uncovered = uncovered_view.ptr<cv::Vec3f>(y);
       std::uint8_t* m = mask.ptr<std::uint8_t>(y);
       for (int x = 0; x < grid.width; ++x) {
         const std::size_t i = static_cast<std::size_t>(y * grid.width + x);
         const cv::Vec3f before_f(before[x][0], before[x][1], before[x][2]);
         const bool is_still = distance(now[x], before_f) < kStillDistance;
         still[i] = is_still ? static_cast<std::uint16_t>(std::min(still[i] + 1, 60000)) : 0;
-        if (distance(now[x], table[x]) < kAdaptDistance) view[x] = table[x];
+        if (distance(now[x], uncovered[x]) < kAdaptDistance) view[x] = uncovered[x];
         const bool differs = distance(now[x], view[x]) > kForegroundDistance;
         // Where arms leave the picture, shade must be the table darkened evenly: a grey sleeve
         // there passes the looser test and its arm would have no root.
@@ -266,7 +268,7 @@ struct ArmWatch::Impl {
       const cv::Vec3b* now = small.ptr<cv::Vec3b>(y);
       const int* label = labels.ptr<int>(y);
       cv::Vec3f* view = still_view.ptr<cv::Vec3f>(y);
-      cv::Vec3f* table = table_view.ptr<cv::Vec3f>(y);
+      cv::Vec3f* uncovered = uncovered_view.ptr<cv::Vec3f>(y);
       for (int x = 0; x < grid.width; ++x) {
         const std::size_t i = static_cast<std::size_t>(y * grid.width + x);
         const cv::Vec3f now_f(now[x][0], now[x][1], now[x][2]);
@@ -274,12 +276,12 @@ struct ArmWatch::Impl {
         const bool shade = mask.at<std::uint8_t>(y, x) == kShade;
         if (label[x] != 0 && still[i] >= kAbsorbFrames && !reaching) {
           view[x] = now_f;  // a piece put down or taken away, or a shadow that stays
-          if (!shade) table[x] = now_f;
+          if (!shade) uncovered[x] = now_f;
         } else if (label[x] != 0 && still[i] >= kAbsorbReachingFrames) {
-          view[x] = now_f;  // an arm left resting: table_view keeps what it covers
+          view[x] = now_f;  // an arm left resting: uncovered_view keeps what it covers
         } else if (label[x] == 0 && distance(now[x], view[x]) < kAdaptDistance) {
           view[x] += kAdaptRate * (now_f - view[x]);
-          if (distance(now[x], table[x]) < kAdaptDistance) table[x] = view[x];
+          if (distance(now[x], uncovered[x]) < kAdaptDistance) uncovered[x] = view[x];
         }
       }
     }
