@@ -197,9 +197,10 @@ TEST(ArmWatch, ShadowFromBeyondThePictureIsNoArm) {
 // shadow to join the still view, then takes it away: the table it uncovers is the table, not
 // the arm's ghost, which reached in from the picture's border over board B and was taken for
 // an arm (clip 11628: Black B's arm, resting by board B's near edge, left a ghost put on White
-// A's seat over board B three times, 2.8 s in all).
+// A's seat over board B three times, 2.8 s in all). The two seeds whose ghost was attributed
+// before the change.
 TEST(ArmWatch, TheTableAnArmRestedOnIsTheTableWhenItGoes) {
-  for (const std::uint64_t seed : {2007u, 4013u, 4021u}) {
+  for (const std::uint64_t seed : {2007u, 4021u}) {
     std::optional<WatchedTable> table = watched_table(seed);
     ASSERT_TRUE(table) << "seed " << seed;
     const cv::Mat resting =
