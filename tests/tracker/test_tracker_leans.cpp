@@ -8,7 +8,6 @@
 
 #include <functional>
 #include <initializer_list>
-#include <optional>
 #include <string>
 
 #include "tracker_harness.hpp"
@@ -338,34 +337,37 @@ TEST(TrackerLeans, AReadingOnceThePieceThatHidItGoesIsAMisread) {
 // `game` (20 plies) simulated with `options` and recorded by a tracker told board A's camera
 // is beyond rank 1, where its 4A, the drop `san`, was made with the hand over `covered` from
 // 1.5 s to 0.4 s before its press, and the dropped piece still counted in White A's area for
-// 4 s after that, the only piece there. nullopt (and a failure) where 4A is not that drop.
-std::optional<Outcome> run_4a_dropped_beside_a_hand(const bugcam::rules::BpgnGame& game,
-                                                    const SimulationOptions& options,
-                                                    const std::string& san,
-                                                    const std::string& covered) {
+// 4 s after that, the only piece there: the drop is recorded, and the game exactly (a failure
+// too where 4A is not that drop).
+void expect_4a_dropped_beside_a_hand_recorded(const bugcam::rules::BpgnGame& game,
+                                              const SimulationOptions& options,
+                                              const std::string& san, const std::string& covered) {
   const Simulation plain = simulate(game, options, [](const SimulatedInput&) {});
   EXPECT_EQ(plain.truth.size(), 20u);
   const auto drop = std::find_if(plain.truth.begin(), plain.truth.end(),
                                  [](const TrackedMove& m) { return m.ply == "4A"; });
   if (drop == plain.truth.end() || drop->san != san) {
     ADD_FAILURE() << "4A is not " << san;
-    return std::nullopt;
+    return;
   }
   const double pressed = drop->t;
   const bugcam::rules::Square square = *bugcam::rules::parse_square(covered);
   const auto dropped = static_cast<std::size_t>(drop->move.piece());
-  return run_beyond_rank_1(game, options, [=](std::vector<SimulatedInput>& inputs) {
-    cover_on_board_a(inputs, {square}, pressed - 1.5, pressed - 0.4);
-    for (SimulatedInput& input : inputs) {
-      auto* h = std::get_if<HoldingsObservation>(&input);
-      if (h != nullptr && h->seat.board == BoardId::kA &&
-          h->seat.color == bugcam::rules::Color::kWhite && h->t > pressed - 0.4 &&
-          h->t < pressed + 4.0 && !h->occluded) {
-        h->visible[dropped] = 1;
-        h->pieces = 1;
-      }
-    }
-  });
+  const Outcome outcome =
+      run_beyond_rank_1(game, options, [=](std::vector<SimulatedInput>& inputs) {
+        cover_on_board_a(inputs, {square}, pressed - 1.5, pressed - 0.4);
+        for (SimulatedInput& input : inputs) {
+          auto* h = std::get_if<HoldingsObservation>(&input);
+          if (h != nullptr && h->seat.board == BoardId::kA &&
+              h->seat.color == bugcam::rules::Color::kWhite && h->t > pressed - 0.4 &&
+              h->t < pressed + 4.0 && !h->occluded) {
+            h->visible[dropped] = 1;
+            h->pieces = 1;
+          }
+        }
+      });
+  EXPECT_EQ(recorded_san(outcome, "4A"), san);
+  EXPECT_TRUE(outcome.exact);
 }
 
 // As held-out 11422: 4A. N@e5 dropped with the hand over f3, where the knight of 3A. Nf3
@@ -387,11 +389,7 @@ TEST(TrackerLeans, ASquareSeenEmptyInFrontOfAPieceDoesNotTakeItsBodyForAMoveAway
   SimulationOptions options = few_misreads(20);
   options.holdings = true;
   options.holdings_uncounted_captures = {7};  // 2b. Qxd5's knight
-  const std::optional<Outcome> outcome =
-      run_4a_dropped_beside_a_hand(games[0], options, "N@e5", "f3");
-  ASSERT_TRUE(outcome);
-  EXPECT_EQ(recorded_san(*outcome, "4A"), "N@e5");
-  EXPECT_TRUE(outcome->exact);
+  expect_4a_dropped_beside_a_hand_recorded(games[0], options, "N@e5", "f3");
 }
 
 // As held-out 11623: 12b. B@e7 dropped with the hand over f8, where a black bishop had stood
@@ -413,11 +411,7 @@ TEST(TrackerLeans, ASquareNeverSeenEmptyTakesTheBoardsHiddenSquaresForItsOwn) {
   ASSERT_EQ(games.size(), 1u);
   SimulationOptions options = few_misreads(20);
   options.holdings = true;
-  const std::optional<Outcome> outcome =
-      run_4a_dropped_beside_a_hand(games[0], options, "P@f3", "f2");
-  ASSERT_TRUE(outcome);
-  EXPECT_EQ(recorded_san(*outcome, "4A"), "P@f3");
-  EXPECT_TRUE(outcome->exact);
+  expect_4a_dropped_beside_a_hand_recorded(games[0], options, "P@f3", "f2");
 }
 
 // Told from the start position which way the shadows fall (TrackerConfig::shadow_sides),
