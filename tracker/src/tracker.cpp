@@ -5046,7 +5046,9 @@ struct Tracker::Impl {
       return *o.pieces - *then.pieces > total(want_now) - total(want_then);
     }
     const int type = static_cast<int>(pass.type);
-    return o.visible[type] - then.visible[type] > want_now[type] - want_then[type];
+    if (o.visible[type] - then.visible[type] > want_now[type] - want_then[type]) return true;
+    return o.pieces && then.pieces &&
+           *o.pieces - *then.pieces > total(want_now) - total(want_then) - pass.others_by_deadline;
   }
 
   // Whether view `o` undoes a late arrival of the piece of `pass` seen in seat `s`'s area at
