@@ -5041,7 +5041,10 @@ struct Tracker::Impl {
     const HoldingsObservation& then = *baseline;
     const std::array<int, 5> want_then = expected_at(s, then.t);
     // Where that view counted other captures' pieces, the pass's own type tells (a count
-    // would also rise with one of them misread as the pass's piece).
+    // would also rise with one of them misread as the pass's piece), or else the count rising
+    // beyond the history's gain less those pieces, already there (held-out 11641: 12B. cxd5's
+    // knight, kept past 13B. Nxd2, whose pawn came 2 s before its press, came reading as a
+    // bishop).
     if (o.pieces && then.pieces && pass.others_by_deadline == 0) {
       return *o.pieces - *then.pieces > total(want_now) - total(want_then);
     }
