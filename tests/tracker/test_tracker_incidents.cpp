@@ -904,6 +904,44 @@ TEST(TrackerIncidents, AnIllegalMoveIntoCheck) {
     EXPECT_GE(outcome.right, static_cast<int>(outcome.sim.truth.size()) - 1) << where;
   }
 }
+// A pawn dropped on an end rank, the game ending at it: the position goes on without the
+// pawn (no BPGN game can be set up with it), but it still stands there as the footage ends,
+// so the last readings do not count it against the illegal move (11652: 12A. P@b1 was
+// recorded as Rb1, b1 read white after the hand left). The first 3 such drops in the game.
+TEST(TrackerIncidents, APawnDroppedOnAnEndRankAtTheEndIsTheIllegalMove) {
+  namespace rules = bugcam::rules;
+  const rules::BpgnGame& game = clean_run_games()[0];
+  const rules::Replay replayed = rules::replay(game);
+  int tried = 0;
+  for (std::size_t ply = 10; ply < replayed.plies.size() && tried < 3; ++ply) {
+    const rules::Position& before = replayed.plies[ply].before;
+    const rules::Color mover = before.side_to_move();
+    if (before.holding(mover, rules::PieceType::kPawn) == 0) continue;
+    // On the mover's own first rank, where a pawn of theirs would stand.
+    const rules::Square first = mover == rules::Color::kWhite ? 0 : 56;
+    std::optional<rules::Move> drop;
+    for (rules::Square to = first; to < first + 8 && !drop; ++to) {
+      if (before.piece_at(to).empty()) drop = rules::Move::drop(rules::PieceType::kPawn, to);
+    }
+    if (!drop) continue;
+    ++tried;
+    SimulationOptions options = clean_run_options();
+    Injection injection{IncidentType::kIllegalMove, static_cast<int>(ply)};
+    injection.illegal = *drop;
+    options.injections = {injection};
+    options.max_plies = static_cast<int>(ply) + 1;
+    const Outcome outcome = run_tracker(game, options);
+    const std::string where = std::to_string(ply) + " " + drop->uci();
+    ASSERT_EQ(outcome.sim.incidents.size(), 1u) << where;
+    EXPECT_TRUE(found(outcome, outcome.sim.incidents.front())) << where;
+    const auto illegal = std::find_if(outcome.committed.begin(), outcome.committed.end(),
+                                      [](const TrackedMove& m) { return m.illegal; });
+    ASSERT_NE(illegal, outcome.committed.end()) << where;
+    EXPECT_EQ(illegal->move, *drop) << where << ": " << illegal->san;
+    EXPECT_GE(outcome.right, static_cast<int>(outcome.sim.truth.size()) - 1) << where;
+  }
+  EXPECT_EQ(tried, 3);
+}
 // An illegal move ends the game. Made at the game's last press, the footage ending 1.5 s
 // later, it is likelier than the same move mid-game (TrackerConfig::game_ending_illegal_move).
 // With a prior 2 harsher than the default, under which a legal move taking a square for

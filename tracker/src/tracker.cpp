@@ -930,7 +930,11 @@ struct Node {
   Position resync_board;                 // the board as seen, with identities carried over
   std::vector<PieceType> resync_passed;  // pieces the presser captured, for the partner
   Move resync_move;                      // the illegal move's shape
-  double type_bonus = 0.0;               // see Candidate
+  // Pawns an illegal drop put where no pawn can stand, left out of the position but still
+  // standing there for vision to see, on board `resync_on`.
+  std::vector<std::pair<Square, rules::Piece>> resync_left_out;
+  BoardId resync_on = BoardId::kA;
+  double type_bonus = 0.0;  // see Candidate
   bool same_content(const Node& o) const {
     return kind == o.kind && plies == o.plies && resync_detail == o.resync_detail;
   }
@@ -2695,6 +2699,7 @@ struct Tracker::Impl {
         // the position goes on without it: no BPGN game can be set up with it, and the record
         // and a resumed recording go on from the tracker's position.
         for (const Square s : pawns_on_end_ranks(built.boards[b])) {
+          built.left_out.emplace_back(s, built.boards[b].piece_at(s));
           built.boards[b].remove(s);
           built.detail += "; the pawn on " + rules::square_name(s) +
                           " is left out of the position, where no pawn can stand";
@@ -2895,6 +2900,8 @@ struct Tracker::Impl {
           node->resync_board = built.boards[b];
           node->resync_passed = built.passed;
           node->resync_move = built.illegal_move;
+          node->resync_left_out = built.left_out;
+          node->resync_on = press.board;
           if (built.legal) node->plies.push_back(*built.legal);
         }
         expect_arrivals(parent, child, b, press);
@@ -3913,6 +3920,7 @@ struct Tracker::Impl {
     // Pieces that appeared from nowhere (not moved on the board, not from the holdings) or
     // vanished (not moved, not captured): physically unlikely, where a misread is not.
     int unaccounted = 0;
+    std::vector<std::pair<Square, rules::Piece>> left_out;  // see Node::resync_left_out
   };
 
   PlyRecord ply_record(const Position& p, BoardId board, Move m) const {
@@ -3937,7 +3945,7 @@ struct Tracker::Impl {
                                           const HoldingsFalls& fell,
                                           const HoldingsObservation* seen_after) const {
     const int b = index(press.board);
-    BuiltResync out{boards, {}, false, {}, {}, {}, 0};
+    BuiltResync out{boards, {}, false, {}, {}, {}, 0, {}};
     if (first) {
       PlyRecord ply = ply_record(boards[b], press.board, *first);
       ply.captured = apply_move(out.boards, press.board, *first, *config.rules);
@@ -5702,7 +5710,14 @@ struct Tracker::Impl {
         *config.debug << "end " << rules::board_letter(board) << " t=" << end.t << "\n";
       }
       for (Hypothesis& h : beam) {
-        const double fit = board_score(h.boards[b], seen.from_position(h.boards[b]));
+        // A pawn an illegal drop put on an end rank, left out of the position, still stands
+        // there as the footage ends (11652: 12A. P@b1, the footage ending 1.5 s later; b1 read
+        // white took 14 from the illegal move, and a1's rook was taken to b1).
+        Position scored = h.boards[b];
+        if (h.head && h.head->kind == NodeKind::kResync && h.head->resync_on == board) {
+          for (const auto& [s, piece] : h.head->resync_left_out) scored.put(s, piece);
+        }
+        const double fit = board_score(scored, seen.from_position(scored));
         if (config.debug != nullptr) {
           *config.debug << "  " << h.score << " + " << fit;
           if (h.head) {
