@@ -9,22 +9,32 @@
 namespace bugcam::samples {
 
 PostProcess::PostProcess(const Camera& camera, const Style& style, double /*fps*/)
-    : camera_(camera), blur_sigma_(style.optical_blur) {
+    : camera_(camera), blur_sigma_(style.optical_blur), noise_sigma_(style.noise_sigma) {
   if (camera.has_distortion()) camera.distortion_maps(map_x_, map_y_);
-  if (style.noise_sigma > 0) {
-    Random rng(style.seed ^ 0x6e6f697365ull);
-    const int kPatterns = 3;
-    for (int k = 0; k < kPatterns; ++k) {
-      cv::Mat n(camera.height, camera.width, CV_16SC3);
-      for (int y = 0; y < n.rows; ++y) {
-        auto* row = n.ptr<std::int16_t>(y);
-        for (int x = 0; x < n.cols * 3; ++x) {
-          row[x] = static_cast<std::int16_t>(std::lround(rng.normal() * style.noise_sigma));
-        }
-      }
-      noise_.push_back(n);
+  if (noise_sigma_ > 0) noise_starts_.emplace_back(style.seed ^ 0x6e6f697365ull);
+}
+
+const cv::Mat& PostProcess::noise(std::size_t k) {
+  cv::Mat& pattern = noise_[k];
+  if (!pattern.empty()) return pattern;
+  const std::uint64_t draws =
+      static_cast<std::uint64_t>(camera_.width) * static_cast<std::uint64_t>(camera_.height) * 3;
+  while (noise_starts_.size() <= k) {
+    Random next = noise_starts_.back();
+    next.skip_normals(draws);
+    noise_starts_.push_back(next);
+  }
+  Random rng = noise_starts_[k];
+  pattern.create(camera_.height, camera_.width, CV_16SC3);
+  for (int y = 0; y < pattern.rows; ++y) {
+    auto* row = pattern.ptr<std::int16_t>(y);
+    for (int x = 0; x < pattern.cols * 3; ++x) {
+      row[x] = static_cast<std::int16_t>(std::lround(rng.normal() * noise_sigma_));
     }
   }
+  // The next pattern begins where this one's draws ended.
+  if (noise_starts_.size() == k + 1) noise_starts_.push_back(rng);
+  return pattern;
 }
 
 void PostProcess::motion_blur(cv::Mat& image, const cv::Mat& hand_ids, const World& now,
@@ -95,15 +105,15 @@ std::array<std::vector<int>, 2> PostProcess::occluded_squares(const cv::Mat& han
           std::vector<int>(covered[1].begin(), covered[1].end())};
 }
 
-void PostProcess::finish(cv::Mat& image, int frame) const {
+void PostProcess::finish(cv::Mat& image, int frame) {
   if (blur_sigma_ > 0.05f) cv::GaussianBlur(image, image, {0, 0}, blur_sigma_);
   if (!map_x_.empty()) {
     cv::Mat out;
     cv::remap(image, out, map_x_, map_y_, cv::INTER_LINEAR, cv::BORDER_REPLICATE);
     image = out;
   }
-  if (!noise_.empty()) {
-    const cv::Mat& n = noise_[static_cast<std::size_t>(frame) % noise_.size()];
+  if (!noise_starts_.empty()) {
+    const cv::Mat& n = noise(static_cast<std::size_t>(frame) % kNoisePatterns);
     cv::Mat wide;
     image.convertTo(wide, CV_16SC3);
     wide += n;

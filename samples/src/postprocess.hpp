@@ -9,6 +9,7 @@
 #include <opencv2/core.hpp>
 
 #include "camera.hpp"
+#include "random.hpp"
 #include "scene.hpp"
 
 namespace bugcam::samples {
@@ -27,7 +28,7 @@ class PostProcess {
   std::array<std::vector<int>, 2> occluded_squares(const cv::Mat& hand_ids,
                                                    const Layout& layout) const;
   // Lens blur, distortion and noise; frame picks the noise pattern.
-  void finish(cv::Mat& image, int frame) const;
+  void finish(cv::Mat& image, int frame);
   // An ID image through the same distortion, nearest neighbour.
   cv::Mat distort_ids(const cv::Mat& ids) const;
 
@@ -35,7 +36,15 @@ class PostProcess {
   const Camera& camera_;
   float blur_sigma_;
   cv::Mat map_x_, map_y_;
-  std::vector<cv::Mat> noise_;  // CV_16SC3 patterns
+  // Sensor noise: kNoisePatterns patterns (CV_16SC3), frame by frame in turn, each made on
+  // first use (a still uses one; a pattern takes a normal draw per pixel and channel, most of
+  // a still's rendering time). Pattern k is the k-th run of draws from one source, so
+  // `noise_starts_` keeps where each known one begins.
+  static constexpr std::size_t kNoisePatterns = 3;
+  const cv::Mat& noise(std::size_t k);
+  float noise_sigma_ = 0.0f;
+  std::array<cv::Mat, kNoisePatterns> noise_;
+  std::vector<Random> noise_starts_;
 };
 
 }  // namespace bugcam::samples

@@ -30,6 +30,14 @@ class Random {
     const double u2 = unit();
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.141592653589793 * u2);
   }
+  // Draws what `count` calls of normal() would, without computing them.
+  void skip_normals(std::uint64_t count) {
+    for (std::uint64_t i = 0; i < count; ++i) {
+      double u1 = unit();
+      while (u1 <= 0) u1 = unit();
+      unit();
+    }
+  }
   // A child source for one part of the scene, so adding draws in one part leaves the others
   // unchanged.
   Random fork(std::uint64_t salt) { return Random(engine_() ^ (salt * 0x9E3779B97F4A7C15ull)); }
