@@ -917,7 +917,7 @@ TEST(TrackerIncidents, APawnDroppedOnAnEndRankAtTheEndIsTheIllegalMove) {
     const rules::Position& before = replayed.plies[ply].before;
     const rules::Color mover = before.side_to_move();
     if (before.holding(mover, rules::PieceType::kPawn) == 0) continue;
-    // On the mover's own first rank, where a pawn of theirs would stand.
+    // On the mover's own first rank (as 11652's P@b1).
     const rules::Square first = mover == rules::Color::kWhite ? 0 : 56;
     std::optional<rules::Move> drop;
     for (rules::Square to = first; to < first + 8 && !drop; ++to) {
@@ -941,6 +941,46 @@ TEST(TrackerIncidents, APawnDroppedOnAnEndRankAtTheEndIsTheIllegalMove) {
     EXPECT_GE(outcome.right, static_cast<int>(outcome.sim.truth.size()) - 1) << where;
   }
   EXPECT_EQ(tried, 3);
+}
+// ... also where the other board's player pressed once more before the footage ended: the
+// final readings of the drop's board are scored with the pawn that board's last press left out
+// (from the review: 1 of 6 right where only the last press overall was looked at).
+TEST(TrackerIncidents, APawnDroppedOnAnEndRankThenAPressOnTheOtherBoardIsTheIllegalMove) {
+  namespace rules = bugcam::rules;
+  const rules::BpgnGame& game = clean_run_games()[0];
+  const rules::Replay replayed = rules::replay(game);
+  int tried = 0;
+  int right = 0;
+  for (std::size_t ply = 10; ply + 1 < replayed.plies.size() && tried < 6; ++ply) {
+    const rules::Position& before = replayed.plies[ply].before;
+    const rules::Color mover = before.side_to_move();
+    if (before.holding(mover, rules::PieceType::kPawn) == 0 ||
+        replayed.plies[ply + 1].board == replayed.plies[ply].board) {
+      continue;
+    }
+    const rules::Square first = mover == rules::Color::kWhite ? 0 : 56;
+    std::optional<rules::Move> drop;
+    for (rules::Square to = first; to < first + 8 && !drop; ++to) {
+      if (before.piece_at(to).empty()) drop = rules::Move::drop(rules::PieceType::kPawn, to);
+    }
+    if (!drop) continue;
+    ++tried;
+    SimulationOptions options = clean_run_options();
+    Injection injection{IncidentType::kIllegalMove, static_cast<int>(ply)};
+    injection.illegal = *drop;
+    options.injections = {injection};
+    options.max_plies = static_cast<int>(ply) + 2;
+    const Outcome outcome = run_tracker(game, options);
+    const auto illegal = std::find_if(outcome.committed.begin(), outcome.committed.end(),
+                                      [](const TrackedMove& m) { return m.illegal; });
+    const bool ok = outcome.sim.incidents.size() == 1 &&
+                    found(outcome, outcome.sim.incidents.front()) &&
+                    illegal != outcome.committed.end() && illegal->move == *drop;
+    if (ok) ++right;
+    std::cout << ply << " " << drop->uci() << ": " << (ok ? "found" : "not found") << "\n";
+  }
+  EXPECT_EQ(tried, 6);
+  EXPECT_GE(right, 4);  // 12, 18, 27 and 29 (20 and 28 not found)
 }
 // An illegal move ends the game. Made at the game's last press, the footage ending 1.5 s
 // later, it is likelier than the same move mid-game (TrackerConfig::game_ending_illegal_move).
@@ -1516,6 +1556,36 @@ TEST(TrackerIncidents, ACapturesPiecePassedBeforeItsPressReadAsTwoTypesIsNotTheO
 TEST(TrackerIncidents, ACaptureKeptIsFoundThoughItsPieceComesReadAsAnotherType) {
   // 0 of 6 with lateness after such a view told by the kept piece's type alone.
   EXPECT_GE(kept_captures_found(KeptCaseMisread::kKeptAsThirdType), 6);
+}
+// ... but not where the first capture's piece, passed just in time (2 s before the second's
+// press), reads as the second's type for good: then the count rises by the second's piece,
+// which the history adds too, and no type rises beyond it (from the review: 6 of 6 reported
+// not passed with the count alone).
+TEST(TrackerIncidents, ACapturesPiecePassedJustInTimeReadAsTheNextCapturesTypeIsPassed) {
+  const std::vector<CaptureThenCapture> pairs = captures_then_capturers_next(6);
+  ASSERT_EQ(pairs.size(), 6u);
+  int not_passed = 0;
+  for (const CaptureThenCapture& pair : pairs) {
+    const double deadline = pair.next.t;
+    const auto held_back = piece_kept_and_piece_early(pair.partner, pair.kept, pair.capture.t + 0.6,
+                                                      deadline - 2.0, pair.early, 0.0, 0.0);
+    const auto edit = [&](std::vector<SimulatedInput>& inputs) {
+      held_back(inputs);
+      for (SimulatedInput& input : inputs) {
+        auto* o = std::get_if<HoldingsObservation>(&input);
+        if (o != nullptr && o->seat == pair.partner && o->t >= deadline - 2.0) {
+          read_as(*o, pair.kept, pair.early);
+        }
+      }
+    };
+    const Outcome outcome = run_tracker(*pair.game, clean_run_options(), {}, std::nullopt, edit);
+    for (const Incident& got : outcome.incidents) {
+      if (got.type != IncidentType::kCaptureNotPassed) continue;
+      ++not_passed;
+      std::cout << pair.capture.ply << " then " << pair.next.ply << ": " << got.detail << "\n";
+    }
+  }
+  EXPECT_LE(not_passed, 1);
 }
 // ... but a first capture's piece passed in time and read as the second's type until that
 // piece comes is mostly still passed. The views alone cannot tell the two apart (one piece of

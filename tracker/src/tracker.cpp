@@ -931,10 +931,10 @@ struct Node {
   std::vector<PieceType> resync_passed;  // pieces the presser captured, for the partner
   Move resync_move;                      // the illegal move's shape
   // Pawns an illegal drop put where no pawn can stand, left out of the position but still
-  // standing there for vision to see, on board `resync_on`.
+  // standing there for vision to see.
   std::vector<std::pair<Square, rules::Piece>> resync_left_out;
-  BoardId resync_on = BoardId::kA;
-  double type_bonus = 0.0;  // see Candidate
+  BoardId board = BoardId::kA;  // the press's board
+  double type_bonus = 0.0;      // see Candidate
   bool same_content(const Node& o) const {
     return kind == o.kind && plies == o.plies && resync_detail == o.resync_detail;
   }
@@ -1282,7 +1282,8 @@ struct PendingPass {
   // came).
   std::optional<HoldingsObservation> after_drop;
   // Pieces of later captures, passed before their presses, that by_deadline counted
-  // (Impl::counted_for_others): arrived_late does not wait for them to come.
+  // (Impl::counted_for_others): arrived_late does not wait for them to come, nor count them
+  // as risen since.
   int others_by_deadline = 0;
   bool dropped_unseen = false;       // the partner dropped it, never seen after it
   std::optional<double> resolved_t;  // when it arrived, was dropped or was decided
@@ -2889,6 +2890,7 @@ struct Tracker::Impl {
       auto node = std::make_shared<Node>();
       node->parent = parent.head;
       node->press = press.index;
+      node->board = press.board;
       node->kind = c.kind;
       node->type_bonus = c.type_bonus;
       if (c.kind == NodeKind::kResync) {
@@ -2901,7 +2903,6 @@ struct Tracker::Impl {
           node->resync_passed = built.passed;
           node->resync_move = built.illegal_move;
           node->resync_left_out = built.left_out;
-          node->resync_on = press.board;
           if (built.legal) node->plies.push_back(*built.legal);
         }
         expect_arrivals(parent, child, b, press);
@@ -3019,6 +3020,7 @@ struct Tracker::Impl {
         auto node = std::make_shared<Node>();
         node->parent = h.head;
         node->press = press.index;
+        node->board = press.board;
         node->kind = NodeKind::kRepeatedPress;
         h.head = std::move(node);
         next.push_back(std::move(h));
@@ -5048,18 +5050,28 @@ struct Tracker::Impl {
     if (baseline == nullptr) return true;
     const HoldingsObservation& then = *baseline;
     const std::array<int, 5> want_then = expected_at(s, then.t);
-    // Where that view counted other captures' pieces, the pass's own type tells (a count
-    // would also rise with one of them misread as the pass's piece), or else the count rising
-    // beyond the history's gain less those pieces, already there (held-out 11641: 12B. cxd5's
-    // knight, kept past 13B. Nxd2, whose pawn came 2 s before its press, came reading as a
-    // bishop).
+    // Where the deadline's view counted other captures' pieces, the pass's own type tells (a
+    // count would also rise with one of them misread as the pass's piece, and the other's
+    // piece come after its press). Failing that, the count rising beyond the history's gain
+    // less those pieces, where the rise reads as a type the history does not add: the pass's
+    // piece misread as a third type (held-out 11641: 12B. cxd5's knight, kept past 13B.
+    // Nxd2, whose pawn came 2 s before its press, came reading as a bishop). A view after a
+    // drop since counts those pieces in both.
     if (o.pieces && then.pieces && pass.others_by_deadline == 0) {
       return *o.pieces - *then.pieces > total(want_now) - total(want_then);
     }
     const int type = static_cast<int>(pass.type);
     if (o.visible[type] - then.visible[type] > want_now[type] - want_then[type]) return true;
-    return o.pieces && then.pieces &&
-           *o.pieces - *then.pieces > total(want_now) - total(want_then) - pass.others_by_deadline;
+    const int others =
+        pass.by_deadline && baseline == &*pass.by_deadline ? pass.others_by_deadline : 0;
+    int unexplained = 0;  // risen beyond the history's gain, in types other than the pass's
+    for (int other = 0; other < 5; ++other) {
+      if (other == type) continue;
+      unexplained += std::max(
+          0, (o.visible[other] - then.visible[other]) - (want_now[other] - want_then[other]));
+    }
+    return unexplained > 0 && o.pieces && then.pieces &&
+           *o.pieces - *then.pieces > total(want_now) - total(want_then) - others;
   }
 
   // Whether view `o` undoes a late arrival of the piece of `pass` seen in seat `s`'s area at
@@ -5711,11 +5723,14 @@ struct Tracker::Impl {
       }
       for (Hypothesis& h : beam) {
         // A pawn an illegal drop put on an end rank, left out of the position, still stands
-        // there as the footage ends (11652: 12A. P@b1, the footage ending 1.5 s later; b1 read
-        // white took 14 from the illegal move, and a1's rook was taken to b1).
+        // there as the footage ends, whatever was pressed on the other board since (11652:
+        // 12A. P@b1, the footage ending 1.5 s later; b1 read white took 14 from the illegal
+        // move, and a1's rook was taken to b1).
         Position scored = h.boards[b];
-        if (h.head && h.head->kind == NodeKind::kResync && h.head->resync_on == board) {
-          for (const auto& [s, piece] : h.head->resync_left_out) scored.put(s, piece);
+        const Node* last = h.head.get();
+        while (last != nullptr && last->board != board) last = last->parent.get();
+        if (last != nullptr && last->kind == NodeKind::kResync) {
+          for (const auto& [s, piece] : last->resync_left_out) scored.put(s, piece);
         }
         const double fit = board_score(scored, seen.from_position(scored));
         if (config.debug != nullptr) {
