@@ -904,6 +904,27 @@ TEST(TrackerIncidents, AnIllegalMoveIntoCheck) {
     EXPECT_GE(outcome.right, static_cast<int>(outcome.sim.truth.size()) - 1) << where;
   }
 }
+// A pawn drop on the mover's own first rank (as 11652's P@b1), if they hold a pawn and a
+// square there is empty.
+std::optional<bugcam::rules::Move> end_rank_pawn_drop(const bugcam::rules::Position& before) {
+  namespace rules = bugcam::rules;
+  const rules::Color mover = before.side_to_move();
+  if (before.holding(mover, rules::PieceType::kPawn) == 0) return std::nullopt;
+  const rules::Square first = mover == rules::Color::kWhite ? 0 : 56;
+  for (rules::Square to = first; to < first + 8; ++to) {
+    if (before.piece_at(to).empty()) return rules::Move::drop(rules::PieceType::kPawn, to);
+  }
+  return std::nullopt;
+}
+// The clean run up to `plies` plies, with `drop` made as the illegal move at `ply`.
+SimulationOptions with_illegal_drop(std::size_t ply, bugcam::rules::Move drop, int plies) {
+  SimulationOptions options = clean_run_options();
+  Injection injection{IncidentType::kIllegalMove, static_cast<int>(ply)};
+  injection.illegal = drop;
+  options.injections = {injection};
+  options.max_plies = plies;
+  return options;
+}
 // A pawn dropped on an end rank, the game ending at it: the position goes on without the
 // pawn (no BPGN game can be set up with it), but it still stands there as the footage ends,
 // so the last readings do not count it against the illegal move (11652: 12A. P@b1 was
@@ -914,23 +935,11 @@ TEST(TrackerIncidents, APawnDroppedOnAnEndRankAtTheEndIsTheIllegalMove) {
   const rules::Replay replayed = rules::replay(game);
   int tried = 0;
   for (std::size_t ply = 10; ply < replayed.plies.size() && tried < 3; ++ply) {
-    const rules::Position& before = replayed.plies[ply].before;
-    const rules::Color mover = before.side_to_move();
-    if (before.holding(mover, rules::PieceType::kPawn) == 0) continue;
-    // On the mover's own first rank (as 11652's P@b1).
-    const rules::Square first = mover == rules::Color::kWhite ? 0 : 56;
-    std::optional<rules::Move> drop;
-    for (rules::Square to = first; to < first + 8 && !drop; ++to) {
-      if (before.piece_at(to).empty()) drop = rules::Move::drop(rules::PieceType::kPawn, to);
-    }
+    const std::optional<rules::Move> drop = end_rank_pawn_drop(replayed.plies[ply].before);
     if (!drop) continue;
     ++tried;
-    SimulationOptions options = clean_run_options();
-    Injection injection{IncidentType::kIllegalMove, static_cast<int>(ply)};
-    injection.illegal = *drop;
-    options.injections = {injection};
-    options.max_plies = static_cast<int>(ply) + 1;
-    const Outcome outcome = run_tracker(game, options);
+    const Outcome outcome =
+        run_tracker(game, with_illegal_drop(ply, *drop, static_cast<int>(ply) + 1));
     const std::string where = std::to_string(ply) + " " + drop->uci();
     ASSERT_EQ(outcome.sim.incidents.size(), 1u) << where;
     EXPECT_TRUE(found(outcome, outcome.sim.incidents.front())) << where;
@@ -952,25 +961,12 @@ TEST(TrackerIncidents, APawnDroppedOnAnEndRankThenAPressOnTheOtherBoardIsTheIlle
   int tried = 0;
   int right = 0;
   for (std::size_t ply = 10; ply + 1 < replayed.plies.size() && tried < 6; ++ply) {
-    const rules::Position& before = replayed.plies[ply].before;
-    const rules::Color mover = before.side_to_move();
-    if (before.holding(mover, rules::PieceType::kPawn) == 0 ||
-        replayed.plies[ply + 1].board == replayed.plies[ply].board) {
-      continue;
-    }
-    const rules::Square first = mover == rules::Color::kWhite ? 0 : 56;
-    std::optional<rules::Move> drop;
-    for (rules::Square to = first; to < first + 8 && !drop; ++to) {
-      if (before.piece_at(to).empty()) drop = rules::Move::drop(rules::PieceType::kPawn, to);
-    }
+    if (replayed.plies[ply + 1].board == replayed.plies[ply].board) continue;
+    const std::optional<rules::Move> drop = end_rank_pawn_drop(replayed.plies[ply].before);
     if (!drop) continue;
     ++tried;
-    SimulationOptions options = clean_run_options();
-    Injection injection{IncidentType::kIllegalMove, static_cast<int>(ply)};
-    injection.illegal = *drop;
-    options.injections = {injection};
-    options.max_plies = static_cast<int>(ply) + 2;
-    const Outcome outcome = run_tracker(game, options);
+    const Outcome outcome =
+        run_tracker(game, with_illegal_drop(ply, *drop, static_cast<int>(ply) + 2));
     const auto illegal = std::find_if(outcome.committed.begin(), outcome.committed.end(),
                                       [](const TrackedMove& m) { return m.illegal; });
     const bool ok = outcome.sim.incidents.size() == 1 &&
