@@ -82,19 +82,13 @@ inline Outcome run_tracker(const rules::BpgnGame& game, const SimulationOptions&
                            std::optional<std::array<PieceLeans, 2>> leans_later = std::nullopt,
                            const std::function<void(std::vector<SimulatedInput>&)>& edit = {}) {
   Outcome out;
-  Tracker* tracker_ptr = nullptr;
-  std::optional<Tracker> tracker;
-  std::vector<SimulatedInput> inputs;
-  out.sim = simulate(game, options, [&](const SimulatedInput& input) { inputs.push_back(input); });
-  if (edit) edit(inputs);
   // No time control: the simulation stretches games to keep causes before effects, so
   // clocks derived from the real game's time control would run out early.
   if (std::getenv("BUGCAM_TRACKER_TRACE") != nullptr) config.debug = &std::cerr;
-  tracker.emplace(std::move(config));
-  tracker_ptr = &*tracker;
-  if (leans_later) tracker_ptr->set_leans(*leans_later);
+  Tracker tracker(std::move(config));
+  if (leans_later) tracker.set_leans(*leans_later);
   const auto drain = [&] {
-    for (TrackerEvent& e : tracker_ptr->take_events()) {
+    for (TrackerEvent& e : tracker.take_events()) {
       if (auto* m = std::get_if<TrackedMove>(&e)) {
         if (!m->provisional) out.committed.push_back(*m);
       } else if (auto* i = std::get_if<Incident>(&e)) {
@@ -104,16 +98,29 @@ inline Outcome run_tracker(const rules::BpgnGame& game, const SimulationOptions&
       }
     }
   };
-  for (const SimulatedInput& input : inputs) {
+  const auto feed = [&](const SimulatedInput& input) {
     if (const auto* e = std::get_if<ClockEvent>(&input); e && e->kind == ClockEvent::Kind::kPress) {
       ++out.presses;
     }
-    std::visit([&](const auto& item) { tracker_ptr->add(item); }, input);
+    std::visit([&](const auto& item) { tracker.add(item); }, input);
     drain();
+  };
+  if (edit) {
+    // A whole game's inputs are gathered for the edit in a buffer kept between runs: grown
+    // afresh each run, it was a third of a sweep's time under the sanitizers (page faults and
+    // copies).
+    thread_local std::vector<SimulatedInput> inputs;
+    inputs.clear();
+    out.sim =
+        simulate(game, options, [&](const SimulatedInput& input) { inputs.push_back(input); });
+    edit(inputs);
+    for (const SimulatedInput& input : inputs) feed(input);
+  } else {
+    out.sim = simulate(game, options, feed);
   }
-  tracker_ptr->finish();
+  tracker.finish();
   drain();
-  for (int b = 0; b < 2; ++b) out.boards[b] = tracker_ptr->committed_board(static_cast<BoardId>(b));
+  for (int b = 0; b < 2; ++b) out.boards[b] = tracker.committed_board(static_cast<BoardId>(b));
   // Moves right: per board, the committed sequence against the true one.
   for (int b = 0; b < 2; ++b) {
     std::vector<std::string> want;

@@ -1608,6 +1608,9 @@ struct Tracker::Impl {
   std::array<LeanCosts, 2> lean_costs_now{};         // as of the latest press on each board
   std::array<BoardEvidence, 2> evidence;
   std::vector<Hypothesis> beam;
+  // process()'s candidates, emptied, kept for their capacity: thousands a press, grown afresh
+  // each time they were a tenth of a sweep test's time under the sanitizers.
+  std::vector<Candidate> candidate_buffer;
   std::deque<Press> pending;      // presses waiting for their evidence
   std::deque<Press> uncommitted;  // processed presses not yet committed
   int next_press = 0;
@@ -2555,7 +2558,8 @@ struct Tracker::Impl {
     // Best first, as the beam is kept: the first few hypotheses are expanded further.
     sort_beam_best_first();
     const std::array<int, 64> cover = covers(b, evidence_t, before);
-    std::vector<Candidate> candidates;
+    std::vector<Candidate> candidates = std::move(candidate_buffer);
+    candidates.clear();
     int order = 0;
     const auto add = [&](int parent, double score, NodeKind kind, const Move* moves, int count) {
       Candidate c;
@@ -3028,6 +3032,7 @@ struct Tracker::Impl {
       }
     }
     if (tracing_truth()) trace_truth(candidates, true_candidate, next);
+    candidate_buffer = std::move(candidates);
     scores_relative_to_first(next);
     if (next.front().head->kind == NodeKind::kRepeatedPress) {
       counted_readings[b] = counted_before;
