@@ -1,0 +1,1 @@
+// Compiled only to make the suites' precompiled header (CMakeLists.txt).
