@@ -107,8 +107,8 @@ inline Outcome run_tracker(const rules::BpgnGame& game, const SimulationOptions&
   };
   if (edit) {
     // A whole game's inputs are gathered for the edit in a buffer kept between runs: grown
-    // afresh each run, it was a third of a sweep's time under the sanitizers (page faults and
-    // copies).
+    // afresh each run, under the sanitizers it cost page faults and copies. (So an edit must
+    // not call run_tracker.)
     thread_local std::vector<SimulatedInput> inputs;
     inputs.clear();
     out.sim =

@@ -1608,8 +1608,8 @@ struct Tracker::Impl {
   std::array<LeanCosts, 2> lean_costs_now{};         // as of the latest press on each board
   std::array<BoardEvidence, 2> evidence;
   std::vector<Hypothesis> beam;
-  // process()'s candidates, emptied, kept for their capacity: thousands a press, grown afresh
-  // each time they were a tenth of a sweep test's time under the sanitizers.
+  // process()'s candidates, emptied, kept for their capacity: thousands a press, allocated
+  // afresh each time under the sanitizers (a large allocation is mapped anew there).
   std::vector<Candidate> candidate_buffer;
   std::deque<Press> pending;      // presses waiting for their evidence
   std::deque<Press> uncommitted;  // processed presses not yet committed
@@ -3032,6 +3032,7 @@ struct Tracker::Impl {
       }
     }
     if (tracing_truth()) trace_truth(candidates, true_candidate, next);
+    candidates.clear();
     candidate_buffer = std::move(candidates);
     scores_relative_to_first(next);
     if (next.front().head->kind == NodeKind::kRepeatedPress) {
