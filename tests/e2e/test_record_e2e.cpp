@@ -123,8 +123,8 @@ int run_bugcam(const std::vector<std::string>& args, const std::string& stdout_f
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-// One short clip for the whole suite: 12 plies of the bundled real game with captures on
-// both boards, and a player's hand held over the partner's board (partner_board_touched).
+// One short clip for the whole suite: the first 12 plies of the bundled real game (its first
+// capture is ply 13), and a player's hand held over the partner's board (partner_board_touched).
 class RecordEndToEnd : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
