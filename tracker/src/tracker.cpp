@@ -5044,6 +5044,7 @@ struct Tracker::Impl {
     const std::array<int, 5> want_now = expected_at(s, o.t);
     // (Final: views are evaluated only once every press before them is committed.)
     const HoldingsObservation* baseline = pass.by_deadline ? &*pass.by_deadline : nullptr;
+    bool from_after_drop = false;
     if (baseline && expected_moved(s, kAnyType, false, baseline->t, o.t)) {
       // Counted again from the view after the drop, if one without the piece came.
       if (!pass.after_drop || o.t <= pass.after_drop->t ||
@@ -5051,6 +5052,7 @@ struct Tracker::Impl {
         return std::nullopt;
       }
       baseline = &*pass.after_drop;
+      from_after_drop = true;
     }
     if (!pass_arrived(pass, o, want_now)) return false;
     if (baseline == nullptr) return true;
@@ -5068,8 +5070,7 @@ struct Tracker::Impl {
     }
     const int type = static_cast<int>(pass.type);
     if (o.visible[type] - then.visible[type] > want_now[type] - want_then[type]) return true;
-    const int others =
-        pass.by_deadline && baseline == &*pass.by_deadline ? pass.others_by_deadline : 0;
+    const int others = from_after_drop ? 0 : pass.others_by_deadline;
     int unexplained = 0;  // risen beyond the history's gain, in types other than the pass's
     for (int other = 0; other < 5; ++other) {
       if (other == type) continue;
