@@ -38,8 +38,9 @@ const cv::Mat& PostProcess::noise(std::size_t k) {
 }
 
 void PostProcess::motion_blur(cv::Mat& image, const cv::Mat& hand_ids, const World& now,
-                              const World& earlier) const {
-  const cv::Mat source = image.clone();
+                              const World& earlier) {
+  image.copyTo(blur_source_);
+  const cv::Mat& source = blur_source_;
   for (int p = 0; p < kPlayerCount; ++p) {
     const HandPose& h1 = now.hands[static_cast<std::size_t>(p)];
     const HandPose& h0 = earlier.hands[static_cast<std::size_t>(p)];
@@ -52,11 +53,13 @@ void PostProcess::motion_blur(cv::Mat& image, const cv::Mat& hand_ids, const Wor
     const double len = std::hypot(v.x, v.y);
     if (len < 1.5) continue;
     // Pixels of this hand, grown by the blur length, at full size.
-    cv::Mat mask = hand_ids == static_cast<int>(object_id::kHand | static_cast<std::uint32_t>(p));
-    cv::resize(mask, mask, image.size(), 0, 0, cv::INTER_NEAREST);
+    const cv::Mat hand =
+        hand_ids == static_cast<int>(object_id::kHand | static_cast<std::uint32_t>(p));
+    cv::resize(hand, hand_mask_, image.size(), 0, 0, cv::INTER_NEAREST);
     const int grow = static_cast<int>(std::ceil(len / 2)) + 1;
-    cv::dilate(mask, mask,
+    cv::dilate(hand_mask_, grown_mask_,
                cv::getStructuringElement(cv::MORPH_ELLIPSE, {2 * grow + 1, 2 * grow + 1}));
+    const cv::Mat& mask = grown_mask_;
     const int samples = std::min(8, static_cast<int>(std::ceil(len / 2.0)) + 1);
     for (int y = 0; y < image.rows; ++y) {
       const std::uint8_t* m = mask.ptr<std::uint8_t>(y);
@@ -106,18 +109,20 @@ std::array<std::vector<int>, 2> PostProcess::occluded_squares(const cv::Mat& han
 }
 
 void PostProcess::finish(cv::Mat& image, int frame) {
-  if (blur_sigma_ > 0.05f) cv::GaussianBlur(image, image, {0, 0}, blur_sigma_);
+  // Each step goes through a buffer kept for the next frame and back into `image`'s own.
+  if (blur_sigma_ > 0.05f) {
+    cv::GaussianBlur(image, step_, {0, 0}, blur_sigma_);
+    step_.copyTo(image);
+  }
   if (!map_x_.empty()) {
-    cv::Mat out;
-    cv::remap(image, out, map_x_, map_y_, cv::INTER_LINEAR, cv::BORDER_REPLICATE);
-    image = out;
+    cv::remap(image, step_, map_x_, map_y_, cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+    step_.copyTo(image);
   }
   if (!noise_starts_.empty()) {
     const cv::Mat& n = noise(static_cast<std::size_t>(frame) % kNoisePatterns);
-    cv::Mat wide;
-    image.convertTo(wide, CV_16SC3);
-    wide += n;
-    wide.convertTo(image, CV_8UC3);
+    image.convertTo(wide_, CV_16SC3);
+    wide_ += n;
+    wide_.convertTo(image, CV_8UC3);
   }
 }
 

@@ -22,8 +22,7 @@ class PostProcess {
   PostProcess(const Camera& camera, const Style& style, double fps);
 
   // Smears each hand's pixels along its motion over half a frame time (a 180-degree shutter).
-  void motion_blur(cv::Mat& image, const cv::Mat& hand_ids, const World& now,
-                   const World& earlier) const;
+  void motion_blur(cv::Mat& image, const cv::Mat& hand_ids, const World& now, const World& earlier);
   // Squares of each board that a hand covers in the (undistorted) view.
   std::array<std::vector<int>, 2> occluded_squares(const cv::Mat& hand_ids,
                                                    const Layout& layout) const;
@@ -45,6 +44,9 @@ class PostProcess {
   float noise_sigma_ = 0.0f;
   std::array<cv::Mat, kNoisePatterns> noise_;
   std::vector<Random> noise_starts_;
+  // Full-frame working buffers, kept from frame to frame: fresh ones each frame cost their
+  // page faults, most of a clip's rendering under AddressSanitizer.
+  cv::Mat blur_source_, hand_mask_, grown_mask_, step_, wide_;
 };
 
 }  // namespace bugcam::samples

@@ -272,6 +272,10 @@ struct Renderer::State {
   bool has_static = false;
   std::vector<Framebuffer> id_targets;  // by size
   int shadow_size = 1024;
+  // Pixels read back from the GL, kept from frame to frame (colour, and IDs, each at its own
+  // size): a clip reads a picture or two a frame, and a fresh buffer each time costs its page
+  // faults, most of rendering under AddressSanitizer, whose allocator maps each large block anew.
+  cv::Mat colour_read_back, id_read_back;
 
   GLint loc(GLuint program, const char* name) const { return glGetUniformLocation(program, name); }
 
@@ -472,7 +476,8 @@ void Renderer::set_static_scene(const std::vector<DrawItem>& items, const ViewPr
   s.has_static = true;
 }
 
-cv::Mat Renderer::render_frame(const std::vector<DrawItem>& moving, float receiver_height) {
+void Renderer::render_frame(const std::vector<DrawItem>& moving, float receiver_height,
+                            cv::Mat& bgr) {
   State& s = *state_;
   if (!s.has_static) throw std::logic_error("Renderer::render_frame before set_static_scene");
   glBindFramebuffer(GL_READ_FRAMEBUFFER, s.static_target.fbo);
@@ -524,11 +529,15 @@ cv::Mat Renderer::render_frame(const std::vector<DrawItem>& moving, float receiv
     }
     draw_lit(moving);
   }
-  cv::Mat rgba(height_, width_, CV_8UC4);
-  glReadPixels(0, 0, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data);
-  cv::Mat bgr;
-  cv::cvtColor(rgba, bgr, cv::COLOR_RGBA2BGR);
+  s.colour_read_back.create(height_, width_, CV_8UC4);
+  glReadPixels(0, 0, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, s.colour_read_back.data);
+  cv::cvtColor(s.colour_read_back, bgr, cv::COLOR_RGBA2BGR);
   cv::flip(bgr, bgr, 0);
+}
+
+cv::Mat Renderer::render_frame(const std::vector<DrawItem>& moving, float receiver_height) {
+  cv::Mat bgr;
+  render_frame(moving, receiver_height, bgr);
   return bgr;
 }
 
@@ -540,6 +549,13 @@ cv::Mat Renderer::render_color(const std::vector<DrawItem>& items, const ViewPro
 
 cv::Mat Renderer::render_ids(const std::vector<DrawItem>& items, const ViewProjection& camera,
                              float scale) {
+  cv::Mat ids;
+  render_ids(items, camera, scale, ids);
+  return ids;
+}
+
+void Renderer::render_ids(const std::vector<DrawItem>& items, const ViewProjection& camera,
+                          float scale, cv::Mat& ids) {
   State& s = *state_;
   const int w = static_cast<int>(std::lround(static_cast<float>(width_) * scale));
   const int h = static_cast<int>(std::lround(static_cast<float>(height_) * scale));
@@ -561,18 +577,17 @@ cv::Mat Renderer::render_ids(const std::vector<DrawItem>& items, const ViewProje
     glBindVertexArray(m.vao);
     glDrawElements(GL_TRIANGLES, m.index_count, GL_UNSIGNED_INT, nullptr);
   }
-  cv::Mat rgba(h, w, CV_8UC4);
-  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data);
-  cv::Mat ids(h, w, CV_32S);
+  s.id_read_back.create(h, w, CV_8UC4);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, s.id_read_back.data);
+  ids.create(h, w, CV_32S);
   for (int y = 0; y < h; ++y) {
-    const std::uint8_t* src = rgba.ptr<std::uint8_t>(h - 1 - y);
+    const std::uint8_t* src = s.id_read_back.ptr<std::uint8_t>(h - 1 - y);
     std::int32_t* dst = ids.ptr<std::int32_t>(y);
     for (int x = 0; x < w; ++x) {
       dst[x] =
           static_cast<std::int32_t>(src[4 * x] | (src[4 * x + 1] << 8) | (src[4 * x + 2] << 16));
     }
   }
-  return ids;
 }
 
 }  // namespace bugcam::samples

@@ -77,9 +77,15 @@ class Renderer {
   // The kept static scene plus `moving` objects, whose shadows fall on the plane
   // z = receiver_height. Colour image, 8-bit BGR, top row first.
   cv::Mat render_frame(const std::vector<DrawItem>& moving, float receiver_height);
+  // The same into `bgr`, whose buffer is reused when it has the frame's size and type (it must
+  // not be shared with a picture kept elsewhere).
+  void render_frame(const std::vector<DrawItem>& moving, float receiver_height, cv::Mat& bgr);
   // Object IDs (CV_32S), top row first, at `scale` times the renderer's size.
   cv::Mat render_ids(const std::vector<DrawItem>& items, const ViewProjection& camera,
                      float scale = 1.0f);
+  // The same into `ids`, reused as `bgr` is above.
+  void render_ids(const std::vector<DrawItem>& items, const ViewProjection& camera, float scale,
+                  cv::Mat& ids);
 
  private:
   void draw_lit(const std::vector<DrawItem>& items);

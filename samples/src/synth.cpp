@@ -368,6 +368,10 @@ SynthResult synthesize(const rules::BpgnGame& game, const fs::path& out_dir,
   Json frames = Json::array();
   Json states = Json::array();
   int last_event_count = -1;
+  // Kept from frame to frame (see Renderer::render_frame): the writer has encoded a frame by
+  // the time it returns.
+  cv::Mat image;
+  cv::Mat hand_ids;
   for (int f = 0; f < frame_count; ++f) {
     const double t = f / options.fps;
     int event_count = 0;
@@ -384,14 +388,14 @@ SynthResult synthesize(const rules::BpgnGame& game, const fs::path& out_dir,
       last_event_count = event_count;
     }
     assets.update_clock_displays(renderer, world);
-    cv::Mat image = renderer.render_frame(assets.moving_items(world), assets.shadow_plane());
+    renderer.render_frame(assets.moving_items(world), assets.shadow_plane(), image);
     bool any_hand = false;
     for (const HandPose& h : world.hands) any_hand |= h.present;
     Json frame;
     frame["f"] = f;
     if (any_hand) {
-      const cv::Mat hand_ids = renderer.render_ids(
-          assets.hand_items(world), camera.view_projection(), PostProcess::kMaskScale);
+      renderer.render_ids(assets.hand_items(world), camera.view_projection(),
+                          PostProcess::kMaskScale, hand_ids);
       const World earlier = timeline.world_at(std::max(0.0, t - 0.5 / options.fps));
       post.motion_blur(image, hand_ids, world, earlier);
       const auto occluded = post.occluded_squares(hand_ids, layout);
