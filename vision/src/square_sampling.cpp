@@ -102,10 +102,35 @@ float shadow_residual(const cv::Vec3f& p, const cv::Vec3f& square, const cv::Vec
   return best;
 }
 
+// A board warp's pixels as colours, by index (row * side + column), converted as they are
+// read: the plans sample a part of the warp, and converting all of it to a fresh float picture
+// for each board of each frame cost more than the reading.
+class WarpPixels {
+ public:
+  explicit WarpPixels(const cv::Mat& warped_bgr) : cols_(warped_bgr.cols) {
+    if (warped_bgr.type() == CV_8UC3 && warped_bgr.isContinuous()) {
+      bytes_ = warped_bgr.ptr<cv::Vec3b>(0);
+    } else {
+      warped_bgr.convertTo(converted_, CV_32FC3);
+      floats_ = converted_.ptr<cv::Vec3f>(0);
+    }
+  }
+  cv::Vec3f operator[](int i) const {
+    return bytes_ != nullptr ? cv::Vec3f(bytes_[i]) : floats_[i];
+  }
+  cv::Vec3f at(int y, int x) const { return (*this)[y * cols_ + x]; }
+
+ private:
+  int cols_;
+  const cv::Vec3b* bytes_ = nullptr;
+  cv::Mat converted_;
+  const cv::Vec3f* floats_ = nullptr;
+};
+
 // Each square's own colour: the median of its corners, of those no piece can lean over
 // when at least three are (a median of two follows whichever is off: a corner over the
 // board's edge, a calibration a little off), else of all four.
-std::array<cv::Vec3f, 64> corner_colours(const cv::Vec3f* pixels, const SquareSampling& plan) {
+std::array<cv::Vec3f, 64> corner_colours(const WarpPixels& pixels, const SquareSampling& plan) {
   std::array<cv::Vec3f, 64> corner_colour{};
   std::vector<cv::Vec3f> colours;
   for (size_t sq = 0; sq < 64; ++sq) {
@@ -251,9 +276,7 @@ SquareSampling plan_sampling(const Viewpoint& view, int square_px) {
 calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const SquareSampling& plan,
                                            const calibration::BoardLooks& looks) {
   const int square_px = plan.square_px;
-  cv::Mat warped;
-  warped_bgr.convertTo(warped, CV_32FC3);
-  const cv::Vec3f* pixels = warped.ptr<cv::Vec3f>(0);
+  const WarpPixels pixels(warped_bgr);
   calibration::BoardAppearance result;
   result.looks = looks;
   const bool learned_shadow = looks.learned && looks.shadow_ratio != cv::Vec3f(0, 0, 0);
@@ -335,7 +358,7 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
     differs[sq].resize(region.size());
     for (size_t i = 0; i < region.size(); ++i) {
       const size_t on = plan.base_on[sq][i];
-      const cv::Vec3f& p = pixels[region[i]];
+      const cv::Vec3f p = pixels[region[i]];
       const bool on_even = (on / 8 + on % 8) % 2 == 0;
       const cv::Vec3f& b = on == sq         ? background[sq]
                            : own_learnt[on] ? own_colour[on]
@@ -406,7 +429,7 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
     cv::Vec3d differing_bgr(0, 0, 0);
     for (size_t i = 0; i < region.size(); ++i) {
       if (hidden[i] != 0 && !use_hidden) continue;
-      const cv::Vec3f& p = pixels[region[i]];
+      const cv::Vec3f p = pixels[region[i]];
       const float l = luma(p);
       if (differs[sq][i] == 1 || (with_shadows && differs[sq][i] == 2)) {
         ++differing;
@@ -445,9 +468,8 @@ calibration::BoardAppearance measure_board(const cv::Mat& warped_bgr, const Squa
     const int file = static_cast<int>(sq) % 8, rank = static_cast<int>(sq) / 8;
     int all = 0, foreign = 0;
     for (int y = (7 - rank) * square_px; y < (8 - rank) * square_px; ++y) {
-      const cv::Vec3f* line = warped.ptr<cv::Vec3f>(y);
       for (int x = file * square_px; x < (file + 1) * square_px; ++x) {
-        const cv::Vec3f& p = line[x];
+        const cv::Vec3f p = pixels.at(y, x);
         ++all;
         const float max_c = std::max({p[0], p[1], p[2]});
         const float min_c = std::min({p[0], p[1], p[2]});
@@ -524,9 +546,7 @@ void learn_square_colours(const std::array<cv::Vec3f, 64>& corner_colour,
 // much brighter than their square the pixels get, and the squares' own colours.
 void learn_empty_squares(const cv::Mat& warped_bgr, const SquareSampling& plan,
                          calibration::BoardLooks& looks) {
-  cv::Mat warped;
-  warped_bgr.convertTo(warped, CV_32FC3);
-  const cv::Vec3f* pixels = warped.ptr<cv::Vec3f>(0);
+  const WarpPixels pixels(warped_bgr);
   const std::array<cv::Vec3f, 64> corner_colour = corner_colours(pixels, plan);
   learn_square_colours(corner_colour, looks);
   std::uint64_t occupied = 0;
@@ -542,7 +562,7 @@ void learn_empty_squares(const cv::Mat& warped_bgr, const SquareSampling& plan,
     const std::vector<int>& region = plan.base[sq];
     for (size_t i = 0; i < region.size(); ++i) {
       if ((plan.base_reached_from[sq][i] & occupied) != 0) continue;
-      const cv::Vec3f& p = pixels[region[i]];
+      const cv::Vec3f p = pixels[region[i]];
       brighter.push_back(luma(p) - square_luma);
       const float ratio = luma(p) / square_luma;
       if (ratio > kShadowLearnLightest || ratio < kShadowLearnDarkest) continue;
