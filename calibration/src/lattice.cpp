@@ -32,27 +32,40 @@ constexpr double kStrayCornerSquares = 0.04;
 cv::Mat chess_response(const cv::Mat& gray_float, int radius) {
   cv::Mat padded;
   cv::copyMakeBorder(gray_float, padded, radius, radius, radius, radius, cv::BORDER_REPLICATE);
-  const cv::Rect centre_rect(radius, radius, gray_float.cols, gray_float.rows);
-  std::array<cv::Mat, 16> ring;
-  for (int n = 0; n < 16; ++n) {
-    const double angle = 2.0 * std::numbers::pi * n / 16.0;
-    const int dx = static_cast<int>(std::lround(radius * std::cos(angle)));
-    const int dy = static_cast<int>(std::lround(radius * std::sin(angle)));
-    ring[n] = padded(centre_rect + cv::Point(dx, dy));
+  // Each ring sample's offset in the padded picture, from the pixel's own place there.
+  std::array<std::ptrdiff_t, 16> ring_offset{};
+  const auto padded_step = static_cast<std::ptrdiff_t>(padded.step1());
+  for (std::size_t n = 0; n < 16; ++n) {
+    const double angle = 2.0 * std::numbers::pi * static_cast<double>(n) / 16.0;
+    const long dx = std::lround(radius * std::cos(angle));
+    const long dy = std::lround(radius * std::sin(angle));
+    ring_offset[n] = dy * padded_step + dx;
   }
-  cv::Mat sum_response = cv::Mat::zeros(gray_float.size(), CV_32F);
-  cv::Mat diff_response = cv::Mat::zeros(gray_float.size(), CV_32F);
-  cv::Mat ring_mean = cv::Mat::zeros(gray_float.size(), CV_32F);
-  for (int n = 0; n < 4; ++n) {
-    sum_response += cv::abs(ring[n] + ring[n + 8] - ring[n + 4] - ring[n + 12]);
-  }
-  for (int n = 0; n < 8; ++n) diff_response += cv::abs(ring[n] - ring[n + 8]);
-  for (int n = 0; n < 16; ++n) ring_mean += ring[n];
-  ring_mean *= 1.0 / 16.0;
   cv::Mat local_mean;
   cv::blur(gray_float, local_mean, cv::Size(3, 3));
-  cv::Mat mean_response = cv::abs(ring_mean - local_mean) * 16.0;
-  return sum_response - diff_response - mean_response;
+  // Pixel by pixel, with the sums in the order whole-picture arithmetic would take them:
+  // that made some thirty picture-sized temporaries a call.
+  cv::Mat response(gray_float.size(), CV_32F);
+  for (int y = 0; y < gray_float.rows; ++y) {
+    const float* centre = padded.ptr<float>(y + radius) + radius;
+    const float* mean = local_mean.ptr<float>(y);
+    float* out = response.ptr<float>(y);
+    for (int x = 0; x < gray_float.cols; ++x) {
+      std::array<float, 16> ring;
+      for (std::size_t n = 0; n < 16; ++n) ring[n] = centre[x + ring_offset[n]];
+      float sum_response = 0;
+      for (std::size_t n = 0; n < 4; ++n) {
+        sum_response += std::fabs(ring[n] + ring[n + 8] - ring[n + 4] - ring[n + 12]);
+      }
+      float diff_response = 0;
+      for (std::size_t n = 0; n < 8; ++n) diff_response += std::fabs(ring[n] - ring[n + 8]);
+      float ring_sum = 0;
+      for (std::size_t n = 0; n < 16; ++n) ring_sum += ring[n];
+      const float mean_response = std::fabs(ring_sum * (1.0f / 16.0f) - mean[x]) * 16.0f;
+      out[x] = sum_response - diff_response - mean_response;
+    }
+  }
+  return response;
 }
 
 float sample(const cv::Mat& gray_float, cv::Point2d p) {
