@@ -1129,7 +1129,7 @@ class TiePlaces {
       });
       if (same == of_parent.end()) {
         of_parent.emplace_back(c.score, static_cast<int>(groups_.size()));
-        groups_.push_back({plain, {}, {}, {}});
+        groups_.emplace_back().plain = plain;
         group_[i] = of_parent.back().second;
       } else {
         group_[i] = same->second;
@@ -1139,18 +1139,15 @@ class TiePlaces {
       if (c.kind == NodeKind::kUnpressedMoves) shape = shape_of(c);
       const auto sibling =
           std::find_if(group.shapes.begin(), group.shapes.end(), [&](const auto& t) {
-            return shape && t.first == *shape &&
-                   group.members[static_cast<std::size_t>(t.second)] < kTiedTypes;
+            return shape && t.first == *shape && group.place(t.second).members < kTiedTypes;
           });
       if (sibling != group.shapes.end()) {
         position_[i] = sibling->second;
       } else {
-        position_[i] = static_cast<int>(group.members.size());
+        position_[i] = group.add_place();
         if (shape) group.shapes.emplace_back(*shape, position_[i]);
-        group.members.push_back(0);
-        group.passed.push_back(0);
       }
-      ++group.members[static_cast<std::size_t>(position_[i])];
+      ++group.place(position_[i]).members;
     }
   }
   // Whether candidate `i` may take a place.
@@ -1162,15 +1159,15 @@ class TiePlaces {
     // (a group may hold hundreds of tied drops).
     int taken = 0;
     for (int p = 0; p < position_[i] && taken < limit; ++p) {
-      const auto at = static_cast<std::size_t>(p);
-      taken += group.passed[at] < group.members[at] ? 1 : 0;
+      const Place& place = group.place(p);
+      taken += place.passed < place.members ? 1 : 0;
     }
     return taken < limit;
   }
   // Candidate `i` was passed over for another reason: it takes no place.
   void pass_over(std::size_t i) {
     if (group_[i] < 0) return;
-    ++groups_[static_cast<std::size_t>(group_[i])].passed[static_cast<std::size_t>(position_[i])];
+    ++groups_[static_cast<std::size_t>(group_[i])].place(position_[i]).passed;
   }
 
  private:
@@ -1183,11 +1180,34 @@ class TiePlaces {
     }
     return shape;
   }
+  struct Place {
+    int members = 0;  // the candidates that share it
+    int passed = 0;   // those of them passed over
+  };
+  // A group's places, best first. Most groups have one: the first kInlinePlaces are kept in
+  // the group, the others in `more_places`. (A vector for all of them cost a heap allocation or
+  // two per group, thousands a press: a tenth of the tracker's time under AddressSanitizer.)
+  static constexpr int kInlinePlaces = 2;
   struct Group {
     bool plain = false;                                 // of plain moves (is_plain_move)
     std::vector<std::pair<std::uint64_t, int>> shapes;  // unpressed: (shape_of, place)
-    std::vector<int> members;                           // per place: the candidates that share it
-    std::vector<int> passed;                            // per place: those of them passed over
+    int place_count = 0;
+    std::array<Place, kInlinePlaces> first_places{};
+    std::vector<Place> more_places;
+
+    Place& place(int p) {
+      return p < kInlinePlaces ? first_places[static_cast<std::size_t>(p)]
+                               : more_places[static_cast<std::size_t>(p - kInlinePlaces)];
+    }
+    const Place& place(int p) const {
+      return p < kInlinePlaces ? first_places[static_cast<std::size_t>(p)]
+                               : more_places[static_cast<std::size_t>(p - kInlinePlaces)];
+    }
+    // A new place, last; its number.
+    int add_place() {
+      if (place_count >= kInlinePlaces) more_places.emplace_back();
+      return place_count++;
+    }
   };
   std::vector<int> group_;     // per candidate: its tie group, -1 for none
   std::vector<int> position_;  // per candidate: its place in the group, best first
