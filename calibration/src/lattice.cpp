@@ -30,6 +30,7 @@ constexpr double kStrayCornerSquares = 0.04;
 // opposite sectors agree and neighbouring sectors differ, as at the meeting point of four
 // squares, and small on edges, blobs and T-junctions.
 cv::Mat chess_response(const cv::Mat& gray_float, int radius) {
+  CV_Assert(gray_float.type() == CV_32FC1);
   cv::Mat padded;
   cv::copyMakeBorder(gray_float, padded, radius, radius, radius, radius, cv::BORDER_REPLICATE);
   // Each ring sample's offset in the padded picture, from the pixel's own place there.

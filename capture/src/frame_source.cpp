@@ -29,9 +29,15 @@ class VideoFileSource final : public FrameSource {
   }
   std::optional<Frame> next() override {
     Frame frame;
-    const bool pooled = take_free_buffer(frame.image);
+    const std::optional<std::size_t> pooled = take_free_buffer(frame.image);
     if (!capture_.read(frame.image) || frame.image.empty()) return std::nullopt;
-    if (!pooled && buffers_.size() < kPooledBuffers) buffers_.push_back(frame.image);
+    if (pooled) {
+      // A frame of another size or type was decoded into a buffer of its own: it replaces the
+      // pool's, which would not serve again.
+      if (buffers_[*pooled].data != frame.image.data) buffers_[*pooled] = frame.image;
+    } else if (buffers_.size() < kPooledBuffers) {
+      buffers_.push_back(frame.image);
+    }
     frame.index = index_++;
     frame.t = frame.index / fps_;
     return frame;
@@ -50,19 +56,22 @@ class VideoFileSource final : public FrameSource {
   // Frames are decoded into buffers used again once every frame that shared one is gone: a
   // fresh buffer each frame costs its page faults (a quarter of a recording's time under
   // AddressSanitizer, whose allocator maps each large block anew). A buffer only the pool
-  // holds (reference count 1) has no other user left, and none can come; the acquire load
-  // orders the last user's reads before the decoder's writes. Whether `into` is one.
-  bool take_free_buffer(cv::Mat& into) const {
-    for (const cv::Mat& buffer : buffers_) {
+  // holds (reference count 1) has no other user left, and none can come. OpenCV changes the
+  // count with atomic read-modify-writes (acquire-release), so this acquire load orders the
+  // last user's reads before the decoder's writes. Puts a free one in `into`; its place.
+  std::optional<std::size_t> take_free_buffer(cv::Mat& into) {
+    for (std::size_t i = 0; i < buffers_.size(); ++i) {
+      const cv::Mat& buffer = buffers_[i];
       if (buffer.u != nullptr &&
           std::atomic_ref<int>(buffer.u->refcount).load(std::memory_order_acquire) == 1) {
         into = buffer;
-        return true;
+        return i;
       }
     }
-    return false;
+    return std::nullopt;
   }
-  // As many as a recording has frames in flight (its read-ahead queues), and no more.
+  // As many as a recording has frames in flight (its two read-ahead queues of 12 and the frame
+  // each stage is on), and no more: the pool keeps them for the source's life (90 MB at 720p).
   static constexpr std::size_t kPooledBuffers = 32;
   std::vector<cv::Mat> buffers_;
 

@@ -26,7 +26,8 @@ class PostProcess {
   // Squares of each board that a hand covers in the (undistorted) view.
   std::array<std::vector<int>, 2> occluded_squares(const cv::Mat& hand_ids,
                                                    const Layout& layout) const;
-  // Lens blur, distortion and noise; frame picks the noise pattern.
+  // Lens blur, distortion and noise, in `image`'s own buffer (which must not be shared with a
+  // picture kept elsewhere); frame picks the noise pattern.
   void finish(cv::Mat& image, int frame);
   // An ID image through the same distortion, nearest neighbour.
   cv::Mat distort_ids(const cv::Mat& ids) const;

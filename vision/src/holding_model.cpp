@@ -58,11 +58,13 @@ std::optional<HoldingStrip> holding_strip(const cv::Mat& frame_bgr,
   strip.to_image = cv::Matx33d(to_image);
   cv::warpPerspective(frame_bgr, strip.bgr, to_image, cv::Size(width, height),
                       cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT);
-  // The part of the strip inside the image: beyond its edge there is nothing to count. An area
-  // whose corners are all inside is inside whole (its pixels map into the convex quadrilateral
-  // they span), as most are: no image-sized mask to warp then.
+  // The part of the strip inside the image: beyond its edge there is nothing to count. A convex
+  // area whose corners are all inside is inside whole (its pixels map into the quadrilateral
+  // they span), as most are: no image-sized mask to warp then. (A calibration file may give a
+  // region that is not convex.)
   const cv::Rect2d image_box(0, 0, frame_bgr.cols - 1, frame_bgr.rows - 1);
-  if (std::all_of(area.region.begin(), area.region.end(),
+  if (cv::isContourConvex(to) &&
+      std::all_of(area.region.begin(), area.region.end(),
                   [&](const cv::Point2d& p) { return image_box.contains(p); })) {
     strip.in_view = cv::Mat(height, width, CV_8U, cv::Scalar(255));
     return strip;

@@ -107,6 +107,7 @@ float shadow_residual(const cv::Vec3f& p, const cv::Vec3f& square, const cv::Vec
 // for each board of each frame cost more than the reading.
 class WarpPixels {
  public:
+  // Reads `warped_bgr`'s pixels, which must outlive it.
   explicit WarpPixels(const cv::Mat& warped_bgr) : cols_(warped_bgr.cols) {
     if (warped_bgr.type() == CV_8UC3 && warped_bgr.isContinuous()) {
       bytes_ = warped_bgr.ptr<cv::Vec3b>(0);
@@ -119,6 +120,8 @@ class WarpPixels {
     return bytes_ != nullptr ? cv::Vec3f(bytes_[i]) : floats_[i];
   }
   cv::Vec3f at(int y, int x) const { return (*this)[y * cols_ + x]; }
+  WarpPixels(const WarpPixels&) = delete;
+  WarpPixels& operator=(const WarpPixels&) = delete;
 
  private:
   int cols_;
