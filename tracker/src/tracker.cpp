@@ -1081,11 +1081,10 @@ PieceTypeScores without_king(PieceTypeScores types) {
 }
 
 // Best score first; among equal scores a move whose squares were still covered when its
-// evidence was read, then generation order.
-// Candidates' generation orders are distinct, so this is a total order and std::sort gives the
-// one result a stable sort would, without the buffer a stable sort takes (half the candidates,
-// thousands a press, mapped afresh each time under AddressSanitizer). A score that is not a
-// number sorts last, so that the order stays total.
+// evidence was read, then generation order. Generation orders are distinct, so this is a total
+// order and std::sort gives the one result a stable sort would, without the buffer a stable
+// sort takes (half the candidates, thousands a press, mapped afresh each time under
+// AddressSanitizer). A score that is not a number sorts last, so that the order stays total.
 void sort_best_first(std::vector<Candidate>& candidates) {
   const auto score_of = [](const Candidate& c) {
     return std::isnan(c.score) ? -std::numeric_limits<double>::infinity() : c.score;

@@ -103,8 +103,8 @@ float shadow_residual(const cv::Vec3f& p, const cv::Vec3f& square, const cv::Vec
 }
 
 // A board warp's pixels as colours, by index (row * side + column), converted as they are
-// read: the plans sample a part of the warp, and converting all of it to a fresh float picture
-// for each board of each frame cost more than the reading.
+// read: a fresh float copy of the whole warp for each board of each frame cost its allocation
+// and a pass over every pixel, some of which are never read.
 class WarpPixels {
  public:
   // Reads `warped_bgr`'s pixels, which must outlive it.
