@@ -263,7 +263,14 @@ void LeverPressDetector::note_display(PerBoard& board, const LeverObservation& o
     if (resumed_ || !board.running || board.running == color) continue;
     if (board.shown_readings[side] < kDisplayReadings) continue;
     const bool unconfirmed = board.set_unconfirmed[side];
-    if (board.display_settled[side] && !unconfirmed) continue;
+    if (board.display_settled[side] && !unconfirmed) {
+      // Within the second it shows (kDisplayFloorAgrees).
+      std::optional<double>& counted = board.remaining[side];
+      if (held_to_set && counted && std::abs(*counted - (*read + 0.5)) <= kDisplayFloorAgrees) {
+        *counted = std::clamp(*counted, static_cast<double>(*read), *read + 1.0);
+      }
+      continue;
+    }
     // The stand of the setting itself bears out nothing.
     if (unconfirmed && !board.ran_since_set[side]) continue;
     std::optional<double>& counted = board.remaining[side];

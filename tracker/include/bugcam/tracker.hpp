@@ -422,6 +422,15 @@ class LeverPressDetector {
   // set it right (a display may round up or down, and a press is reported up to a second
   // after it, while the model still counts the other side's clock as running).
   static constexpr double kDisplayDiffers = 2.5;
+  // A standing clock's display, held as long as a setting, that agrees this well with the time
+  // counted (its second's middle) bounds that time: the display rounds down, so the clock has
+  // its seconds and less than one more. The running display is hidden under the raised end of
+  // its lever, so that its ticks, which set the time counted right, are seen now and then only,
+  // and presses seen a few frames late add up until then (held-out 11676, `--clocks vision`:
+  // Black A's presses 0.14 s late, White A's clock 1.0 s high from its 8th move on, where a
+  // tick's nearest whole was the wrong one). Within a second and a half: a digit misread is
+  // more.
+  static constexpr double kDisplayFloorAgrees = 1.5;
   // A touch that began this long before the last reading of the old side still counts.
   static constexpr double kTouchLookback = 1.0;
   // A press waits at most this long (after the lever settled) for the hand to leave.
