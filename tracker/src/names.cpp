@@ -264,10 +264,18 @@ void LeverPressDetector::note_display(PerBoard& board, const LeverObservation& o
     if (board.shown_readings[side] < kDisplayReadings) continue;
     const bool unconfirmed = board.set_unconfirmed[side];
     if (board.display_settled[side] && !unconfirmed) {
-      // Within the second it shows (kDisplayFloorAgrees).
+      // Within the second it shows (kDisplayFloorAgrees). Moved, the clock's next run takes
+      // its whole seconds from that second as from a setting (with_remaining: the tick's
+      // nearest whole to a time up to a second off may be the wrong one), and the opponent's
+      // next press carries it to this side's last move.
       std::optional<double>& counted = board.remaining[side];
       if (held_to_set && counted && std::abs(*counted - (*read + 0.5)) <= kDisplayFloorAgrees) {
-        *counted = std::clamp(*counted, static_cast<double>(*read), *read + 1.0);
+        const double bounded = std::clamp(*counted, static_cast<double>(*read), *read + 1.0);
+        if (std::abs(bounded - *counted) > kDisplayBoundMoves) {
+          *counted = bounded;
+          board.display_floor[side] = *read;
+          board.set_since_press[side] = true;
+        }
       }
       continue;
     }

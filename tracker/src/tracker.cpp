@@ -2340,7 +2340,8 @@ struct Tracker::Impl {
   }
 
   // Evidence for a drop's type from the holding area: which types' visible counts fell
-  // during the mover's turn (between two unoccluded views). A piece may arrive mid-turn, so
+  // during the mover's turn and up to the first clear view after the press (between two
+  // unoccluded views). A piece may arrive mid-turn, so
   // only falls count, not the level. Falls of no type (a piece grabbed as it arrived, or the
   // area unseen) say nothing; a fall of another type only speaks against this one.
   struct HoldingsFalls {
@@ -2353,7 +2354,8 @@ struct Tracker::Impl {
     const double turn_start = press.previous_press_t.value_or(0.0);
     // Up to the view holdings_level_term reads, if later: a fall into it is this drop's (held-out
     // 11675: 14A. P@d5, the area's bishop read as a pawn before the drop and after it, the one
-    // clear view after the press 0.6 s on; the level alone took B@d5).
+    // clear view after the press 0.6 s on; the level alone took B@d5). Only where the press is
+    // weighed after that view has come, as there, the hand lingering over the board.
     const HoldingsObservation* after = holdings_after(press);
     const double until = std::max(press.t + 0.3, after != nullptr ? after->t : 0.0);
     HoldingsFalls out;
@@ -2377,12 +2379,14 @@ struct Tracker::Impl {
     return out;
   }
 
-  // The holding area as first seen after the press, if soon enough to tell what is left.
+  // The holding area as first seen after the press, if soon enough to tell what is left: within a
+  // second, and before the board's next press (from then on the mover may take their next piece).
   const HoldingsObservation* holdings_after(const Press& press) const {
+    const double board_next_press = next_press_on_board(press);
     for (const HoldingsObservation& o :
          holdings_history[seat_index(Seat{press.board, press.side})]) {
       if (o.occluded || o.t < press.t) continue;
-      return o.t <= press.t + 1.0 ? &o : nullptr;
+      return o.t <= press.t + 1.0 && o.t < board_next_press ? &o : nullptr;
     }
     return nullptr;
   }

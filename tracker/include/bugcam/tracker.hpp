@@ -419,18 +419,22 @@ class LeverPressDetector {
   // ... and over at least this long, whatever the frame rate.
   static constexpr double kDisplaySetSeconds = 1.0;
   // A clock counted this far from what its display shows is set to it; nearer, the ticks
-  // set it right (a display may round up or down, and a press is reported up to a second
-  // after it, while the model still counts the other side's clock as running).
+  // set it right, and a standing display bounds it (kDisplayFloorAgrees; a press is reported
+  // up to a second after it, while the model still counts the other side's clock as running).
   static constexpr double kDisplayDiffers = 2.5;
   // A standing clock's display, held as long as a setting, that agrees this well with the time
-  // counted (its second's middle) bounds that time: the display rounds down, so the clock has
-  // its seconds and less than one more. The running display is hidden under the raised end of
-  // its lever, so that its ticks, which set the time counted right, are seen now and then only,
-  // and presses seen a few frames late add up until then (held-out 11676, `--clocks vision`:
-  // Black A's presses 0.14 s late, White A's clock 1.0 s high from its 8th move on, where a
-  // tick's nearest whole was the wrong one). Within a second and a half: a digit misread is
-  // more.
+  // counted (its second's middle) bounds that time: the display rounds down (as the start's
+  // first tick and a setting from the display take it here), so the clock has the seconds shown
+  // and less than one more. (A clock rounding up would be held up to a second low.) The running
+  // display is hidden under the raised end of its lever, so that its ticks, which set the time
+  // counted right, are seen now and then only, and presses seen a few frames late add up until
+  // then (held-out 11676, `--clocks vision`: Black A's presses 0.14 s late, White A's clock
+  // 1.0 s high from its 8th move on, where a tick's nearest whole was the wrong one). A digit
+  // misread by one segment (9 for 8) passes; it moves the clock less than a second, and the
+  // next stand's reading bounds it again.
   static constexpr double kDisplayFloorAgrees = 1.5;
+  // A bound that moves the time counted by more than this sets it (less is rounding).
+  static constexpr double kDisplayBoundMoves = 0.005;
   // A touch that began this long before the last reading of the old side still counts.
   static constexpr double kTouchLookback = 1.0;
   // A press waits at most this long (after the lever settled) for the hand to leave.
