@@ -266,15 +266,16 @@ void LeverPressDetector::note_display(PerBoard& board, const LeverObservation& o
     if (board.display_settled[side] && !unconfirmed) {
       // Within the second it shows (kDisplayFloorAgrees). Moved, the clock's next run takes
       // its whole seconds from that second as from a setting (with_remaining: the tick's
-      // nearest whole to a time up to a second off may be the wrong one), and the opponent's
-      // next press carries it to this side's last move.
+      // nearest whole to a time up to a second off may be the wrong one). Not carried to the
+      // side's last move (sets_opponents_clock) as a setting is: the time its press was given
+      // may be right where the count moved since (development 11666's 4b, 154.5 s recorded,
+      // 154.533 s true, bounded from 155.5 to 155.0 s later in its stand).
       std::optional<double>& counted = board.remaining[side];
       if (held_to_set && counted && std::abs(*counted - (*read + 0.5)) <= kDisplayFloorAgrees) {
         const double bounded = std::clamp(*counted, static_cast<double>(*read), *read + 1.0);
         if (std::abs(bounded - *counted) > kDisplayBoundMoves) {
           *counted = bounded;
           board.display_floor[side] = *read;
-          board.set_since_press[side] = true;
         }
       }
       continue;
