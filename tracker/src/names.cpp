@@ -264,19 +264,15 @@ void LeverPressDetector::note_display(PerBoard& board, const LeverObservation& o
     if (board.shown_readings[side] < kDisplayReadings) continue;
     const bool unconfirmed = board.set_unconfirmed[side];
     if (board.display_settled[side] && !unconfirmed) {
-      // Within the second it shows (kDisplayFloorAgrees). Moved, the clock's next run takes
-      // its whole seconds from that second as from a setting (with_remaining: the tick's
-      // nearest whole to a time up to a second off may be the wrong one). Not carried to the
-      // side's last move (sets_opponents_clock) as a setting is: the time its press was given
-      // may be right where the count moved since (development 11666's 4b, 154.5 s recorded,
-      // 154.533 s true, bounded from 155.5 to 155.0 s later in its stand).
+      // Within the second it shows (kDisplayFloorAgrees). Neither taken as a setting for the
+      // next run's whole seconds (display_floor: where the press that starts it is seen late,
+      // a clock whose time has a small fraction gets a second too many; development 11666's
+      // 4b, 0.028 -> 0.972 s off) nor carried to the side's last move (sets_opponents_clock:
+      // 11666's 4b was recorded right, 154.505 s for 154.533 s, and the bound came later in
+      // its stand).
       std::optional<double>& counted = board.remaining[side];
       if (held_to_set && counted && std::abs(*counted - (*read + 0.5)) <= kDisplayFloorAgrees) {
-        const double bounded = std::clamp(*counted, static_cast<double>(*read), *read + 1.0);
-        if (std::abs(bounded - *counted) > kDisplayBoundMoves) {
-          *counted = bounded;
-          board.display_floor[side] = *read;
-        }
+        *counted = std::clamp(*counted, static_cast<double>(*read), *read + 1.0);
       }
       continue;
     }

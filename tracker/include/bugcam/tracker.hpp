@@ -433,8 +433,6 @@ class LeverPressDetector {
   // misread by one segment (9 for 8) passes; it moves the clock less than a second, and the
   // next stand's reading bounds it again.
   static constexpr double kDisplayFloorAgrees = 1.5;
-  // A bound that moves the time counted by more than this sets it (less is rounding).
-  static constexpr double kDisplayBoundMoves = 0.005;
   // A touch that began this long before the last reading of the old side still counts.
   static constexpr double kTouchLookback = 1.0;
   // A press waits at most this long (after the lever settled) for the hand to leave.
