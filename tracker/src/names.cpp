@@ -264,12 +264,11 @@ void LeverPressDetector::note_display(PerBoard& board, const LeverObservation& o
     if (board.shown_readings[side] < kDisplayReadings) continue;
     const bool unconfirmed = board.set_unconfirmed[side];
     if (board.display_settled[side] && !unconfirmed) {
-      // Within the second it shows (kDisplayFloorAgrees). Neither taken as a setting for the
-      // next run's whole seconds (display_floor: where the press that starts it is seen late,
-      // a clock whose time has a small fraction gets a second too many; development 11666's
-      // 4b, 0.028 -> 0.972 s off) nor carried to the side's last move (sets_opponents_clock:
-      // 11666's 4b was recorded right, 154.505 s for 154.533 s, and the bound came later in
-      // its stand).
+      // Within the second it shows (kDisplayFloorAgrees), but not as a setting would be: not
+      // for the next run's whole seconds (display_floor) nor for the side's last move
+      // (sets_opponents_clock). Tried: the ceiling of that second, less a run begun at a press
+      // seen late, gave a clock whose time had a small fraction a second too many (development
+      // 11666's 4b, 0.028 -> 0.972 s off).
       std::optional<double>& counted = board.remaining[side];
       if (held_to_set && counted && std::abs(*counted - (*read + 0.5)) <= kDisplayFloorAgrees) {
         *counted = std::clamp(*counted, static_cast<double>(*read), *read + 1.0);

@@ -2341,9 +2341,9 @@ struct Tracker::Impl {
 
   // Evidence for a drop's type from the holding area: which types' visible counts fell
   // during the mover's turn and up to the first clear view after the press (between two
-  // unoccluded views). A piece may arrive mid-turn, so
-  // only falls count, not the level. Falls of no type (a piece grabbed as it arrived, or the
-  // area unseen) say nothing; a fall of another type only speaks against this one.
+  // unoccluded views). A piece may arrive mid-turn, so only falls count, not the level. Falls
+  // of no type (a piece grabbed as it arrived, or the area unseen) say nothing; a fall of
+  // another type only speaks against this one.
   struct HoldingsFalls {
     std::array<bool, 5> fell{};  // per type
     int views = 0;               // unoccluded views during the turn
