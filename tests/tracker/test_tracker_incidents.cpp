@@ -15,6 +15,7 @@ namespace {
 using namespace bugcam::tracker;
 using bugcam::tracker::testing::load_games;
 using bugcam::tracker::testing::Outcome;
+using bugcam::tracker::testing::read_as;
 using bugcam::tracker::testing::run_tracker;
 using bugcam::tracker::testing::show_drop_as_nothing;
 using bugcam::tracker::testing::types_held_before;
@@ -1481,13 +1482,6 @@ int captures_not_passed(const CaptureThenCapture& pair,
     std::cout << pair.capture.ply << " then " << pair.next.ply << ": " << got.detail << "\n";
   }
   return reports;
-}
-// Moves a piece of type `from` to type `to` in `o`, if there is one.
-void read_as(HoldingsObservation& o, bugcam::rules::PieceType from, bugcam::rules::PieceType to) {
-  int& count = o.visible[static_cast<std::size_t>(from)];
-  if (count == 0) return;
-  --count;
-  ++o.visible[static_cast<std::size_t>(to)];
 }
 
 // A capture whose piece the capturer keeps until after their next move, that move itself a

@@ -926,10 +926,7 @@ TEST(TrackerTypes, AFallIntoTheFirstClearViewAfterThePressTellsTheDropsType) {
             o->t > want.t + 2.0) {
           continue;
         }
-        if (o->visible[other] > 0) {
-          --o->visible[other];
-          ++o->visible[dropped];
-        }
+        bugcam::tracker::testing::read_as(*o, found.other, drop.move.piece());
         if (o->t >= want.t - 1.5 && o->t <= want.t + 0.5) o->occluded = true;
       }
     };

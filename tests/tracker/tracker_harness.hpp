@@ -168,6 +168,15 @@ inline void expect_committed_as_played(const std::vector<TrackedMove>& committed
   EXPECT_TRUE(found) << "ply " << want.ply << " not committed";
 }
 
+// Moves a piece of type `from` to type `to` in `o`, if there is one: vision reading it as the
+// other type.
+inline void read_as(HoldingsObservation& o, rules::PieceType from, rules::PieceType to) {
+  int& count = o.visible[static_cast<std::size_t>(from)];
+  if (count == 0) return;
+  --count;
+  ++o.visible[static_cast<std::size_t>(to)];
+}
+
 // How many types of piece the side to move holds before `ply` (drops of other types onto its
 // square are then rivals of a drop there).
 inline int types_held_before(const rules::ReplayedPly& ply) {

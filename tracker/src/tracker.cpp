@@ -2349,14 +2349,13 @@ struct Tracker::Impl {
     int views = 0;               // unoccluded views during the turn
     bool hand = false;           // a hand covered the area during the turn
   };
-  HoldingsFalls holdings_falls(const Press& press) const {
+  HoldingsFalls holdings_falls(const Press& press, const HoldingsObservation* after) const {
     const Seat seat{press.board, press.side};
     const double turn_start = press.previous_press_t.value_or(0.0);
     // Up to the view holdings_level_term reads, if later: a fall into it is this drop's (held-out
     // 11675: 14A. P@d5, the area's bishop read as a pawn before the drop and after it, the one
     // clear view after the press 0.6 s on; the level alone took B@d5). Only where the press is
     // weighed after that view has come, as there, the hand lingering over the board.
-    const HoldingsObservation* after = holdings_after(press);
     const double until = std::max(press.t + 0.3, after != nullptr ? after->t : 0.0);
     HoldingsFalls out;
     const HoldingsObservation* previous = nullptr;
@@ -2584,8 +2583,8 @@ struct Tracker::Impl {
     const BoardLikelihood& l = seen_on_board.whole;
     const Seat mover{press.board, press.side};
     note_reach(press);
-    const HoldingsFalls fell = holdings_falls(press);
     const HoldingsObservation* seen_after = holdings_after(press);
+    const HoldingsFalls fell = holdings_falls(press, seen_after);
 
     relocate_unseen_drops(press, counted_before, seen_on_board.touched);
     weigh_capture_arrivals();
