@@ -4,7 +4,8 @@
 // lever whose single-frame reading says the same in both, and reads a lever that lies wholly
 // in one half of the clock's area, from the start, and a white lever beside a dark display on
 // a pale body, on a table of nearly the lever's colour; two positions learnt stay the lever's
-// when frames in mid-flip draw them together.
+// when frames in mid-flip draw them together; a pale grey lever beside a pale grey display is
+// read, and a wide bright part of a display is not taken for a lever.
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
 
@@ -302,6 +303,77 @@ TEST(LeverReader, LearnsAgainAPositionWhoseLookChanged) {
   EXPECT_EQ(hold(black_down - 16, 22, 30).lever_down, Lever::kBlack);
   EXPECT_EQ(hold(white_down, 15, 1).lever_down, Lever::kWhite);
   EXPECT_EQ(hold(black_down - 16, 22, 1).lever_down, Lever::kBlack);
+}
+
+// A brown clock whose pale grey display, pink digits on it, fills much of the clock's area, its
+// shadow beside it, and a pale grey lever a little brighter than the display beside it (11679's
+// clock A): not yellow, nor much brighter than the area, so only the pale bar measure sees it.
+// The lever's dark edge shows along the raised end. A pink label on the body in White's half
+// outweighs the lever in a single frame.
+cv::Mat pale_display_picture(bool white_raised) {
+  cv::Mat image(400, 320, CV_8UC3, cv::Scalar(80, 110, 150));
+  cv::rectangle(image, {112, 85}, {200, 315}, cv::Scalar(86, 107, 154), cv::FILLED);
+  cv::rectangle(image, {200, 85}, {220, 320}, cv::Scalar(49, 49, 49), cv::FILLED);
+  cv::rectangle(image, {140, 95}, {195, 305}, cv::Scalar(147, 151, 160), cv::FILLED);
+  cv::putText(image, "1:57", {145, 160}, cv::FONT_HERSHEY_PLAIN, 1.2, cv::Scalar(168, 179, 212), 2);
+  cv::putText(image, "1:59", {145, 260}, cv::FONT_HERSHEY_PLAIN, 1.2, cv::Scalar(168, 179, 212), 2);
+  // A pink label on the body in White's half only.
+  cv::rectangle(image, {114, 110}, {126, 190}, cv::Scalar(168, 179, 212), cv::FILLED);
+  const int raised_y = white_raised ? 97 : 303;
+  const int lowered_y = white_raised ? 303 : 97;
+  const std::vector<cv::Point> wedge{
+      {128, raised_y}, {139, raised_y}, {139, lowered_y}, {138, lowered_y}};
+  cv::fillConvexPoly(image, wedge, cv::Scalar(178, 180, 182));
+  cv::line(image, {139, raised_y}, {139, (raised_y + lowered_y) / 2}, cv::Scalar(40, 40, 40), 1);
+  return image;
+}
+
+TEST(LeverReader, ReadsAPaleGreyLeverBesideAPaleGreyDisplay) {
+  const calibration::Clock clock = drawn_clock();
+  // The premise: one frame alone misses it in at least one position.
+  const bool single_reads_both =
+      read_clock(pale_display_picture(true), clock).lever_down == Lever::kBlack &&
+      read_clock(pale_display_picture(false), clock).lever_down == Lever::kWhite;
+  ASSERT_FALSE(single_reads_both);
+  calibration::Calibration calibration;
+  calibration.clocks.push_back(clock);
+  LeverReader reader(calibration);
+  const auto hold = [&reader](bool white_raised, int frames) {
+    ClockObservation last;
+    for (int i = 0; i < frames; ++i) last = reader.read(pale_display_picture(white_raised)).at(0);
+    return last;
+  };
+  EXPECT_EQ(hold(true, 20).lever_down, Lever::kBlack);
+  EXPECT_EQ(hold(false, 30).lever_down, Lever::kWhite);
+  EXPECT_EQ(hold(true, 1).lever_down, Lever::kBlack);
+  EXPECT_EQ(hold(false, 1).lever_down, Lever::kWhite);
+}
+
+// A dark clock with a still yellow lever, White's end raised, and a white display over a third
+// of the clock's area, one half of it lit brighter than the other, in turn (`white_half_lit`):
+// the brighter half is a little brighter than the area's upper quartile and grey, as a pale
+// lever is, but far wider than a lever (11671's clock A).
+cv::Mat white_display_picture(bool white_half_lit) {
+  cv::Mat image(400, 320, CV_8UC3, cv::Scalar(80, 110, 150));
+  cv::rectangle(image, {110, 85}, {210, 315}, cv::Scalar(60, 60, 60), cv::FILLED);
+  const cv::Scalar lit(250, 250, 250), unlit(232, 232, 232);
+  cv::rectangle(image, {145, 95}, {195, 200}, white_half_lit ? lit : unlit, cv::FILLED);
+  cv::rectangle(image, {145, 200}, {195, 305}, white_half_lit ? unlit : lit, cv::FILLED);
+  const std::vector<cv::Point> wedge{{128, 90}, {139, 90}, {139, 310}, {138, 310}};
+  cv::fillConvexPoly(image, wedge, cv::Scalar(40, 200, 230));
+  return image;
+}
+
+TEST(LeverReader, AWideBrightPartOfTheDisplayIsNotTheLever) {
+  calibration::Calibration calibration;
+  calibration.clocks.push_back(drawn_clock());
+  LeverReader reader(calibration);
+  for (int turn = 0; turn < 6; ++turn) {
+    for (int i = 0; i < 30; ++i) {
+      EXPECT_EQ(reader.read(white_display_picture(turn % 2 == 0)).at(0).lever_down, Lever::kBlack)
+          << "turn " << turn << " frame " << i;
+    }
+  }
 }
 
 }  // namespace
