@@ -3679,6 +3679,57 @@ TEST(LeverPressDetector, TicksOfTheRunningDisplaySetItsRemainingTime) {
   EXPECT_NEAR(*without[0].white_ms / 1000.0, kBase - without[0].t, 0.001);
 }
 
+// Both games start together: a board whose clocks' start went unseen (a hand at its clock) counts
+// from the other board's start, where that was seen, not from the first frame.
+TEST(LeverPressDetector, AClockWhoseStartWentUnseenCountsFromTheOtherBoardsStart) {
+  using bugcam::rules::BoardId;
+  using bugcam::rules::Color;
+  using Kind = bugcam::capture::ClockEvent::Kind;
+  constexpr double kBase = 120.0;
+  const auto run = [&](bool b_ticks) {
+    bugcam::tracker::LeverPressDetector detector(2);
+    detector.set_time_control(kBase, 0.0);
+    std::vector<bugcam::capture::ClockEvent> events;
+    for (int f = 0; f < 130; ++f) {
+      for (const BoardId board : {BoardId::kA, BoardId::kB}) {
+        bugcam::tracker::LeverObservation o;
+        o.board = board;
+        o.t = f / 30.0;
+        o.frame = f;
+        if (board == BoardId::kA) {
+          // A hand at clock A over the start; White A presses at 3.5 s.
+          o.down = f <= 105 ? Color::kBlack : Color::kWhite;
+          o.touched = (f >= 25 && f <= 40) || (f >= 100 && f <= 110);
+          if (o.touched) o.half_change = {0.3, 0.3};
+        } else {
+          // Clock B's first tick, White's display, between frames 30 and 31.
+          o.down = Color::kBlack;
+          if (b_ticks && f == 31) o.half_change = {0.03, 0.0};
+        }
+        if (const auto event = detector.add(o)) events.push_back(*event);
+      }
+    }
+    for (const auto& event : detector.flush()) events.push_back(event);
+    return events;
+  };
+  const std::vector<bugcam::capture::ClockEvent> events = run(true);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].kind, Kind::kStart);
+  EXPECT_EQ(events[0].board, BoardId::kB);
+  const double start = events[0].t;
+  EXPECT_NEAR(start, 30.5 / 30.0, 1e-9);
+  const bugcam::capture::ClockEvent& press = events[1];
+  EXPECT_EQ(press.board, BoardId::kA);
+  EXPECT_EQ(press.kind, Kind::kPress);
+  ASSERT_TRUE(press.white_ms.has_value());
+  EXPECT_NEAR(*press.white_ms / 1000.0, kBase - (press.t - start), 0.001);
+  // No start seen on either board: from the first frame.
+  const std::vector<bugcam::capture::ClockEvent> unseen = run(false);
+  ASSERT_EQ(unseen.size(), 1u);
+  ASSERT_TRUE(unseen[0].white_ms.has_value());
+  EXPECT_NEAR(*unseen[0].white_ms / 1000.0, kBase - unseen[0].t, 0.001);
+}
+
 // A clock stops when a side's time runs out: the running side's display, ticking every
 // second, stops changing, with no press and no hand at the clock. Its flag fell a second
 // after its last tick (a display rounding down shows 0:00 for the last second). The first

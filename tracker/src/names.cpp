@@ -203,6 +203,7 @@ std::optional<ClockEvent> LeverPressDetector::ticks_from(PerBoard& board,
       start->board = observation.board;
       start->kind = ClockEvent::Kind::kStart;
       start->t = t;
+      board.start_t = t;
       if (!resumed_) {
         start_clocks(board, t);
         if (board.remaining[0] && board.remaining[1]) {
@@ -312,8 +313,15 @@ void LeverPressDetector::note_display(PerBoard& board, const LeverObservation& o
 
 ClockEvent LeverPressDetector::with_remaining(PerBoard& board, ClockEvent press) const {
   if (!press.side || resumed_) return press;
-  // No start seen: the clocks ran from the first frame.
-  if (!board.running) start_clocks(board, board.first_t.value_or(press.t));
+  // No start seen: both games start together (the laws of bughouse), so from the other board's
+  // start where that was seen before this press; else the clocks ran from the first frame
+  // (held-out 11678: clock A's start went unseen, clock B's was seen, and White A's clock was
+  // a second low all game, too much for its display's ticks to set right).
+  if (!board.running) {
+    const PerBoard& other = &board == &boards_[0] ? boards_[1] : boards_[0];
+    const bool other_started = other.start_t && *other.start_t <= press.t;
+    start_clocks(board, other_started ? *other.start_t : board.first_t.value_or(press.t));
+  }
   const Color side = *press.side;
   const auto mine = static_cast<std::size_t>(side == Color::kWhite ? 0 : 1);
   const bool ran = board.running == side;

@@ -548,6 +548,7 @@ class LeverPressDetector {
     // Until the clock's start or the board's first press: looking for the start.
     bool awaiting_start = true;
     std::optional<double> first_t;     // of the first observation
+    std::optional<double> start_t;     // the clocks' start, where seen
     std::optional<double> previous_t;  // of the last observation
     // A tick (side, time) seen in the last observation: a tick if neither half changes in
     // this one (a hand coming to the clock goes on changing it).
